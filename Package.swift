@@ -1,0 +1,51 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "nvr",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "nvr", targets: ["nvr"]),
+        .library(name: "nvr-plugin-rtsp", type: .dynamic, targets: ["RTSPPlugin"]),
+        .library(name: "nvr-plugin-demo", type: .dynamic, targets: ["DemoPlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // C libraries and the plugin ABI: the only code host and plugins share.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .target(name: "CNVRPlugin"),
+
+        // Leaves.
+        .target(name: "NVRMedia", dependencies: ["CFFmpeg"], swiftSettings: swiftSettings),
+        .target(name: "NVRIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+
+        // The recorder.
+        .target(
+            name: "NVRCore",
+            dependencies: ["NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NVRCommands",
+            dependencies: ["NVRCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
+
+        // Camera plugins: dynamic libraries that share only the C ABI with the host.
+        .target(name: "RTSPPlugin", dependencies: ["CNVRPlugin", "PluginSupport"], path: "Plugins/RTSP", swiftSettings: swiftSettings),
+        .target(name: "DemoPlugin", dependencies: ["CNVRPlugin", "CFFmpeg", "PluginSupport"], path: "Plugins/Demo", swiftSettings: swiftSettings),
+        .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
+
+        .target(name: "TestSupport", dependencies: ["NVRCore"], path: "Tests/Support", swiftSettings: swiftSettings),
+        .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+    ]
+)

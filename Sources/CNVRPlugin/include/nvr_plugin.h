@@ -1,0 +1,144 @@
+/*
+ * nvr_plugin.h — the camera plugin C ABI, version 1.
+ *
+ * The ONLY code the NVR host and its camera plugins share. Plugins are shared
+ * libraries loaded with dlopen(RTLD_NOW | RTLD_LOCAL); the host looks up
+ * NVR_PLUGIN_ENTRY_SYMBOL, calls it, and checks abi_version before touching any
+ * other field. Only C types cross this boundary: plain structs, function
+ * pointers, opaque instance pointers, UTF-8 strings and JSON documents.
+ * See design/plugin-abi.md for the rules (ownership, threads, versioning).
+ */
+#ifndef NVR_PLUGIN_H
+#define NVR_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NVR_PLUGIN_ABI_VERSION 1u
+#define NVR_PLUGIN_ENTRY_SYMBOL "nvr_plugin_entry"
+
+/* Capability bits (nvr_plugin_entry_v1.capabilities). */
+#define NVR_CAP_LIVE_URL      (1ull << 0) /* live video as an input URL the host opens */
+#define NVR_CAP_LIVE_PUSH     (1ull << 1) /* live video pushed as packets */
+#define NVR_CAP_EVENTS        (1ull << 2) /* reports events (motion, doorbell, ...) */
+#define NVR_CAP_CARD_LIST     (1ull << 3) /* lists media on the camera's memory card */
+#define NVR_CAP_CARD_DOWNLOAD (1ull << 4) /* streams card files in chunks */
+#define NVR_CAP_SNAPSHOT      (1ull << 5) /* camera-side JPEG snapshot */
+#define NVR_CAP_DISCOVERY     (1ull << 6) /* finds cameras on the network */
+#define NVR_CAP_CONTROL       (1ull << 7) /* camera control (capture, settings) */
+#define NVR_CAP_SUBSTREAM     (1ull << 8) /* offers a lower-resolution sub-stream */
+
+/* Connection states reported through nvr_host_v1.connection_state. */
+typedef enum {
+    NVR_STATE_CONNECTING = 0,
+    NVR_STATE_STREAMING = 1,
+    NVR_STATE_LOST_EXPECTED = 2,   /* e.g. camera asleep, stopped on request */
+    NVR_STATE_LOST_UNEXPECTED = 3, /* network error, camera died */
+} nvr_connection_state;
+
+typedef enum {
+    NVR_LOG_ERROR = 0,
+    NVR_LOG_WARNING = 1,
+    NVR_LOG_INFO = 2,
+    NVR_LOG_DEBUG = 3,
+} nvr_log_level;
+
+typedef enum {
+    NVR_CODEC_H264 = 1,
+    NVR_CODEC_H265 = 2,
+    NVR_CODEC_AAC = 3,
+} nvr_codec;
+
+/* One elementary stream of pushed live video. */
+typedef struct {
+    uint32_t struct_size;      /* sizeof(nvr_stream_params) */
+    uint32_t codec;            /* nvr_codec */
+    int32_t width, height;     /* video */
+    int32_t sample_rate;       /* audio */
+    int32_t channels;          /* audio */
+    int32_t timebase_num;      /* timestamps of this stream's packets */
+    int32_t timebase_den;
+    const uint8_t *extradata;  /* avcC/hvcC, Annex B parameter sets, or AudioSpecificConfig */
+    size_t extradata_size;
+} nvr_stream_params;
+
+/* One compressed frame; data is valid only during the call. */
+typedef struct {
+    uint32_t struct_size;      /* sizeof(nvr_packet) */
+    int32_t stream_index;      /* index into the array given to begin_streams */
+    int64_t pts, dts;          /* in the stream's timebase */
+    int64_t duration;          /* 0 when unknown */
+    int32_t key;               /* non-zero for a key (sync) frame */
+    const uint8_t *data;       /* Annex B or length-prefixed, as the extradata says */
+    size_t size;
+} nvr_packet;
+
+/*
+ * Callbacks the host gives each camera instance. Any of them may be called from
+ * any plugin thread; the host makes them thread-safe. Strings are copied by the
+ * host before the call returns.
+ */
+typedef struct {
+    uint32_t struct_size;      /* sizeof(nvr_host_v1); check before using later fields */
+    void *host_ctx;            /* pass back as the first argument */
+    void (*log)(void *host_ctx, int32_t level, const char *message);
+    void (*connection_state)(void *host_ctx, int32_t state, const char *reason);
+    /* {"type":"motion","phase":"start"|"stop"|"pulse","score":0.7,"time90k":...} */
+    void (*event)(void *host_ctx, const char *event_json);
+    /* {"media":[{"id":"...","start90k":...,"end90k":...,"size":...}]} */
+    void (*card_media)(void *host_ctx, const char *media_json);
+    /* Push mode: announce streams (again on any change; that starts a new run). 0 = ok. */
+    int32_t (*begin_streams)(void *host_ctx, const nvr_stream_params *streams, int32_t count);
+    /* Push mode: one packet. Returns 0, or non-zero when the host wants the plugin to stop. */
+    int32_t (*push_packet)(void *host_ctx, const nvr_packet *packet);
+} nvr_host_v1;
+
+/*
+ * The plugin's description and entry points. Returned by nvr_plugin_entry();
+ * static storage owned by the plugin, never freed.
+ * Functions returning char * return strings allocated by the plugin; the host
+ * releases them with free_string.
+ */
+typedef struct {
+    uint32_t abi_version;      /* NVR_PLUGIN_ABI_VERSION the plugin was built against */
+    uint32_t struct_size;      /* sizeof(nvr_plugin_entry_v1) */
+    const char *name;          /* "rtsp", "demo", ... matches the camera's plugin field */
+    const char *version;       /* plugin version, e.g. "1.0.0" */
+    const char *description;   /* one line for people */
+    uint64_t capabilities;     /* NVR_CAP_* bits */
+
+    /* Create an instance from a JSON config object. NULL on failure, with a message in *error. */
+    void *(*create)(const char *config_json, const nvr_host_v1 *host, char **error);
+    /* Destroy an instance; stops anything it started first. */
+    void (*destroy)(void *instance);
+
+    /*
+     * NVR_CAP_LIVE_URL: describe the live input, as JSON
+     * {"url":"rtsp://...","format":"rtsp"|null,"options":{"rtsp_transport":"tcp",...}}.
+     * Called before every (re)connection, so single-use URLs can be fresh.
+     * substream: 0 main, 1 sub. NULL on failure with a message in *error.
+     */
+    char *(*live_source)(void *instance, int32_t substream, char **error);
+
+    /* NVR_CAP_LIVE_PUSH: start pushing through begin_streams/push_packet; 0 = ok. */
+    int32_t (*start_push)(void *instance, char **error);
+    /* Stop pushing; returns after the last push_packet call has returned. */
+    void (*stop_push)(void *instance);
+
+    /* Status for people and the API, as a JSON object (battery, card, ...). May be NULL. */
+    char *(*status)(void *instance);
+
+    void (*free_string)(char *string);
+} nvr_plugin_entry_v1;
+
+/* The exported entry symbol's type. */
+typedef const nvr_plugin_entry_v1 *(*nvr_plugin_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* NVR_PLUGIN_H */

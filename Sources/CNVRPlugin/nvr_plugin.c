@@ -1,0 +1,2 @@
+/* The ABI is the header; this file only gives SwiftPM a source to build. */
+#include "nvr_plugin.h"

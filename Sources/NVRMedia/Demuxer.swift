@@ -1,0 +1,150 @@
+import Foundation
+import CFFmpeg
+
+/// An input opened with libavformat (RTSP, UDP MPEG-TS, RTMP, HLS, files): the streams the
+/// recorder keeps and a packet reader that reuses one AVPacket.
+public final class Demuxer {
+    public struct Options: Sendable {
+        public var url: String
+        /// Input format name ("rtsp", "mpegts", "flv"...), nil to probe.
+        public var format: String?
+        /// libavformat options, e.g. rtsp_transport=tcp.
+        public var avOptions: [String: String]
+        /// Seconds any one open or read may block before it fails.
+        public var timeoutSeconds: Double
+        public init(url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10) {
+            self.url = url; self.format = format; self.avOptions = avOptions; self.timeoutSeconds = timeoutSeconds
+        }
+    }
+
+    /// A kept stream: its description and its index in the input.
+    public struct Stream: Sendable {
+        public var inputIndex: Int32
+        public var description: StreamDescription
+    }
+
+    private var ctx: UnsafeMutablePointer<AVFormatContext>?
+    private let interrupter: Interrupter
+    private let timeout: Double
+    /// Kept streams: the first video stream first, then the first AAC stream if any.
+    public private(set) var streams: [Stream] = []
+    /// Input stream index → kept stream index (-1 = dropped).
+    private var map: [Int32] = []
+    public let packet: UnsafeMutablePointer<AVPacket>
+    /// Bit rate the input reports (bits/s), 0 if unknown.
+    public private(set) var bitRate: Int64 = 0
+    /// Frame rate of the video stream as the input reports it.
+    public private(set) var frameRate: Double = 0
+
+    public init(_ options: Options, interrupter: Interrupter) throws {
+        self.interrupter = interrupter
+        self.timeout = options.timeoutSeconds
+        guard let pkt = av_packet_alloc() else { throw MediaError(.open, "out of memory") }
+        packet = pkt
+        ctx = avformat_alloc_context()
+        guard let c = ctx else { throw MediaError(.open, "out of memory") }
+        c.pointee.interrupt_callback = AVIOInterruptCB(callback: Interrupter.callback,
+                                                       opaque: Unmanaged.passUnretained(interrupter).toOpaque())
+        var dict: OpaquePointer?
+        for (k, v) in options.avOptions { av_dict_set(&dict, k, v, 0) }
+        // Socket timeout (µs) for protocols that honour it, in addition to our deadline.
+        if options.url.hasPrefix("rtsp") && options.avOptions["timeout"] == nil {
+            av_dict_set(&dict, "timeout", String(Int(options.timeoutSeconds * 1_000_000)), 0)
+        }
+        let fmt = options.format.flatMap { av_find_input_format($0) }
+        interrupter.arm(seconds: options.timeoutSeconds)
+        var rc = avformat_open_input(&ctx, options.url, fmt, &dict)
+        av_dict_free(&dict)
+        if rc < 0 {
+            interrupter.disarm()
+            throw Demuxer.describe(rc, "cannot open \(Demuxer.redact(options.url))", interrupter)
+        }
+        rc = avformat_find_stream_info(ctx, nil)
+        interrupter.disarm()
+        if rc < 0 {
+            close()
+            throw Demuxer.describe(rc, "cannot read stream info from \(Demuxer.redact(options.url))", interrupter)
+        }
+        selectStreams()
+        if streams.isEmpty || !streams[0].description.codec.isVideo {
+            close()
+            throw MediaError(.unsupported, "\(Demuxer.redact(options.url)) has no H.264 or H.265 video stream")
+        }
+    }
+
+    deinit {
+        close()
+        av_packet_free_ptr(packet)
+    }
+
+    private func selectStreams() {
+        guard let c = ctx else { return }
+        let n = Int(c.pointee.nb_streams)
+        map = Array(repeating: -1, count: n)
+        var video: Stream?, audio: Stream?
+        for i in 0..<n {
+            guard let st = c.pointee.streams[i], let d = StreamDescription(st) else { continue }
+            if d.codec.isVideo, video == nil {
+                video = Stream(inputIndex: Int32(i), description: d)
+                let r = st.pointee.avg_frame_rate.den != 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+                if r.den != 0 { frameRate = Double(r.num) / Double(r.den) }
+            } else if !d.codec.isVideo, audio == nil {
+                audio = Stream(inputIndex: Int32(i), description: d)
+            }
+        }
+        streams = [video, audio].compactMap { $0 }
+        for (k, s) in streams.enumerated() { map[Int(s.inputIndex)] = Int32(k) }
+        bitRate = c.pointee.bit_rate
+    }
+
+    /// Reads the next packet of a kept stream into `packet`; returns the kept stream index.
+    /// The packet stays valid until the next call.
+    public func read() throws -> Int {
+        guard let c = ctx else { throw MediaError(.read, "input is closed") }
+        while true {
+            av_packet_unref(packet)
+            interrupter.arm(seconds: timeout)
+            let rc = av_read_frame(c, packet)
+            if rc < 0 {
+                interrupter.disarm()
+                if rc == nvr_averror_eof() { throw MediaError(.read, "end of stream", code: rc) }
+                throw Demuxer.describe(rc, "read failed", interrupter)
+            }
+            let idx = Int(packet.pointee.stream_index)
+            if idx < map.count, map[idx] >= 0 { return Int(map[idx]) }
+        }
+    }
+
+    public func close() {
+        if ctx != nil { avformat_close_input(&ctx) }
+    }
+
+    /// Replaces user:password in a URL with *** for logs and errors.
+    public static func redact(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        let slash = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        guard at < slash else { return url }
+        return String(url[..<scheme.upperBound]) + "***@" + String(url[url.index(after: at)...])
+    }
+
+    static func describe(_ rc: Int32, _ what: String, _ interrupter: Interrupter) -> MediaError {
+        if rc == nvr_averror_exit() || interrupter.isStopped || interrupter.didTimeOut {
+            if interrupter.isStopped { return MediaError(.interrupted, "\(what): stopped", code: rc) }
+            return MediaError(.timeout, "\(what): no answer (timed out)", code: rc)
+        }
+        var msg = MediaError.avErrorString(rc)
+        if rc == nvr_averror_http_unauthorized() || rc == nvr_averror_http_forbidden() {
+            msg = "authorization failed (wrong user or password)"
+        } else if rc == nvr_averror(ECONNREFUSED) {
+            msg = "connection refused (is the camera's RTSP port right?)"
+        } else if rc == nvr_averror_http_not_found() {
+            msg = "not found (wrong stream path?)"
+        }
+        return MediaError(.open, "\(what): \(msg)", code: rc)
+    }
+}
+
+private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
+    var q: UnsafeMutablePointer<AVPacket>? = p
+    av_packet_free(&q)
+}
