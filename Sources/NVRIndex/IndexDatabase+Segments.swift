@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+
+/// Totals of a camera's recordings.
+public struct CameraStorageSummary: Sendable, Equatable {
+    public var segments: Int
+    public var bytes: Int64
+    public var oldest90k: Int64?
+    public var newest90k: Int64?
+}
+
+extension IndexDatabase {
+    /// The id of an identical sample entry, inserting it if new.
+    public func sampleEntryID(_ entry: SampleEntryRecord) throws -> Int64 {
+        try pool.write { db in
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box]) {
+                return id
+            }
+            var e = entry
+            try e.insert(db)
+            return e.id!
+        }
+    }
+
+    public func sampleEntry(id: Int64) throws -> SampleEntryRecord? {
+        try pool.read { try SampleEntryRecord.fetchOne($0, key: id) }
+    }
+
+    /// A fresh run id (runs are numbered across all cameras).
+    public func nextRunID() throws -> Int64 {
+        try pool.write { db in
+            (try Int64.fetchOne(db, sql: "SELECT MAX(run_id) FROM segment") ?? 0) + 1
+        }
+    }
+
+    /// Inserts a segment row in state *writing* (the file already exists).
+    public func insertSegment(_ segment: SegmentRecord) throws -> SegmentRecord {
+        try pool.write { db in
+            var s = segment
+            try s.insert(db)
+            return s
+        }
+    }
+
+    /// Records progress of a segment still being written.
+    public func updateProgress(segmentID: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int) throws {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE segment SET duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
+                """, arguments: [duration90k, bytes, frames, keyFrames, segmentID])
+        }
+    }
+
+    /// Marks a segment complete together with its frame index, in one transaction.
+    public func completeSegment(_ segment: SegmentRecord, frames: SegmentFramesRecord) throws {
+        try pool.write { db in
+            var s = segment
+            s.state = .complete
+            try s.update(db)
+            try frames.save(db)
+        }
+    }
+
+    public func segments(state: SegmentRecord.State) throws -> [SegmentRecord] {
+        try pool.read { try SegmentRecord.filter(Column("state") == state.rawValue).order(Column("id")).fetchAll($0) }
+    }
+
+    /// Segments of a camera overlapping [start, end), oldest first.
+    public func segments(cameraID: Int64, start90k: Int64 = .min, end90k: Int64 = .max) throws -> [SegmentRecord] {
+        try pool.read { db in
+            try SegmentRecord.fetchAll(db, sql: """
+                SELECT * FROM segment
+                WHERE camera_id = ? AND start90k < ? AND start90k + duration90k >= ? AND state != 'deleting'
+                ORDER BY start90k, id
+                """, arguments: [cameraID, end90k, start90k])
+        }
+    }
+
+    public func frames(segmentID: Int64) throws -> SegmentFramesRecord? {
+        try pool.read { try SegmentFramesRecord.fetchOne($0, key: segmentID) }
+    }
+
+    public func storageSummary(cameraID: Int64) throws -> CameraStorageSummary {
+        try pool.read { db in
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b, MIN(start90k) AS o, MAX(start90k + duration90k) AS e
+                FROM segment WHERE camera_id = ? AND state != 'deleting'
+                """, arguments: [cameraID])!
+            return CameraStorageSummary(segments: row["n"], bytes: row["b"], oldest90k: row["o"], newest90k: row["e"])
+        }
+    }
+
+    /// Marks a segment as being deleted (step one of crash-safe deletion).
+    public func markDeleting(segmentIDs: [Int64]) throws {
+        try pool.write { db in
+            for chunk in stride(from: 0, to: segmentIDs.count, by: 500) {
+                let ids = Array(segmentIDs[chunk..<min(chunk + 500, segmentIDs.count)])
+                try db.execute(sql: "UPDATE segment SET state = 'deleting' WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
+                               arguments: StatementArguments(ids))
+            }
+        }
+    }
+
+    /// Removes rows whose files are gone (step three of crash-safe deletion).
+    public func removeSegments(ids: [Int64]) throws {
+        try pool.write { db in
+            for chunk in stride(from: 0, to: ids.count, by: 500) {
+                let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
+                let marks = part.map { _ in "?" }.joined(separator: ",")
+                try db.execute(sql: "DELETE FROM segment_frames WHERE segment_id IN (\(marks))", arguments: StatementArguments(part))
+                try db.execute(sql: "DELETE FROM segment WHERE id IN (\(marks))", arguments: StatementArguments(part))
+            }
+        }
+    }
+}

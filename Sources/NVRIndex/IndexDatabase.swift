@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+/// The SQLite index: a GRDB pool in WAL mode, so readers (HTTP, CLI) never wait for the
+/// recorder's writes.
+public final class IndexDatabase: Sendable {
+    public let pool: DatabasePool
+    public let path: String
+
+    public init(path: String) throws {
+        self.path = path
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(10)
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw IndexError("cannot open index \(path): \(error)")
+        }
+        try Self.migrator.migrate(pool)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration(MigrationV1.name, migrate: MigrationV1.migrate)
+        return m
+    }
+
+    /// The newest schema version this build knows.
+    public static var schemaVersions: [String] { migrator.migrations }
+}
+
+/// An index error with a message a person can act on.
+public struct IndexError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ message: String) { description = message }
+}
