@@ -34,7 +34,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NVRCommands",
-            dependencies: ["NVRCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["NVRCore", "NVRIndex", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
 

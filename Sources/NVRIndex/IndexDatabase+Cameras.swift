@@ -35,3 +35,26 @@ extension IndexDatabase {
         }
     }
 }
+
+/// A camera's last connection state as recorded by `nvr serve`.
+public struct CameraStateRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "camera_state"
+    public var cameraID: Int64
+    public var state: String
+    public var reason: String?
+    public var since90k: Int64
+    enum CodingKeys: String, CodingKey { case cameraID = "camera_id", state, reason, since90k }
+    public init(cameraID: Int64, state: String, reason: String?, since90k: Int64) {
+        self.cameraID = cameraID; self.state = state; self.reason = reason; self.since90k = since90k
+    }
+}
+
+extension IndexDatabase {
+    public func setCameraState(_ s: CameraStateRecord) throws {
+        try pool.write { try s.save($0) }
+    }
+
+    public func cameraState(cameraID: Int64) throws -> CameraStateRecord? {
+        try pool.read { try CameraStateRecord.fetchOne($0, key: cameraID) }
+    }
+}

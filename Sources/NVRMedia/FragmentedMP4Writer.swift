@@ -76,8 +76,8 @@ public final class FragmentedMP4Writer {
         pending[track].samples[pending[track].samples.count - 1].duration = duration
     }
 
-    /// Duration of the newest buffered sample of a track, if any.
-    public func lastDuration(track: Int) -> UInt32? { pending[track].samples.last?.duration }
+    /// The newest buffered sample of a track, if any.
+    public func lastSample(track: Int) -> Sample? { pending[track].samples.last }
 
     /// Writes the open fragment (if it has samples) and returns where it went.
     @discardableResult

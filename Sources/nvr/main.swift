@@ -1,1 +1,3 @@
-print("x")
+import NVRCommands
+
+NVRCommand.main()

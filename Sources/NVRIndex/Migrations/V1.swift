@@ -58,6 +58,13 @@ enum MigrationV1 {
               fragment_index BLOB NOT NULL,
               audio_start90k INTEGER
             );
+            -- Last connection state of each camera as the recorder saw it, for the CLI.
+            CREATE TABLE camera_state (
+              camera_id INTEGER PRIMARY KEY REFERENCES camera(id) ON DELETE CASCADE,
+              state TEXT NOT NULL,
+              reason TEXT,
+              since90k INTEGER NOT NULL
+            );
             """)
     }
 }

@@ -1,0 +1,91 @@
+import CFFmpeg
+import CNVRPlugin
+import Foundation
+import PluginSupport
+
+/// A synthetic camera: draws a moving test pattern with the time burned in, encodes it to
+/// H.264 with libavcodec in-process, and pushes the packets to the host in real time.
+final class DemoCamera: @unchecked Sendable {
+    // @unchecked Sendable: `running` is guarded by `lock`; the encoder is used only by the push thread.
+    static let options: Set<String> = ["width", "height", "fps", "bitrate", "gop_seconds"]
+    let width: Int, height: Int, fps: Int, bitRate: Int, gopSeconds: Int
+    private let host: PluginHostCallbacks
+    private let lock = NSCondition()
+    private var running = false
+    private var finished = true
+
+    init(configJSON: String, host: PluginHostCallbacks) throws {
+        let c = try PluginConfig(json: configJSON, allowed: Self.options)
+        width = try c.int("width", in: 64...3840) ?? 640
+        height = try c.int("height", in: 64...2160) ?? 360
+        fps = try c.int("fps", in: 1...60) ?? 10
+        bitRate = try c.int("bitrate", in: 50_000...50_000_000) ?? 500_000
+        gopSeconds = try c.int("gop_seconds", in: 1...10) ?? 2
+        guard width % 2 == 0, height % 2 == 0 else { throw PluginConfigError("width and height must be even") }
+        self.host = host
+    }
+
+    deinit { stop() }
+
+    func start() throws {
+        let encoder = try Encoder(width: width, height: height, fps: fps, bitRate: bitRate, gop: fps * gopSeconds)
+        lock.lock(); running = true; finished = false; lock.unlock()
+        let t = Thread { [self] in pushLoop(encoder); lock.lock(); finished = true; lock.broadcast(); lock.unlock() }
+        t.name = "demo camera"
+        t.start()
+    }
+
+    /// Stops the push thread and waits until its last push_packet has returned.
+    func stop() {
+        lock.lock()
+        running = false
+        while !finished { lock.wait() }
+        lock.unlock()
+    }
+
+    private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
+
+    private func pushLoop(_ encoder: Encoder) {
+        host.state(NVR_STATE_CONNECTING)
+        let extradata = encoder.extradata
+        let ok = extradata.withUnsafeBufferPointer { e -> Bool in
+            var params = nvr_stream_params(
+                struct_size: UInt32(MemoryLayout<nvr_stream_params>.size), codec: UInt32(NVR_CODEC_H264.rawValue),
+                width: Int32(width), height: Int32(height), sample_rate: 0, channels: 0,
+                timebase_num: 1, timebase_den: 90_000, extradata: e.baseAddress, extradata_size: e.count)
+            return host.table.begin_streams?(host.table.host_ctx, &params, 1) == 0
+        }
+        guard ok else { host.state(NVR_STATE_LOST_UNEXPECTED, "host refused the stream"); return }
+        host.state(NVR_STATE_STREAMING)
+        let pattern = TestPattern(width: width, height: height)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let frameNanos = UInt64(1_000_000_000 / fps)
+        let clock = DateFormatter()
+        clock.dateFormat = "HH:mm:ss"
+        var n = 0
+        while isRunning {
+            let due = start + UInt64(n) * frameNanos
+            let now = DispatchTime.now().uptimeNanoseconds
+            if due > now { usleep(UInt32((due - now) / 1000)) }
+            let pts90k = Int64(n) * 90_000 / Int64(fps)
+            let text = clock.string(from: Date())
+            let rc = encoder.encode(pts: Int64(n), draw: { y, ys, u, v, uvs in
+                pattern.draw(frame: n, fps: fps, clock: text, y: y, yStride: ys, u: u, v: v, uvStride: uvs)
+            }, emit: { pkt in
+                let p = pkt.pointee
+                var out = nvr_packet(struct_size: UInt32(MemoryLayout<nvr_packet>.size), stream_index: 0,
+                                     pts: p.pts * 90_000 / Int64(fps), dts: p.dts * 90_000 / Int64(fps),
+                                     duration: Int64(90_000 / fps), key: p.flags & AV_PKT_FLAG_KEY != 0 ? 1 : 0,
+                                     data: p.data, size: Int(p.size))
+                return host.table.push_packet?(host.table.host_ctx, &out) ?? 1
+            })
+            _ = pts90k
+            if rc != 0 {
+                host.state(NVR_STATE_LOST_UNEXPECTED, rc < 0 ? "encoder failed" : "host asked to stop")
+                return
+            }
+            n += 1
+        }
+        host.state(NVR_STATE_LOST_EXPECTED, "stopped")
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import NVRCore
+import NVRIndex
+
+/// `nvr camera …`: manage cameras in the index.
+struct CameraCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "camera", abstract: "Add, list, remove and probe cameras.",
+        subcommands: [Add.self, List.self, Remove.self, Probe.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a camera (takes effect at the next `nvr serve` start).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Camera name (letters, digits, '-', '_', '.').") var name: String
+        @Option(help: "Plugin: rtsp, demo, ...") var plugin: String
+        @Option(help: "Stream URL (rtsp plugin), e.g. rtsp://user:pass@192.0.2.10:554/stream1") var url: String?
+        @Option(name: .customLong("option"), help: "Plugin option key=value (repeatable), e.g. transport=udp") var options: [String] = []
+
+        func run() throws {
+            let (config, storage, index) = try global.open()
+            var cfg: [String: String] = [:]
+            if let url { cfg["url"] = url }
+            for o in options {
+                guard let eq = o.firstIndex(of: "="), eq != o.startIndex else { throw ValidationError("--option wants key=value, got '\(o)'") }
+                cfg[String(o[..<eq])] = String(o[o.index(after: eq)...])
+            }
+            let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
+            do { try admin.add(name: name, plugin: plugin, config: cfg) } catch { throw CommandFailure("cannot add camera: \(error)") }
+            print("added camera \(name) (plugin \(plugin))")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List cameras with their state and stored recordings.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Row: Encodable {
+            var name: String, plugin: String, enabled: Bool, config: [String: String]
+            var state: String?, reason: String?, stateSince: String?
+            var segments: Int, bytes: Int64
+            var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
+        }
+
+        func run() throws {
+            let (_, _, index) = try global.open()
+            let rows = try index.cameras().map { c -> Row in
+                let sum = try index.storageSummary(cameraID: c.id!)
+                let st = try index.cameraState(cameraID: c.id!)
+                return Row(name: c.name, plugin: c.plugin, enabled: c.enabled, config: redactedConfig(c.config),
+                           state: st?.state, reason: st?.reason, stateSince: st.map { Time90k.rfc3339($0.since90k) },
+                           segments: sum.segments, bytes: sum.bytes,
+                           oldest: sum.oldest90k.map(Time90k.rfc3339), oldest90k: sum.oldest90k,
+                           newest: sum.newest90k.map(Time90k.rfc3339), newest90k: sum.newest90k)
+            }
+            if json { try printJSON(rows); return }
+            if rows.isEmpty { print("no cameras (add one with: nvr camera add NAME --plugin rtsp --url rtsp://...)"); return }
+            printTable(["NAME", "PLUGIN", "ENABLED", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST"], rows.map { r -> [String] in
+                var state = r.state ?? "never started"
+                if let reason = r.reason { state += ": " + reason }
+                let enabled = r.enabled ? "yes" : "no"
+                return [r.name, r.plugin, enabled, state, String(r.segments), formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-"]
+            })
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a camera and delete its recordings.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+
+        func run() throws {
+            let (config, storage, index) = try global.open()
+            let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
+            do {
+                let n = try admin.remove(name: name)
+                print("removed camera \(name) and \(n) segments")
+            } catch { throw CommandFailure("\(error)") }
+        }
+    }
+
+    struct Probe: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Open a camera's stream and print codec, resolution, fps, bit rate and audio.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "A camera in the index.") var name: String?
+        @Option(help: "Probe this URL instead (rtsp://, rtsps://, or anything libavformat opens).") var url: String?
+        @Option(help: "Transport for --url: tcp or udp.") var transport: String = "tcp"
+        @Option(help: "Seconds to wait for the camera.") var timeout: Double = 10
+        @Flag(help: "Print JSON.") var json = false
+
+        func validate() throws {
+            if (name == nil) == (url == nil) { throw ValidationError("give a camera NAME or --url URL") }
+        }
+
+        func run() throws {
+            let source: LiveSource
+            if let url {
+                var opts: [String: String] = [:]
+                if url.hasPrefix("rtsp") { opts["rtsp_transport"] = transport }
+                source = LiveSource(url: url, format: nil, options: opts)
+            } else {
+                let (config, _, index) = try global.open()
+                guard let cam = try index.camera(named: name!) else { throw CommandFailure("no camera named '\(name!)'") }
+                do {
+                    let plugin = try PluginHost(directory: config.resolvedPluginsDir).plugin(named: cam.plugin)
+                    let instance = try PluginInstance(plugin: plugin, configJSON: cam.config, callbacks: SilentCallbacks())
+                    if !plugin.offersLiveURL {
+                        print("\(cam.name): plugin \(plugin.name) pushes its video (\(plugin.description)); nothing to probe")
+                        return
+                    }
+                    source = try instance.liveSource()
+                } catch { throw CommandFailure("\(name!): \(error)") }
+            }
+            let r: ProbeResult
+            do { r = try CameraProbe.probe(source: source, timeout: timeout) } catch { throw CommandFailure("probe failed: \(error)") }
+            if json { try printJSON(r); return }
+            print("url:        \(r.url)")
+            print("video:      \(r.codec) \(r.width)x\(r.height)")
+            print("fps:        \(r.fps.map { String(format: "%.2f", $0) } ?? "unknown")")
+            print("bit rate:   \(r.bitRate.map { String(format: "%.0f kbit/s", Double($0) / 1000) } ?? "unknown")")
+            print("audio:      \(r.audio ?? "none")")
+        }
+    }
+}
+
+/// Hides passwords in a camera's config for display.
+func redactedConfig(_ json: String) -> [String: String] {
+    guard let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else { return [:] }
+    var out: [String: String] = [:]
+    for (k, v) in obj {
+        let s = "\(v)"
+        if k.lowercased().contains("password") || k.lowercased().contains("secret") || k.lowercased().contains("key") { out[k] = "***" }
+        else if k == "url" || k.hasSuffix("_url") { out[k] = redactURL(s) }
+        else { out[k] = s }
+    }
+    return out
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NVRCore
+import NVRIndex
+
+/// `nvr`: the root command.
+public struct NVRCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "nvr",
+        abstract: "A network video recorder: records cameras into indexed MP4 segments.",
+        subcommands: [Serve.self, CameraCommand.self, PluginsCommand.self, RecordingsCommand.self])
+
+    public init() {}
+}
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "Config file (default: ./nvr.toml when present, else built-in defaults).")
+    var config: String?
+
+    func load() throws -> NVRConfig {
+        do { return try NVRConfig.load(path: config) } catch { throw ValidationError("\(error)") }
+    }
+
+    /// Opens the index under the configured storage root.
+    func open() throws -> (NVRConfig, StorageLayout, IndexDatabase) {
+        let c = try load()
+        let storage = StorageLayout(root: c.storageRoot)
+        try storage.prepare()
+        return (c, storage, try IndexDatabase(path: storage.indexPath))
+    }
+}
+
+/// A failure reported as one line on stderr with exit status 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ m: String) { description = m }
+}
+
+/// NVR_LOG_LEVEL=trace|debug|info|notice|warning|error (default info).
+func logLevelFromEnvironment() -> Logger.Level {
+    Logger.Level(rawValue: ProcessInfo.processInfo.environment["NVR_LOG_LEVEL"] ?? "info") ?? .info
+}
+
+func makeLogger(_ label: String = "nvr") -> Logger {
+    var l = Logger(label: label)
+    l.logLevel = logLevelFromEnvironment()
+    return l
+}
+
+/// Prints JSON for scripts.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let e = JSONEncoder()
+    e.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    print(String(decoding: try e.encode(value), as: UTF8.self))
+}
+
+/// Prints rows as an aligned table for people.
+func printTable(_ header: [String], _ rows: [[String]]) {
+    var widths = header.map(\.count)
+    for r in rows { for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+            .joined(separator: "  ")
+    }
+    print(line(header))
+    for r in rows { print(line(r)) }
+}
+
+func formatBytes(_ b: Int64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB"]
+    var v = Double(b), u = 0
+    while v >= 1000 && u < units.count - 1 { v /= 1000; u += 1 }
+    return u == 0 ? "\(b) B" : String(format: "%.1f %@", v, units[u])
+}

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import NVRCore
+
+/// `nvr plugins`: what plugins are installed and whether they load.
+struct PluginsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "plugins", abstract: "List camera plugins: version, ABI, capabilities, load errors.")
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Row: Encodable {
+        var name: String
+        var version: String?
+        var abi: UInt32?
+        var capabilities: [String]
+        var description: String?
+        var path: String
+        var error: String?
+    }
+
+    func run() throws {
+        let config = try global.load()
+        let host = PluginHost(directory: config.resolvedPluginsDir)
+        let rows = host.discover().map { name, result -> Row in
+            switch result {
+            case .success(let p):
+                return Row(name: name, version: p.version, abi: p.abiVersion, capabilities: p.capabilityNames,
+                           description: p.description, path: p.path, error: nil)
+            case .failure(let e):
+                return Row(name: name, version: nil, abi: nil, capabilities: [], description: nil, path: host.libraryPath(for: name), error: e.description)
+            }
+        }
+        if json { try printJSON(rows); return }
+        if rows.isEmpty { print("no plugins in \(host.directory)"); return }
+        printTable(["NAME", "VERSION", "ABI", "CAPABILITIES", "STATUS"], rows.map {
+            [$0.name, $0.version ?? "-", $0.abi.map(String.init) ?? "-", $0.capabilities.joined(separator: ","), $0.error ?? "ok"]
+        })
+    }
+}

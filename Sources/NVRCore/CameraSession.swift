@@ -1,0 +1,252 @@
+import CFFmpeg
+import CNVRPlugin
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+import Synchronization
+
+/// What a camera is doing, for logs, the CLI and the API.
+public struct CameraStatus: Sendable, Equatable {
+    public enum State: String, Sendable { case stopped, connecting, streaming, lost, failed }
+    public var state: State = .stopped
+    public var reason: String?
+    public var since90k: Int64 = Time90k.now()
+    public var lastFrame90k: Int64?
+    public var video: String?
+    public var audio: String?
+    public var fps: Double?
+    public var bitRate: Int64?
+}
+
+/// Records one camera: one thread that connects through the camera's plugin, feeds the
+/// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).
+public final class CameraSession: PluginCallbacks, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is either behind `status`/`wake` locks or touched
+    // only by the session thread (or, in push mode, by the plugin's push thread while the
+    // session thread waits; the two never overlap, see run()).
+    public let camera: CameraRecord
+    private let plugins: PluginHost
+    private let index: IndexDatabase
+    private let storage: StorageLayout
+    private let logger: Logger
+    private let segmenter: Segmenter
+    private let interrupter = Interrupter()
+    private let statusLock = Mutex(CameraStatus())
+    private let wake = NSCondition()
+    private var stopping = false
+    private var pushError: String?
+    private let done = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+    /// Seconds to wait before the first retry; doubles to `maxBackoff`.
+    public var minBackoff: Double = 1
+    public var maxBackoff: Double = 30
+
+    public init(camera: CameraRecord, plugins: PluginHost, index: IndexDatabase, storage: StorageLayout,
+                settings: Segmenter.Settings, logger: Logger) {
+        self.camera = camera
+        self.plugins = plugins
+        self.index = index
+        self.storage = storage
+        var l = logger
+        l[metadataKey: "camera"] = .string(camera.name)
+        self.logger = l
+        self.segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: l)
+    }
+
+    public var status: CameraStatus {
+        var s = statusLock.withLock { $0 }
+        s.lastFrame90k = segmenter.lastFrame90k
+        return s
+    }
+
+    /// Called after each completed segment (tests and status use it).
+    public func onSegmentComplete(_ f: @escaping (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
+
+    public func start() {
+        let t = Thread { [self] in run(); done.signal() }
+        t.name = "camera \(camera.name)"
+        t.stackSize = 1 << 20
+        thread = t
+        t.start()
+    }
+
+    /// Stops recording and returns once the open segment is complete.
+    public func stop() {
+        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
+        interrupter.stop()
+        if thread != nil { done.wait(); thread = nil }
+    }
+
+    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+
+    private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
+        let changed = statusLock.withLock { s -> Bool in
+            let changed = s.state != state || s.reason != reason
+            s.state = state; s.reason = reason
+            if changed { s.since90k = Time90k.now() }
+            return changed
+        }
+        guard changed else { return }
+        if let log {
+            logger.log(level: log, "camera \(camera.name): \(state.rawValue)\(reason.map { " (\($0))" } ?? "")\(extra)")
+        }
+        if let id = camera.id {
+            try? index.setCameraState(CameraStateRecord(cameraID: id, state: state.rawValue, reason: reason, since90k: Time90k.now()))
+        }
+    }
+
+    private func run() {
+        var backoff = minBackoff
+        while !isStopping {
+            setState(.connecting, nil, log: .debug)
+            var recorded = false
+            var failure: String
+            var failed = false
+            do {
+                let plugin = try plugins.plugin(named: camera.plugin)
+                let instance = try PluginInstance(plugin: plugin, configJSON: camera.config, callbacks: self)
+                if plugin.has(UInt64(NVR_CAP_LIVE_URL)) {
+                    failure = try recordURL(instance, recorded: &recorded)
+                } else if plugin.has(UInt64(NVR_CAP_LIVE_PUSH)) {
+                    failure = try recordPush(instance, recorded: &recorded)
+                } else {
+                    throw PluginError("plugin '\(plugin.name)' offers no live video")
+                }
+            } catch let e as PluginError {
+                failure = e.description
+                failed = true
+            } catch {
+                failure = "\(error)"
+            }
+            try? segmenter.end()
+            if isStopping { break }
+            if recorded { backoff = minBackoff }
+            setState(failed ? .failed : .lost, failure, log: .warning, extra: "; reconnecting in \(Int(backoff)) s")
+            sleep(seconds: backoff)
+            backoff = min(backoff * 2, maxBackoff)
+        }
+        do { try segmenter.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
+        setState(.stopped, nil)
+    }
+
+    /// Waits up to `seconds`, returning early on stop.
+    private func sleep(seconds: Double) {
+        let until = Date(timeIntervalSinceNow: seconds)
+        wake.lock()
+        while !stopping && wake.wait(until: until) {}
+        wake.unlock()
+    }
+
+    /// Reads the plugin's live URL with libavformat until it fails; returns why it stopped.
+    private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
+        let source = try instance.liveSource()
+        let demuxer = try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: source.options ?? [:]),
+                                  interrupter: interrupter)
+        let streams = demuxer.streams.map(\.description)
+        statusLock.withLock { s in
+            s.video = streams.first?.summary
+            s.audio = streams.count > 1 ? streams[1].summary : nil
+            s.fps = demuxer.frameRate > 0 ? demuxer.frameRate : nil
+            s.bitRate = demuxer.bitRate > 0 ? demuxer.bitRate : nil
+        }
+        try segmenter.begin(streams: streams)
+        setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))")
+        let pkt = demuxer.packet
+        while true {
+            let i: Int
+            do { i = try demuxer.read() } catch let e as MediaError { return e.message }
+            let p = pkt.pointee
+            try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration,
+                                 isKey: p.flags & AV_PKT_FLAG_KEY != 0,
+                                 data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)))
+            recorded = true
+        }
+    }
+
+    /// Lets the plugin push packets until it stops, fails, or we are stopped.
+    private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
+        wake.lock(); pushError = nil; wake.unlock()
+        try instance.startPush()
+        wake.lock()
+        while !stopping && pushError == nil { wake.wait() }
+        let why = pushError ?? "stopped"
+        wake.unlock()
+        instance.stopPush() // after this returns, no push callback runs
+        recorded = segmenter.lastFrame90k != nil
+        return why
+    }
+
+    private func failPush(_ why: String) {
+        wake.lock(); pushError = why; wake.broadcast(); wake.unlock()
+    }
+
+    // MARK: PluginCallbacks
+
+    public func pluginLog(level: Int32, message: String) {
+        let l: Logger.Level = switch level {
+        case Int32(NVR_LOG_ERROR.rawValue): .error
+        case Int32(NVR_LOG_WARNING.rawValue): .warning
+        case Int32(NVR_LOG_INFO.rawValue): .info
+        default: .debug
+        }
+        logger.log(level: l, "camera \(camera.name) [\(camera.plugin)]: \(message)")
+    }
+
+    public func pluginConnectionState(_ state: Int32, reason: String?) {
+        switch UInt32(state) {
+        case NVR_STATE_CONNECTING.rawValue: setState(.connecting, reason, log: .debug)
+        case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)
+        case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
+        default: failPush(reason ?? "camera connection lost")
+        }
+    }
+
+    public func pluginEvent(json: String) {
+        logger.debug("camera \(camera.name): event \(json)")
+    }
+
+    public func pluginCardMedia(json: String) {
+        logger.debug("camera \(camera.name): card media \(json.prefix(200))")
+    }
+
+    public func pluginBeginStreams(_ streams: UnsafeBufferPointer<nvr_stream_params>) -> Int32 {
+        var descs: [StreamDescription] = []
+        for p in streams {
+            guard let codec: Codec = switch p.codec {
+            case UInt32(NVR_CODEC_H264.rawValue): .h264
+            case UInt32(NVR_CODEC_H265.rawValue): .h265
+            case UInt32(NVR_CODEC_AAC.rawValue): .aac
+            default: nil
+            } else { continue }
+            let extradata = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: p.extradata_size)) } ?? []
+            descs.append(StreamDescription(codec: codec, width: p.width, height: p.height, sampleRate: p.sample_rate,
+                                           channels: p.channels, timebaseNum: p.timebase_num, timebaseDen: p.timebase_den,
+                                           extradata: extradata))
+        }
+        do {
+            try segmenter.begin(streams: descs)
+        } catch {
+            failPush("\(error)")
+            return -1
+        }
+        statusLock.withLock { s in
+            s.video = descs.first?.summary
+            s.audio = descs.count > 1 ? descs[1].summary : nil
+        }
+        setState(.streaming, nil, extra: " \(descs.map(\.summary).joined(separator: ", "))")
+        return 0
+    }
+
+    public func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32 {
+        let p = packet.pointee
+        do {
+            try segmenter.append(stream: Int(p.stream_index), pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
+                                 data: UnsafeRawBufferPointer(start: p.data, count: p.size))
+            return 0
+        } catch {
+            failPush("\(error)")
+            return 1
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TOMLKit
+
+/// Server settings from nvr.toml. Cameras live in the index, not here.
+public struct NVRConfig: Sendable, Equatable {
+    /// Data root: the index and recordings live under it.
+    public var storageRoot: String = "./Storage"
+    public var httpBind: String = "127.0.0.1:8080"
+    /// Target segment length; segments are cut at the first key frame after it.
+    public var segmentSeconds: Int = 60
+    /// Where plugins are loaded from; nil = next to the executable.
+    public var pluginsDir: String?
+
+    public init() {}
+
+    /// Loads `path`, or ./nvr.toml when present, else the built-in defaults.
+    public static func load(path: String?) throws -> NVRConfig {
+        let chosen = path ?? (FileManager.default.fileExists(atPath: "nvr.toml") ? "nvr.toml" : nil)
+        guard let chosen else { return NVRConfig() }
+        guard let text = try? String(contentsOfFile: chosen, encoding: .utf8) else {
+            throw ConfigError("cannot read config file \(chosen)")
+        }
+        return try parse(text, source: chosen)
+    }
+
+    public static func parse(_ text: String, source: String = "config") throws -> NVRConfig {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch {
+            throw ConfigError("\(source): not valid TOML: \(error)")
+        }
+        var c = NVRConfig()
+        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind"], "recording": ["segment_seconds"], "plugins": ["dir"]]
+        for key in table.keys {
+            guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
+            guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
+            for k in section.keys where !allowed.contains(k) { throw ConfigError("\(source): unknown key \(key).\(k)") }
+        }
+        if let v = table["storage"]?["root"] {
+            guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): storage.root must be a non-empty string") }
+            c.storageRoot = s
+        }
+        if let v = table["http"]?["bind"] {
+            guard let s = v.string, s.contains(":") else { throw ConfigError("\(source): http.bind must look like \"127.0.0.1:8080\"") }
+            c.httpBind = s
+        }
+        if let v = table["recording"]?["segment_seconds"] {
+            guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }
+            c.segmentSeconds = n
+        }
+        if let v = table["plugins"]?["dir"] {
+            guard let s = v.string else { throw ConfigError("\(source): plugins.dir must be a string") }
+            c.pluginsDir = s
+        }
+        return c
+    }
+
+    /// The plugin directory in force: configured, or the executable's own directory.
+    public var resolvedPluginsDir: String {
+        if let pluginsDir { return pluginsDir }
+        return URL(fileURLWithPath: executablePath()).deletingLastPathComponent().path
+    }
+}
+
+/// The running executable's path (/proc/self/exe on Linux).
+public func executablePath() -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+}
+
+public struct ConfigError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ m: String) { description = m }
+}

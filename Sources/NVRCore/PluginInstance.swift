@@ -1,0 +1,122 @@
+import CNVRPlugin
+import Foundation
+
+/// What a plugin instance reports back to the host, on any of the plugin's threads.
+public protocol PluginCallbacks: AnyObject, Sendable {
+    func pluginLog(level: Int32, message: String)
+    func pluginConnectionState(_ state: Int32, reason: String?)
+    func pluginEvent(json: String)
+    func pluginCardMedia(json: String)
+    func pluginBeginStreams(_ streams: UnsafeBufferPointer<nvr_stream_params>) -> Int32
+    func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32
+}
+
+/// The live input a URL plugin asks the host to open.
+public struct LiveSource: Sendable, Decodable {
+    public var url: String
+    public var format: String?
+    public var options: [String: String]?
+    public init(url: String, format: String? = nil, options: [String: String]? = nil) {
+        self.url = url; self.format = format; self.options = options
+    }
+}
+
+/// One camera's plugin instance. Owns the host callback table the plugin holds on to.
+/// `@unchecked Sendable`: `instance` is only passed back to the plugin, whose ABI requires
+/// its functions to be callable from any thread; `host` is immutable after init.
+public final class PluginInstance: @unchecked Sendable {
+    public let plugin: LoadedPlugin
+    private let instance: UnsafeMutableRawPointer
+    private let host: UnsafeMutablePointer<nvr_host_v1>
+    private let callbacks: Unmanaged<CallbackBox>
+
+    public init(plugin: LoadedPlugin, configJSON: String, callbacks target: any PluginCallbacks) throws {
+        self.plugin = plugin
+        let retained = Unmanaged.passRetained(CallbackBox(target))
+        host = .allocate(capacity: 1)
+        host.initialize(to: nvr_host_v1(
+            struct_size: UInt32(MemoryLayout<nvr_host_v1>.size), host_ctx: retained.toOpaque(),
+            log: { ctx, level, msg in
+                callbackTarget(ctx)?.pluginLog(level: level, message: msg.map { String(cString: $0) } ?? "")
+            },
+            connection_state: { ctx, state, reason in
+                callbackTarget(ctx)?.pluginConnectionState(state, reason: reason.map { String(cString: $0) })
+            },
+            event: { ctx, json in callbackTarget(ctx)?.pluginEvent(json: json.map { String(cString: $0) } ?? "{}") },
+            card_media: { ctx, json in callbackTarget(ctx)?.pluginCardMedia(json: json.map { String(cString: $0) } ?? "{}") },
+            begin_streams: { ctx, streams, count in
+                guard let streams, count > 0 else { return -1 }
+                return callbackTarget(ctx)?.pluginBeginStreams(UnsafeBufferPointer(start: streams, count: Int(count))) ?? -1
+            },
+            push_packet: { ctx, packet in
+                guard let packet else { return -1 }
+                return callbackTarget(ctx)?.pluginPacket(packet) ?? -1
+            }))
+        var error: UnsafeMutablePointer<CChar>?
+        guard let made = plugin.entry.pointee.create(configJSON, host, &error) else {
+            let message = error.map { String(cString: $0) } ?? "plugin refused the config"
+            if let error { plugin.entry.pointee.free_string(error) }
+            host.deinitialize(count: 1); host.deallocate()
+            retained.release()
+            throw PluginError("\(plugin.name): \(message)")
+        }
+        instance = made
+        callbacks = retained
+    }
+
+    deinit {
+        plugin.entry.pointee.destroy(instance)
+        host.deinitialize(count: 1)
+        host.deallocate()
+        callbacks.release()
+    }
+
+    private func takeString(_ p: UnsafeMutablePointer<CChar>?) -> String? {
+        guard let p else { return nil }
+        defer { plugin.entry.pointee.free_string(p) }
+        return String(cString: p)
+    }
+
+    /// The input to open for live video (fresh for every connection).
+    public func liveSource(substream: Bool = false) throws -> LiveSource {
+        guard plugin.has(UInt64(NVR_CAP_LIVE_URL)), let fn = plugin.entry.pointee.live_source else {
+            throw PluginError("\(plugin.name): plugin offers no live URL")
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let json = takeString(fn(instance, substream ? 1 : 0, &error)) else {
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "no live source")")
+        }
+        do {
+            return try JSONDecoder().decode(LiveSource.self, from: Data(json.utf8))
+        } catch {
+            throw PluginError("\(plugin.name): live source is not valid JSON: \(json)")
+        }
+    }
+
+    public func startPush() throws {
+        guard plugin.has(UInt64(NVR_CAP_LIVE_PUSH)), let fn = plugin.entry.pointee.start_push else {
+            throw PluginError("\(plugin.name): plugin offers no pushed video")
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        if fn(instance, &error) != 0 {
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "could not start")")
+        }
+    }
+
+    public func stopPush() { plugin.entry.pointee.stop_push?(instance) }
+
+    /// The plugin's status object as JSON, if it has one.
+    public func status() -> String? { plugin.entry.pointee.status.flatMap { takeString($0(instance)) } }
+}
+
+/// What host_ctx points at: a concrete box, so callbacks need no dynamic cast per packet.
+private final class CallbackBox {
+    let target: any PluginCallbacks
+    init(_ target: any PluginCallbacks) { self.target = target }
+}
+
+/// The callbacks object behind a host_ctx (retained by its PluginInstance).
+private func callbackTarget(_ ctx: UnsafeMutableRawPointer?) -> (any PluginCallbacks)? {
+    guard let ctx else { return nil }
+    return Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue().target
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+
+/// Brings index and files back into agreement after a crash (see design/crash-safety.md).
+public enum Recovery {
+    public struct Report: Sendable, Equatable {
+        public var recovered = 0
+        public var dropped = 0
+        public var deletionsFinished = 0
+        public var bytesTruncated: Int64 = 0
+    }
+
+    /// Finishes every segment left *writing* (truncated to its last complete fragment and
+    /// indexed from its boxes) and every deletion left half done.
+    @discardableResult
+    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger) throws -> Report {
+        var report = Report()
+        for seg in try index.segments(state: .deleting) {
+            unlink(storage.absolute(seg.path))
+            try index.removeSegments(ids: [seg.id!])
+            report.deletionsFinished += 1
+        }
+        for seg in try index.segments(state: .writing) {
+            let path = storage.absolute(seg.path)
+            let scanned: ScannedSegment
+            do {
+                scanned = try SegmentScanner.scan(path: path)
+            } catch {
+                // The file never got its first complete box, or is gone: nothing to keep.
+                unlink(path)
+                try index.removeSegments(ids: [seg.id!])
+                report.dropped += 1
+                logger.notice("recovery: dropped segment \(seg.path): \(error)")
+                continue
+            }
+            guard let video = scanned.samples.first, !video.isEmpty else {
+                unlink(path)
+                try index.removeSegments(ids: [seg.id!])
+                report.dropped += 1
+                continue
+            }
+            if scanned.validLength < scanned.fileLength {
+                try SegmentScanner.truncate(path: path, to: scanned.validLength)
+                report.bytesTruncated += scanned.fileLength - scanned.validLength
+            }
+            func frames(_ s: [Sample]) -> [FrameIndex.Frame] {
+                s.map { FrameIndex.Frame(duration: $0.duration, size: $0.size, isKey: $0.isKey, compositionOffset: $0.compositionOffset) }
+            }
+            var row = seg
+            row.duration90k = video.reduce(0) { $0 + Int64($1.duration) }
+            row.bytes = scanned.validLength
+            row.frames = video.count
+            row.keyFrames = video.filter(\.isKey).count
+            var audioStart: Int64?
+            if scanned.samples.count > 1, !scanned.samples[1].isEmpty, scanned.timescales[1] > 0 {
+                audioStart = seg.start90k + Int64(scanned.firstDecodeTimes[1]) * 90_000 / Int64(scanned.timescales[1])
+            }
+            let record = SegmentFramesRecord(
+                segmentID: seg.id!, videoIndex: FrameIndex.encode(frames(video)),
+                audioIndex: scanned.samples.count > 1 ? FrameIndex.encode(frames(scanned.samples[1])) : nil,
+                fragmentIndex: FrameIndex.encodeFragments(scanned.fragments.map { FrameIndex.Fragment(dataOffset: $0.dataOffset, sampleCounts: $0.sampleCounts) },
+                                                          tracks: scanned.trackIDs.count),
+                audioStart90k: audioStart)
+            try index.completeSegment(row, frames: record)
+            report.recovered += 1
+            logger.notice("recovery: finished segment \(seg.path): \(row.frames) frames, \(Time90k.describeDuration(row.duration90k)), cut \(scanned.fileLength - scanned.validLength) bytes")
+        }
+        return report
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+
+/// Turns one camera's packets into segment files and index rows.
+///
+/// A run starts at the first key frame after `begin`; a segment is cut at the first key
+/// frame after `segmentSeconds`; a fragment is written at every key frame and at least
+/// once a second. A timestamp jump ends the run and starts a new one. Not thread-safe:
+/// one producer (the session thread, or the plugin's push thread) at a time.
+public final class Segmenter {
+    public struct Settings: Sendable {
+        public var segmentSeconds: Int
+        /// Longest fragment before it is written even without a key frame (crash loss bound).
+        public var maxFragment90k: Int64 = 90_000
+        /// Largest forward timestamp step that still counts as continuous.
+        public var maxFrameGap90k: Int64 = 5 * 90_000
+        /// How often a segment being written has its row's duration and size refreshed.
+        public var progressEvery90k: Int64 = 5 * 90_000
+        public init(segmentSeconds: Int) { self.segmentSeconds = segmentSeconds }
+    }
+
+    private let camera: CameraRecord
+    private let cameraID: Int64
+    private let storage: StorageLayout
+    private let index: IndexDatabase
+    private let settings: Settings
+    private let logger: Logger
+    private let wallClock: @Sendable () -> Int64
+
+    // The streams of the current connection.
+    private var streams: [StreamDescription] = []
+    private var timebases: [(num: Int64, den: Int64)] = []
+    private var initSegment: InitSegment?
+    private var entryIDs: [Int64] = []
+
+    // The current run.
+    private var runID: Int64 = 0
+    private var runSeq = 0
+    private var runActive = false
+    private var runFirstDTS: Int64 = 0
+    private var runStart90k: Int64 = 0
+    /// Wall-clock slew applied so far (ticks), bounded to 500 ppm of elapsed media time.
+    private var slew90k: Int64 = 0
+
+    // The current segment.
+    private var writer: FragmentedMP4Writer?
+    private var segment: SegmentRecord?
+    private var segmentFirstDTS: Int64 = 0
+    private var videoFrames: [FrameIndex.Frame] = []
+    private var audioFrames: [FrameIndex.Frame] = []
+    private var fragments: [FrameIndex.Fragment] = []
+    private var audioStart90k: Int64?
+    private var keyFrames = 0
+    private var fragmentStartDTS: Int64 = 0
+    private var lastVideoDTS: Int64 = 0
+    private var lastVideoDuration: Int64 = 0
+    private var pendingVideo = false
+    private var pendingVideoKey = false
+    private var pendingVideoCTS: Int32 = 0
+    private var nextAudioTime: UInt64 = 0
+    private var lastProgressDTS: Int64 = 0
+    private var videoDuration90k: Int64 = 0
+
+    /// Called after each segment is completed (for tests and status).
+    public var onSegmentComplete: ((SegmentRecord) -> Void)?
+    /// Wall-clock time of the newest frame recorded.
+    public private(set) var lastFrame90k: Int64?
+
+    public init(camera: CameraRecord, storage: StorageLayout, index: IndexDatabase, settings: Settings, logger: Logger,
+                wallClock: @escaping @Sendable () -> Int64 = Time90k.now) {
+        self.camera = camera
+        self.cameraID = camera.id ?? 0
+        self.storage = storage
+        self.index = index
+        self.settings = settings
+        self.logger = logger
+        self.wallClock = wallClock
+        videoFrames.reserveCapacity(2048)
+        audioFrames.reserveCapacity(4096)
+    }
+
+    /// Starts a new connection's streams: video first, then optionally one audio stream.
+    /// Ends the current run if any.
+    public func begin(streams: [StreamDescription]) throws {
+        try end()
+        guard let v = streams.first, v.codec.isVideo else { throw MediaError(.unsupported, "no video stream") }
+        self.streams = Array(streams.prefix(2))
+        self.timebases = self.streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+        initSegment = nil
+        entryIDs = []
+    }
+
+    /// Ends the current run: completes the open segment.
+    public func end() throws {
+        guard runActive else { return }
+        runActive = false
+        try closeSegment(nextVideoDTS: nil)
+    }
+
+    /// Rescales a timestamp of stream `i` to 90 kHz.
+    @inline(__always)
+    private func to90k(_ t: Int64, _ i: Int) -> Int64 {
+        let tb = timebases[i]
+        if tb.num == 1 && tb.den == 90_000 { return t }
+        return t * tb.num * 90_000 / tb.den
+    }
+
+    /// Records one packet. `data` is only borrowed for the call.
+    public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
+                       data: UnsafeRawBufferPointer) throws {
+        guard i < streams.count, !streams.isEmpty else { return }
+        let nopts = Int64.min
+        let dtsIn = rawDTS != nopts ? rawDTS : pts
+        guard dtsIn != nopts else { return }
+        if i == 0 {
+            try appendVideo(dts: to90k(dtsIn, 0), pts: pts != nopts ? to90k(pts, 0) : to90k(dtsIn, 0), isKey: isKey, data: data)
+        } else {
+            try appendAudio(dts: to90k(dtsIn, i), duration: duration > 0 ? duration : 0, data: data)
+        }
+    }
+
+    private func appendVideo(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
+        if runActive {
+            let step = dts - lastVideoDTS
+            if step <= 0 || step > settings.maxFrameGap90k {
+                logger.notice("camera \(camera.name): timestamp jump of \(Double(step) / 90_000) s; starting a new run")
+                runActive = false
+                try closeSegment(nextVideoDTS: nil)
+            }
+        }
+        if !runActive {
+            guard isKey else { return } // a run starts at a key frame
+            try startRun(firstDTS: dts, data: data)
+        }
+        if pendingVideo {
+            try finishPendingVideo(duration: dts - lastVideoDTS)
+        }
+        guard let writer else { return }
+        if isKey && dts - segmentFirstDTS >= Int64(settings.segmentSeconds) * 90_000 {
+            try closeSegment(nextVideoDTS: dts)
+            try openSegment(firstDTS: dts)
+        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k {
+            try flushFragment(at: dts)
+        }
+        let w = self.writer ?? writer
+        let decodeTime = UInt64(dts - segmentFirstDTS)
+        let cts = Int32(clamping: pts - dts)
+        if streams[0].isAnnexB {
+            w.appendAnnexB(track: 0, decodeTime: decodeTime, isKey: isKey, compositionOffset: cts, data: data)
+        } else {
+            w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
+        }
+        pendingVideo = true
+        pendingVideoKey = isKey
+        pendingVideoCTS = cts
+        lastVideoDTS = dts
+        if isKey { keyFrames += 1 }
+        if dts - lastProgressDTS >= settings.progressEvery90k { reportProgress(); lastProgressDTS = dts }
+    }
+
+    /// Gives the newest video sample its duration, now that the next frame's time is known.
+    private func finishPendingVideo(duration: Int64) throws {
+        guard let writer else { return }
+        let d = UInt32(clamping: max(duration, 1))
+        writer.setLastDuration(track: 0, d)
+        lastVideoDuration = Int64(d)
+        let size = lastSampleSize
+        videoFrames.append(FrameIndex.Frame(duration: d, size: size, isKey: pendingVideoKey, compositionOffset: pendingVideoCTS))
+        videoDuration90k += Int64(d)
+        pendingVideo = false
+        lastFrame90k = segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d)
+    }
+
+    private var lastSampleSize: UInt32 { writer?.lastSample(track: 0)?.size ?? 0 }
+
+    private func appendAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
+        guard runActive, let writer, streams.count > 1, let track = initSegment?.tracks[1] else { return }
+        let rate = Int64(track.timescale)
+        let rel = dts - segmentFirstDTS
+        guard rel >= 0 else { return } // audio from before this segment's first key frame
+        if writer.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
+            nextAudioTime = UInt64(rel * rate / 90_000)
+            writer.setNextDecodeTime(track: 1, nextAudioTime)
+            audioStart90k = segmentStart90k + rel
+        }
+        // AAC frames are 1024 samples unless the input says otherwise.
+        let tb = timebases[1]
+        let d = duration > 0 ? UInt32(clamping: duration * tb.num * rate / tb.den) : 1024
+        let sample = Sample(duration: d, size: UInt32(data.count), isKey: true)
+        writer.append(track: 1, decodeTime: nextAudioTime, sample: sample, data: data)
+        nextAudioTime += UInt64(d)
+        audioFrames.append(FrameIndex.Frame(duration: d, size: UInt32(data.count), isKey: true))
+    }
+
+    private var segmentStart90k: Int64 { segment?.start90k ?? runStart90k }
+
+    private func startRun(firstDTS: Int64, data: UnsafeRawBufferPointer) throws {
+        if initSegment == nil {
+            var s = streams
+            if s[0].extradata.isEmpty {
+                // No parameter sets out of band: take them from the first key frame.
+                s[0].extradata = ParameterSets.annexB(from: data, codec: s[0].codec)
+                guard !s[0].extradata.isEmpty else {
+                    throw MediaError(.unsupported, "camera \(camera.name): no \(s[0].codec.rawValue) parameter sets in the stream")
+                }
+            }
+            if s.count > 1 && s[1].extradata.isEmpty { s.removeLast() } // audio we cannot describe
+            streams = s
+            timebases = streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+            let made = try InitSegment.make(streams: s)
+            entryIDs = try made.tracks.map { t in
+                try index.sampleEntryID(SampleEntryRecord(
+                    codec: t.stream.codec.rawValue, rfc6381: t.rfc6381, width: Int(t.stream.width), height: Int(t.stream.height),
+                    sampleRate: Int(t.stream.sampleRate), channels: Int(t.stream.channels), timescale: Int(t.timescale),
+                    extradata: Data(t.stream.extradata), box: Data(t.sampleEntry)))
+            }
+            initSegment = made
+        }
+        runID = try index.nextRunID()
+        runSeq = 0
+        runFirstDTS = firstDTS
+        runStart90k = wallClock()
+        slew90k = 0
+        runActive = true
+        try openSegment(firstDTS: firstDTS)
+    }
+
+    private func openSegment(firstDTS: Int64) throws {
+        guard let initSegment else { return }
+        // Media time since the run began, nudged toward the wall clock by at most 500 ppm.
+        let mediaElapsed = firstDTS - runFirstDTS
+        var start = runStart90k + mediaElapsed + slew90k
+        if runSeq > 0 {
+            let drift = wallClock() - start
+            // segmentFirstDTS still holds the previous segment's first frame here.
+            let allowed = max(firstDTS - segmentFirstDTS, 0) * 500 / 1_000_000
+            let step = min(max(drift, -allowed), allowed)
+            slew90k += step
+            start += step
+        }
+        let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
+        let abs = storage.absolute(rel)
+        try FileManager.default.createDirectory(atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // Row first, then file: after a crash a *writing* row may lack its file (recovery drops
+        // it), but no file ever lacks a row. See design/crash-safety.md.
+        var row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
+                                videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil)
+        row = try index.insertSegment(row)
+        do {
+            writer = try FragmentedMP4Writer(path: abs, initSegment: initSegment)
+        } catch {
+            try? index.removeSegments(ids: [row.id!])
+            throw error
+        }
+        segment = row
+        runSeq += 1
+        segmentFirstDTS = firstDTS
+        fragmentStartDTS = firstDTS
+        lastProgressDTS = firstDTS
+        videoFrames.removeAll(keepingCapacity: true)
+        audioFrames.removeAll(keepingCapacity: true)
+        fragments.removeAll(keepingCapacity: true)
+        audioStart90k = nil
+        keyFrames = 0
+        videoDuration90k = 0
+        nextAudioTime = 0
+    }
+
+    private func flushFragment(at dts: Int64) throws {
+        guard let writer else { return }
+        do {
+            if let f = try writer.flushFragment() {
+                fragments.append(FrameIndex.Fragment(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts))
+            }
+        } catch {
+            // The writer cut the file back to its last complete fragment; keep what is there.
+            try? completeSegment(dropUnflushed: true)
+            runActive = false
+            throw error
+        }
+        fragmentStartDTS = dts
+    }
+
+    /// Writes the last fragment and completes the segment's row. With no next frame, the
+    /// last frame lasts as long as the one before it.
+    private func closeSegment(nextVideoDTS: Int64?) throws {
+        guard writer != nil else { return }
+        if pendingVideo {
+            try finishPendingVideo(duration: nextVideoDTS.map { $0 - lastVideoDTS } ?? max(lastVideoDuration, 1))
+        }
+        try flushFragment(at: nextVideoDTS ?? lastVideoDTS)
+        try completeSegment(dropUnflushed: false)
+    }
+
+    private func completeSegment(dropUnflushed: Bool) throws {
+        guard let writer, var row = segment else { return }
+        self.writer = nil
+        self.segment = nil
+        if dropUnflushed {
+            writer.abandon()
+            // Only flushed fragments are in the file.
+            let nv = fragments.reduce(0) { $0 + $1.sampleCounts[0] }
+            let na = fragments.reduce(0) { $0 + ($1.sampleCounts.count > 1 ? $1.sampleCounts[1] : 0) }
+            videoFrames = Array(videoFrames.prefix(nv))
+            audioFrames = Array(audioFrames.prefix(na))
+            keyFrames = videoFrames.filter(\.isKey).count
+        } else {
+            try writer.finish()
+        }
+        pendingVideo = false
+        row.duration90k = videoFrames.reduce(0) { $0 + Int64($1.duration) }
+        row.bytes = writer.bytesWritten
+        row.frames = videoFrames.count
+        row.keyFrames = keyFrames
+        if videoFrames.isEmpty {
+            // Nothing playable was written: remove the file and the row.
+            unlink(storage.absolute(row.path))
+            try index.removeSegments(ids: [row.id!])
+            return
+        }
+        let frames = SegmentFramesRecord(
+            segmentID: row.id!, videoIndex: FrameIndex.encode(videoFrames),
+            audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
+            fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
+            audioStart90k: audioStart90k)
+        try index.completeSegment(row, frames: frames)
+        row.state = .complete
+        onSegmentComplete?(row)
+    }
+
+    private func reportProgress() {
+        guard let writer, let row = segment, let id = row.id else { return }
+        try? index.updateProgress(segmentID: id, duration90k: videoDuration90k, bytes: writer.bytesWritten, frames: videoFrames.count, keyFrames: keyFrames)
+    }
+}

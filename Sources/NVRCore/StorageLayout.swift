@@ -1,0 +1,41 @@
+import Foundation
+
+/// Where things live under the storage root.
+public struct StorageLayout: Sendable {
+    public let root: String
+
+    public init(root: String) {
+        self.root = URL(fileURLWithPath: root).standardizedFileURL.path
+    }
+
+    public var indexPath: String { root + "/index.sqlite" }
+    public var recordingsDir: String { root + "/recordings" }
+
+    /// Creates the root and recordings folders.
+    public func prepare() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: recordingsDir, withIntermediateDirectories: true)
+        } catch {
+            throw ConfigError("cannot create storage folder \(recordingsDir): \(error.localizedDescription)")
+        }
+    }
+
+    /// Relative path of a new segment: recordings/<camera>/<YYYY>/<MM>/<DD>/<camera>-<stamp>Z-r<run>-<seq>.mp4
+    /// (dates in UTC, so a DST change never makes two files share a name).
+    public func segmentPath(camera: String, start90k: Int64, runID: Int64, seq: Int) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Time90k.date(start90k))
+        let day = String(format: "%04d/%02d/%02d", c.year!, c.month!, c.day!)
+        let stamp = String(format: "%04d%02d%02dT%02d%02d%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        return "recordings/\(camera)/\(day)/\(camera)-\(stamp)Z-r\(runID)-\(seq).mp4"
+    }
+
+    public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Camera names become folder names: keep them to letters, digits, '-', '_' and '.'.
+    public static func isValidCameraName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.first != "." &&
+            name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+    }
+}
