@@ -16,6 +16,7 @@ public struct ProbeResult: Sendable, Codable {
 public enum CameraProbe {
     /// Opens the stream, reads a few seconds to measure bit rate and frame rate, and closes it.
     public static func probe(source: LiveSource, seconds: Double = 2, timeout: Double = 10) throws -> ProbeResult {
+        MediaLog.configure(environment: ProcessInfo.processInfo.environment)
         let interrupter = Interrupter()
         let d = try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: source.options ?? [:],
                                             timeoutSeconds: timeout), interrupter: interrupter)
@@ -30,9 +31,9 @@ public enum CameraProbe {
             guard let i = try? d.read() else { break }
             let p = d.packet.pointee
             bytes += Int(p.size)
-            guard i == 0 else { continue }
-            frames += 1
             let t = p.dts != Int64.min ? p.dts : p.pts
+            guard i == 0, t != Int64.min else { continue }
+            frames += 1
             if first == nil { first = t }
             last = t
             if Double(last - (first ?? last)) * tb >= seconds { break }

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A real RTSP camera for tests: GStreamer's RTSP server running Tests/Support/rtsp_camera.py
+/// under Debian's /usr/bin/python3 (which has `gi`).
+public final class RTSPCameraFixture: @unchecked Sendable {
+    // @unchecked Sendable: `process` is only replaced by start()/stop(), which tests call in sequence.
+    public struct Options: Sendable {
+        public var codec = "h264"
+        public var audio = false
+        public var fps = 15
+        public var gopSeconds = 1
+        public var width = 640
+        public var height = 360
+        public var kbps = 800
+        public var user: String?
+        public var password: String?
+        public init() {}
+    }
+
+    public let options: Options
+    public private(set) var port: Int
+    private var process: Process?
+
+    public static var scriptPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("rtsp_camera.py").path
+    }
+
+    /// Starts the camera on `port` (0 = any free port) and waits until it listens.
+    public init(_ options: Options = Options(), port: Int = 0) throws {
+        self.options = options
+        self.port = port
+        try start()
+    }
+
+    deinit { stop() }
+
+    public var url: String { "rtsp://127.0.0.1:\(port)/stream" }
+
+    public func url(user: String, password: String) -> String { "rtsp://\(user):\(password)@127.0.0.1:\(port)/stream" }
+
+    public func start() throws {
+        var args = [Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
+                    "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
+                    "--height", String(options.height), "--kbps", String(options.kbps)]
+        if options.audio { args.append("--audio") }
+        if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
+        var lastError = ""
+        // A just-stopped server's port can take a moment to free up.
+        for _ in 0..<20 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = args
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let line = readLine(out.fileHandleForReading)
+            if line.hasPrefix("READY "), let bound = Int(line.dropFirst(6)) {
+                port = bound
+                process = p
+                return
+            }
+            lastError = line
+            p.terminate(); p.waitUntilExit()
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        throw FixtureError("RTSP camera fixture did not start: \(lastError)")
+    }
+
+    /// Stops the camera (the port is free again once this returns).
+    public func stop() {
+        guard let p = process else { return }
+        process = nil
+        if p.isRunning { p.terminate() }
+        p.waitUntilExit()
+    }
+
+    private func readLine(_ h: FileHandle) -> String {
+        var bytes: [UInt8] = []
+        while true {
+            let d = h.readData(ofLength: 1)
+            if d.isEmpty || d.first == 10 { break }
+            bytes.append(d.first!)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+public struct FixtureError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ m: String) { description = m }
+}

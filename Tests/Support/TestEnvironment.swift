@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import NVRCore
+
+/// Paths and helpers shared by the tests.
+public enum TestEnvironment {
+    /// The build folder holding this test binary, the `nvr` executable and the plugin libraries.
+    public static var buildDir: String {
+        URL(fileURLWithPath: executablePath()).deletingLastPathComponent().path
+    }
+
+    public static var nvrExecutable: String { buildDir + "/nvr" }
+
+    /// A fresh temporary folder, removed by the caller with `cleanup`.
+    public static func tempDir(_ name: String = "nvr-test") -> String {
+        let path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    public static func cleanup(_ path: String) { try? FileManager.default.removeItem(atPath: path) }
+
+    public static var logger: Logger {
+        var l = Logger(label: "test")
+        l.logLevel = .warning
+        return l
+    }
+
+    /// Config for a test: storage under `root`, short segments, plugins from the build folder.
+    public static func config(root: String, segmentSeconds: Int = 3, pluginsDir: String? = nil) -> NVRConfig {
+        var c = NVRConfig()
+        c.storageRoot = root
+        c.segmentSeconds = segmentSeconds
+        c.pluginsDir = pluginsDir ?? buildDir
+        return c
+    }
+
+    /// Waits until `condition` holds or `timeout` passes; returns whether it held.
+    @discardableResult
+    public static func wait(timeout: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+        let end = Date(timeIntervalSinceNow: timeout)
+        while Date() < end {
+            if try condition() { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return try condition()
+    }
+}
+
+/// Runs a program and captures its output.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) throws -> ProcessResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    // Read both pipes to the end before waiting, so a chatty child never blocks.
+    nonisolated(unsafe) var e = Data()
+    let group = DispatchGroup()
+    DispatchQueue.global().async(group: group) { e = err.fileHandleForReading.readDataToEndOfFile() }
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    p.waitUntilExit()
+    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+}
+
+/// What ffprobe says about a file's streams.
+public struct ProbedStream: Sendable {
+    public var codec: String
+    public var frames: Int
+    public var duration: Double
+}
+
+/// Decodes every frame of `path` with ffprobe (-count_frames) and reports each stream.
+public func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
+    let r = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries",
+                                                "stream=codec_name,nb_read_frames,duration", "-of", "json", path])
+    guard r.status == 0, r.stderr.isEmpty else { throw FixtureError("ffprobe failed on \(path): \(r.stderr)") }
+    struct Out: Decodable {
+        struct S: Decodable { var codec_name: String; var nb_read_frames: String?; var duration: String? }
+        var streams: [S]
+    }
+    let out = try JSONDecoder().decode(Out.self, from: Data(r.stdout.utf8))
+    return out.streams.map {
+        ProbedStream(codec: $0.codec_name, frames: Int($0.nb_read_frames ?? "") ?? -1, duration: Double($0.duration ?? "") ?? 0)
+    }
+}
