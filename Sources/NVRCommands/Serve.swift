@@ -30,6 +30,10 @@ struct Serve: ParsableCommand {
         }
         logger.info("nvr serve: recording; stop with Ctrl-C")
         let stop = DispatchSemaphore(value: 0)
+        // A parent may have started us with these blocked; stop must still work.
+        var unblock = sigset_t()
+        sigemptyset(&unblock); sigaddset(&unblock, SIGINT); sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         var sources: [any DispatchSourceSignal] = []
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)

@@ -51,7 +51,8 @@ public final class Segmenter {
     private var videoFrames: [FrameIndex.Frame] = []
     private var audioFrames: [FrameIndex.Frame] = []
     private var fragments: [FrameIndex.Fragment] = []
-    private var audioStart90k: Int64?
+    /// Where audio starts, relative to the segment's start.
+    private var audioOffset90k: Int64?
     private var keyFrames = 0
     private var fragmentStartDTS: Int64 = 0
     private var lastVideoDTS: Int64 = 0
@@ -122,6 +123,13 @@ public final class Segmenter {
     }
 
     private func appendVideo(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
+        if runActive && pendingVideo && dts == lastVideoDTS, let writer {
+            // Another piece of the same access unit (e.g. parameter sets sent apart from the
+            // IDR slice with one RTP timestamp): it belongs to the same sample.
+            writer.extendLast(track: 0, isKey: isKey, annexB: streams[0].isAnnexB, data: data)
+            if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
+            return
+        }
         if runActive {
             let step = dts - lastVideoDTS
             if step <= 0 || step > settings.maxFrameGap90k {
@@ -152,6 +160,7 @@ public final class Segmenter {
         } else {
             w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
         }
+        if runSeq == 1 { refineRunStart(dts: dts) }
         pendingVideo = true
         pendingVideoKey = isKey
         pendingVideoCTS = cts
@@ -173,6 +182,16 @@ public final class Segmenter {
         lastFrame90k = segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d)
     }
 
+    /// Frames can reach us late, never early: libavformat buffers what it read while probing
+    /// the stream, and a network can hold packets back. So while the run's first segment is
+    /// open, the run starts at the earliest (arrival − media time since the first frame).
+    private func refineRunStart(dts: Int64) {
+        let candidate = wallClock() - (dts - runFirstDTS)
+        guard candidate < runStart90k else { return }
+        runStart90k = candidate
+        segment?.start90k = candidate
+    }
+
     private var lastSampleSize: UInt32 { writer?.lastSample(track: 0)?.size ?? 0 }
 
     private func appendAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
@@ -183,7 +202,7 @@ public final class Segmenter {
         if writer.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
             nextAudioTime = UInt64(rel * rate / 90_000)
             writer.setNextDecodeTime(track: 1, nextAudioTime)
-            audioStart90k = segmentStart90k + rel
+            audioOffset90k = rel
         }
         // AAC frames are 1024 samples unless the input says otherwise.
         let tb = timebases[1]
@@ -262,7 +281,7 @@ public final class Segmenter {
         videoFrames.removeAll(keepingCapacity: true)
         audioFrames.removeAll(keepingCapacity: true)
         fragments.removeAll(keepingCapacity: true)
-        audioStart90k = nil
+        audioOffset90k = nil
         keyFrames = 0
         videoDuration90k = 0
         nextAudioTime = 0
@@ -324,7 +343,7 @@ public final class Segmenter {
             segmentID: row.id!, videoIndex: FrameIndex.encode(videoFrames),
             audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
             fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
-            audioStart90k: audioStart90k)
+            audioStart90k: audioOffset90k.map { row.start90k + $0 })
         try index.completeSegment(row, frames: frames)
         row.state = .complete
         onSegmentComplete?(row)
@@ -332,6 +351,6 @@ public final class Segmenter {
 
     private func reportProgress() {
         guard let writer, let row = segment, let id = row.id else { return }
-        try? index.updateProgress(segmentID: id, duration90k: videoDuration90k, bytes: writer.bytesWritten, frames: videoFrames.count, keyFrames: keyFrames)
+        try? index.updateProgress(segmentID: id, start90k: row.start90k, duration90k: videoDuration90k, bytes: writer.bytesWritten, frames: videoFrames.count, keyFrames: keyFrames)
     }
 }

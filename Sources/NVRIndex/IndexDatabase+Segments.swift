@@ -43,11 +43,11 @@ extension IndexDatabase {
     }
 
     /// Records progress of a segment still being written.
-    public func updateProgress(segmentID: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int) throws {
+    public func updateProgress(segmentID: Int64, start90k: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int) throws {
         try pool.write { db in
             try db.execute(sql: """
-                UPDATE segment SET duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
-                """, arguments: [duration90k, bytes, frames, keyFrames, segmentID])
+                UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
+                """, arguments: [start90k, duration90k, bytes, frames, keyFrames, segmentID])
         }
     }
 

@@ -70,6 +70,18 @@ public final class FragmentedMP4Writer {
         pending[track].samples.append(Sample(duration: 0, size: UInt32(size), isKey: isKey, compositionOffset: compositionOffset))
     }
 
+    /// Adds more bytes of the same access unit (same timestamp) to the newest sample of a track.
+    public func extendLast(track: Int, isKey: Bool, annexB: Bool, data: UnsafeRawBufferPointer) {
+        guard !pending[track].samples.isEmpty else { return }
+        let added: Int
+        if annexB { added = AnnexB.appendLengthPrefixed(data, to: &pending[track].data) } else {
+            pending[track].data.append(contentsOf: data); added = data.count
+        }
+        let last = pending[track].samples.count - 1
+        pending[track].samples[last].size += UInt32(added)
+        if isKey { pending[track].samples[last].isKey = true }
+    }
+
     /// Sets the duration of the newest buffered sample of a track.
     public func setLastDuration(track: Int, _ duration: UInt32) {
         guard !pending[track].samples.isEmpty else { return }

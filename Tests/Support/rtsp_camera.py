@@ -39,6 +39,8 @@ def pipeline(a):
 
 
 def main():
+    # A parent's worker thread may have blocked these; we want to hear them.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=0, help="0 picks a free port")
     p.add_argument("--path", default="/stream")

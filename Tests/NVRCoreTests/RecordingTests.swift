@@ -1,0 +1,152 @@
+import Foundation
+import NVRIndex
+import Testing
+import TestSupport
+@testable import NVRCore
+
+/// A recorder on a temp storage root with the given cameras, for one test.
+final class RecorderHarness {
+    let root: String
+    let recorder: Recorder
+    var index: IndexDatabase { recorder.index }
+
+    init(segmentSeconds: Int = 3, pluginsDir: String? = nil) throws {
+        root = TestEnvironment.tempDir("rec")
+        recorder = try Recorder(config: TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir),
+                                logger: TestEnvironment.logger)
+    }
+
+    deinit {
+        recorder.stop()
+        TestEnvironment.cleanup(root)
+    }
+
+    func add(_ name: String, plugin: String = "rtsp", _ config: [String: String]) throws {
+        try CameraAdmin(index: index, storage: recorder.storage, plugins: recorder.plugins).add(name: name, plugin: plugin, config: config)
+    }
+
+    func camera(_ name: String) throws -> CameraRecord { try #require(try index.camera(named: name)) }
+
+    func segments(_ name: String) throws -> [SegmentRecord] { try index.segments(cameraID: try camera(name).id!) }
+
+    func completeSegments(_ name: String) throws -> [SegmentRecord] { try segments(name).filter { $0.state == .complete } }
+
+    func path(_ s: SegmentRecord) -> String { recorder.storage.absolute(s.path) }
+
+    /// Checks a segment's file against its row and frame index, and ffprobe against both.
+    func verify(_ s: SegmentRecord, videoCodec: String, audioCodec: String? = nil) throws {
+        let probed = try ffprobeStreams(path(s))
+        #expect(probed.first?.codec == videoCodec)
+        let frames = try #require(try index.frames(segmentID: s.id!))
+        let video = try FrameIndex.decode(frames.videoIndex)
+        #expect(video.count == s.frames)
+        #expect(probed.first?.frames == s.frames, "ffprobe \(probed.first?.frames ?? -1) frames, index \(s.frames)")
+        #expect(video.first?.isKey == true)
+        #expect(video.reduce(0) { $0 + Int64($1.duration) } == s.duration90k)
+        let attrs = try FileManager.default.attributesOfItem(atPath: path(s))
+        #expect((attrs[.size] as? Int64) == s.bytes || (attrs[.size] as? Int) == Int(s.bytes))
+        if let audioCodec {
+            #expect(probed.count == 2 && probed[1].codec == audioCodec)
+            let audio = try FrameIndex.decode(try #require(frames.audioIndex))
+            #expect(probed.count == 2 && probed[1].frames == audio.count)
+        }
+    }
+}
+
+@Suite(.serialized) struct RecordingTests {
+    @Test func recordsRTSPCameraWithFrameCountsMatchingFFprobe() throws {
+        let cam = try RTSPCameraFixture()
+        let h = try RecorderHarness(segmentSeconds: 3)
+        try h.add("cam", ["url": cam.url])
+        let started = Time90k.now()
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { (try? h.completeSegments("cam").count ?? 0) ?? 0 >= 2 })
+        Thread.sleep(forTimeInterval: 1)
+        h.recorder.stop()
+        let stopped = Time90k.now()
+        let segs = try h.completeSegments("cam")
+        #expect(segs.count >= 3)
+        #expect(try h.segments("cam").allSatisfy { $0.state == .complete })
+        for s in segs { try h.verify(s, videoCodec: "h264") }
+        // One run; segments are cut at the first key frame after 3 s (1 s GOP) and follow each other.
+        #expect(Set(segs.map(\.runID)).count == 1)
+        for s in segs.dropLast() { #expect(abs(Double(s.duration90k) / 90_000 - 3) < 0.2) }
+        for (a, b) in zip(segs, segs.dropFirst()) { #expect(abs(b.start90k - a.end90k) < 9_000) }
+        // Durations add up to wall time (± 1 s for the run).
+        let total = Double(segs.reduce(0) { $0 + $1.duration90k }) / 90_000
+        let wall = Double(stopped - segs[0].start90k) / 90_000
+        #expect(abs(total - wall) < 1, "recorded \(total) s over \(wall) s")
+        #expect(segs[0].start90k >= started)
+        // Files land under recordings/<camera>/<YYYY>/<MM>/<DD>/.
+        #expect(segs[0].path.range(of: #"^recordings/cam/\d{4}/\d{2}/\d{2}/cam-"#, options: .regularExpression) != nil)
+    }
+
+    @Test func reconnectsAfterCameraRestartLeavingAGap() throws {
+        let cam = try RTSPCameraFixture()
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("cam", ["url": cam.url, "timeout": "3"])
+        try h.recorder.start(addDemoIfEmpty: false)
+        let session = try #require(h.recorder.session(named: "cam"))
+        #expect(TestEnvironment.wait(timeout: 15) { session.status.state == .streaming && ((try? h.completeSegments("cam").count) ?? 0) >= 1 })
+        cam.stop()
+        #expect(TestEnvironment.wait(timeout: 15) { session.status.state == .lost })
+        #expect(session.status.reason != nil)
+        Thread.sleep(forTimeInterval: 2)
+        try cam.start()
+        #expect(TestEnvironment.wait(timeout: 40) {
+            Set(((try? h.completeSegments("cam")) ?? []).map(\.runID)).count >= 2
+        }, "no second run after the camera came back; state \(session.status)")
+        h.recorder.stop()
+        let segs = try h.completeSegments("cam")
+        let runs = Dictionary(grouping: segs, by: \.runID).values.map { $0.sorted { $0.start90k < $1.start90k } }.sorted { $0[0].start90k < $1[0].start90k }
+        #expect(runs.count >= 2)
+        let gap = runs[1][0].start90k - runs[0].last!.end90k
+        #expect(gap >= 2 * 90_000, "gap between runs: \(Double(gap) / 90_000) s")
+        for s in segs { try h.verify(s, videoCodec: "h264") }
+    }
+
+    @Test func recordsH265Camera() throws {
+        var o = RTSPCameraFixture.Options()
+        o.codec = "h265"
+        let cam = try RTSPCameraFixture(o)
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("hevc", ["url": cam.url])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("hevc").count) ?? 0) >= 2 })
+        h.recorder.stop()
+        let segs = try h.completeSegments("hevc")
+        for s in segs { try h.verify(s, videoCodec: "hevc") }
+        let entry = try #require(try h.index.sampleEntry(id: segs[0].videoEntryID))
+        #expect(entry.codec == "h265" && entry.width == 640 && entry.height == 360)
+        #expect(entry.rfc6381.hasPrefix("hev1.") || entry.rfc6381.hasPrefix("hvc1."))
+    }
+
+    @Test func recordsAACAudioWithVideo() throws {
+        var o = RTSPCameraFixture.Options()
+        o.audio = true
+        let cam = try RTSPCameraFixture(o)
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("av", ["url": cam.url])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("av").count) ?? 0) >= 2 })
+        h.recorder.stop()
+        let segs = try h.completeSegments("av")
+        for s in segs {
+            try h.verify(s, videoCodec: "h264", audioCodec: "aac")
+            // Audio covers the segment: 48 kHz AAC is 46.875 frames a second.
+            let probed = try ffprobeStreams(h.path(s))
+            let videoSeconds = Double(s.duration90k) / 90_000
+            #expect(abs(Double(probed[1].frames) / 46.875 - videoSeconds) < 0.5)
+        }
+        #expect(try h.index.sampleEntry(id: try #require(segs[0].audioEntryID))?.rfc6381 == "mp4a.40.2")
+    }
+
+    @Test func recordsTheDemoCamera() throws {
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.recorder.start(addDemoIfEmpty: true)
+        #expect(try h.index.cameras().map(\.name) == ["demo"])
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("demo").count) ?? 0) >= 2 })
+        h.recorder.stop()
+        for s in try h.completeSegments("demo") { try h.verify(s, videoCodec: "h264") }
+    }
+}
