@@ -1,0 +1,21 @@
+# The two commands a newcomer needs:
+#   make run    install what is missing, build, and record the demo camera into ./Storage
+#   make test   install what is missing, build, and run every test
+SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
+
+.PHONY: run test build deps-run deps-test
+
+run: deps-run build
+	.build/debug/nvr serve
+
+test: deps-test build
+	$(SWIFT) test
+
+build:
+	$(SWIFT) build
+
+deps-run:
+	scripts/install-deps.sh run
+
+deps-test:
+	scripts/install-deps.sh test

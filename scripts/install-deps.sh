@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the NVR needs, skipping what is already there.
+#   scripts/install-deps.sh run    libraries to build and run the NVR (FFmpeg, libjpeg-turbo)
+#   scripts/install-deps.sh test   plus what the tests use (GStreamer RTSP server, ffmpeg CLI, cc)
+set -euo pipefail
+mode=${1:-run}
+pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev)
+if [ "$mode" = test ]; then
+  pkgs+=(ffmpeg gcc python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
+         gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
+         gstreamer1.0-plugins-bad gstreamer1.0-libav)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
