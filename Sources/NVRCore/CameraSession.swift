@@ -194,6 +194,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     }
 
     public func pluginConnectionState(_ state: Int32, reason: String?) {
+        if isStopping { return } // the plugin saying it stopped because we asked is not news
         switch UInt32(state) {
         case NVR_STATE_CONNECTING.rawValue: setState(.connecting, reason, log: .debug)
         case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)

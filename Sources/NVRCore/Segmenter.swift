@@ -32,6 +32,8 @@ public final class Segmenter {
     // The streams of the current connection.
     private var streams: [StreamDescription] = []
     private var timebases: [(num: Int64, den: Int64)] = []
+    /// Cached per connection: whether video arrives with start codes (checked per packet).
+    private var videoIsAnnexB = false
     private var initSegment: InitSegment?
     private var entryIDs: [Int64] = []
 
@@ -126,7 +128,7 @@ public final class Segmenter {
         if runActive && pendingVideo && dts == lastVideoDTS, let writer {
             // Another piece of the same access unit (e.g. parameter sets sent apart from the
             // IDR slice with one RTP timestamp): it belongs to the same sample.
-            writer.extendLast(track: 0, isKey: isKey, annexB: streams[0].isAnnexB, data: data)
+            writer.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data)
             if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
             return
         }
@@ -155,7 +157,7 @@ public final class Segmenter {
         let w = self.writer ?? writer
         let decodeTime = UInt64(dts - segmentFirstDTS)
         let cts = Int32(clamping: pts - dts)
-        if streams[0].isAnnexB {
+        if videoIsAnnexB {
             w.appendAnnexB(track: 0, decodeTime: decodeTime, isKey: isKey, compositionOffset: cts, data: data)
         } else {
             w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
@@ -228,6 +230,7 @@ public final class Segmenter {
             if s.count > 1 && s[1].extradata.isEmpty { s.removeLast() } // audio we cannot describe
             streams = s
             timebases = streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+            videoIsAnnexB = s[0].isAnnexB
             let made = try InitSegment.make(streams: s)
             entryIDs = try made.tracks.map { t in
                 try index.sampleEntryID(SampleEntryRecord(

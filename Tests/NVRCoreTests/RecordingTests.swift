@@ -141,6 +141,18 @@ final class RecorderHarness {
         #expect(try h.index.sampleEntry(id: try #require(segs[0].audioEntryID))?.rfc6381 == "mp4a.40.2")
     }
 
+    @Test func recordsOverUDPWhenAsked() throws {
+        let cam = try RTSPCameraFixture()
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("udp", ["url": cam.url, "transport": "udp"])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("udp").count) ?? 0) >= 1 })
+        h.recorder.stop()
+        let segs = try h.completeSegments("udp")
+        #expect(!segs.isEmpty)
+        for s in segs { try h.verify(s, videoCodec: "h264") }
+    }
+
     @Test func recordsTheDemoCamera() throws {
         let h = try RecorderHarness(segmentSeconds: 2)
         try h.recorder.start(addDemoIfEmpty: true)
