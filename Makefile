@@ -9,7 +9,7 @@ run: deps-run build
 	.build/debug/nvr serve
 
 test: deps-test build
-	$(SWIFT) test
+	$(SWIFT) test --no-parallel
 
 build:
 	$(SWIFT) build

@@ -10,36 +10,44 @@ public enum AnnexB {
     }
 
     /// Appends `data` as length-prefixed NAL units; returns the number of bytes appended.
+    /// Runs on every video packet, so it scans with the start-code skip trick (look at every
+    /// third byte; a byte > 1 cannot be part of 00 00 01) and copies NAL units with memcpy.
     @discardableResult
     public static func appendLengthPrefixed(_ data: UnsafeRawBufferPointer, to out: inout [UInt8]) -> Int {
         let n = data.count
+        guard n > 0, let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
         let before = out.count
-        var i = 0
         var nalStart = -1
-        func emit(_ start: Int, _ end: Int) {
-            var e = end
-            // Trailing zero bytes belong to the next start code.
-            while e > start && data[e - 1] == 0 { e -= 1 }
-            guard e > start else { return }
-            let len = UInt32(e - start)
-            out.append(UInt8(truncatingIfNeeded: len >> 24)); out.append(UInt8(truncatingIfNeeded: len >> 16))
-            out.append(UInt8(truncatingIfNeeded: len >> 8)); out.append(UInt8(truncatingIfNeeded: len))
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[start..<e]))
-        }
-        while i + 2 < n {
-            if data[i] == 0 && data[i + 1] == 0 && data[i + 2] == 1 {
-                if nalStart >= 0 { emit(nalStart, i) }
+        var i = 2
+        while i < n {
+            let b = base[i]
+            if b > 1 { i += 3; continue }
+            if b == 1 && base[i - 1] == 0 && base[i - 2] == 0 {
+                if nalStart >= 0 { emit(base, nalStart, i - 2, &out) }
+                nalStart = i + 1
                 i += 3
-                nalStart = i
             } else {
                 i += 1
             }
         }
-        if nalStart >= 0 { emit(nalStart, n) } else if n > 0 {
+        if nalStart >= 0 { emit(base, nalStart, n, &out) } else {
             // No start code at all: treat the whole packet as one NAL unit.
-            emit(0, n)
+            emit(base, 0, n, &out)
         }
         return out.count - before
+    }
+
+    /// Appends base[start..<end] with a 4-byte length, dropping trailing zeros (they belong
+    /// to the next start code, e.g. the first byte of 00 00 00 01).
+    @inline(__always)
+    private static func emit(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ out: inout [UInt8]) {
+        var e = end
+        while e > start && base[e - 1] == 0 { e -= 1 }
+        guard e > start else { return }
+        let len = UInt32(e - start)
+        out.append(UInt8(truncatingIfNeeded: len >> 24)); out.append(UInt8(truncatingIfNeeded: len >> 16))
+        out.append(UInt8(truncatingIfNeeded: len >> 8)); out.append(UInt8(truncatingIfNeeded: len))
+        out.append(contentsOf: UnsafeBufferPointer(start: base + start, count: e - start))
     }
 
     /// Splits Annex B data into NAL unit payloads (without start codes).

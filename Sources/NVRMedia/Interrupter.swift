@@ -33,9 +33,11 @@ public final class Interrupter: Sendable {
         return false
     }
 
+    /// libav polls the callback around every network read, so this uses the coarse clock
+    /// (a few ms resolution, no syscall): deadlines are seconds long.
     static func now() -> UInt64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
