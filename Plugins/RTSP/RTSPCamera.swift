@@ -8,8 +8,10 @@ final class RTSPCamera {
     let substreamURL: String?
     let transport: String
     let timeoutSeconds: Int
+    /// "native" (the host's own RTSP/TCP client, least CPU) or "libav" (libavformat's).
+    let client: String
 
-    static let options: Set<String> = ["url", "user", "password", "transport", "substream_url", "timeout"]
+    static let options: Set<String> = ["url", "user", "password", "transport", "substream_url", "timeout", "client"]
 
     init(configJSON: String) throws {
         let c = try PluginConfig(json: configJSON, allowed: Self.options)
@@ -21,6 +23,8 @@ final class RTSPCamera {
         transport = try c.string("transport")?.lowercased() ?? "tcp"
         guard ["tcp", "udp"].contains(transport) else { throw PluginConfigError("option 'transport' must be tcp or udp") }
         timeoutSeconds = try c.int("timeout", in: 1...120) ?? 10
+        client = try c.string("client")?.lowercased() ?? "native"
+        guard ["native", "libav"].contains(client) else { throw PluginConfigError("option 'client' must be native or libav") }
     }
 
     /// Checks the scheme and host, and puts user and password into the URL (percent-encoded).
@@ -42,6 +46,7 @@ final class RTSPCamera {
         return jsonText([
             "url": chosen,
             "format": "rtsp",
+            "client": client,
             "options": ["rtsp_transport": transport, "timeout": String(timeoutSeconds * 1_000_000)],
         ])
     }

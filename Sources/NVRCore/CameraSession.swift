@@ -138,28 +138,29 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         wake.unlock()
     }
 
-    /// Reads the plugin's live URL with libavformat until it fails; returns why it stopped.
+    /// Reads the plugin's live URL until it fails; returns why it stopped.
     private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
         let source = try instance.liveSource()
-        let demuxer = try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: source.options ?? [:]),
-                                  interrupter: interrupter)
-        let streams = demuxer.streams.map(\.description)
+        let input = try LiveInputs.open(source, interrupter: interrupter)
+        defer { input.close() }
+        let streams = input.streams
         statusLock.withLock { s in
             s.video = streams.first?.summary
             s.audio = streams.count > 1 ? streams[1].summary : nil
-            s.fps = demuxer.frameRate > 0 ? demuxer.frameRate : nil
-            s.bitRate = demuxer.bitRate > 0 ? demuxer.bitRate : nil
+            s.fps = input.frameRate > 0 ? input.frameRate : nil
+            s.bitRate = input.bitRate > 0 ? input.bitRate : nil
         }
         try segmenter.begin(streams: streams)
         setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))")
-        let pkt = demuxer.packet
+        let segmenter = self.segmenter
         while true {
-            let i: Int
-            do { i = try demuxer.read() } catch let e as MediaError { return e.message }
-            let p = pkt.pointee
-            try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration,
-                                 isKey: p.flags & AV_PKT_FLAG_KEY != 0,
-                                 data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)))
+            do {
+                try input.read { p in
+                    try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
+                }
+            } catch let e as MediaError where e.kind != .write && e.kind != .noSpace {
+                return e.message
+            }
             recorded = true
         }
     }

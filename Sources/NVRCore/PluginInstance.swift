@@ -16,8 +16,10 @@ public struct LiveSource: Sendable, Decodable {
     public var url: String
     public var format: String?
     public var options: [String: String]?
-    public init(url: String, format: String? = nil, options: [String: String]? = nil) {
-        self.url = url; self.format = format; self.options = options
+    /// "native" (default) or "libav": which RTSP client opens rtsp:// over TCP.
+    public var client: String?
+    public init(url: String, format: String? = nil, options: [String: String]? = nil, client: String? = nil) {
+        self.url = url; self.format = format; self.options = options; self.client = client
     }
 }
 

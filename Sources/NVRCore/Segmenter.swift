@@ -222,7 +222,7 @@ public final class Segmenter {
             var s = streams
             if s[0].extradata.isEmpty {
                 // No parameter sets out of band: take them from the first key frame.
-                s[0].extradata = ParameterSets.annexB(from: data, codec: s[0].codec)
+                s[0].extradata = ParameterSets.annexB(from: data, codec: s[0].codec, lengthPrefixed: !s[0].isAnnexB)
                 guard !s[0].extradata.isEmpty else {
                     throw MediaError(.unsupported, "camera \(camera.name): no \(s[0].codec.rawValue) parameter sets in the stream")
                 }

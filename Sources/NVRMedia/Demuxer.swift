@@ -27,7 +27,7 @@ public final class Demuxer {
     private let interrupter: Interrupter
     private let timeout: Double
     /// Kept streams: the first video stream first, then the first AAC stream if any.
-    public private(set) var streams: [Stream] = []
+    public private(set) var keptStreams: [Stream] = []
     /// Input stream index → kept stream index (-1 = dropped).
     private var map: [Int32] = []
     public let packet: UnsafeMutablePointer<AVPacket>
@@ -66,7 +66,7 @@ public final class Demuxer {
             throw Demuxer.describe(rc, "cannot read stream info from \(Demuxer.redact(options.url))", interrupter)
         }
         selectStreams()
-        if streams.isEmpty || !streams[0].description.codec.isVideo {
+        if keptStreams.isEmpty || !keptStreams[0].description.codec.isVideo {
             close()
             throw MediaError(.unsupported, "\(Demuxer.redact(options.url)) has no H.264 or H.265 video stream")
         }
@@ -92,8 +92,8 @@ public final class Demuxer {
                 audio = Stream(inputIndex: Int32(i), description: d)
             }
         }
-        streams = [video, audio].compactMap { $0 }
-        for (k, s) in streams.enumerated() { map[Int(s.inputIndex)] = Int32(k) }
+        keptStreams = [video, audio].compactMap { $0 }
+        for (k, s) in keptStreams.enumerated() { map[Int(s.inputIndex)] = Int32(k) }
         bitRate = c.pointee.bit_rate
     }
 

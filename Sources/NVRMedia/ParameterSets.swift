@@ -2,10 +2,10 @@
 /// cameras that send them only in-band.
 public enum ParameterSets {
     /// The parameter-set NAL units of `frame`, re-joined as Annex B; empty if none.
-    public static func annexB(from frame: UnsafeRawBufferPointer, codec: Codec) -> [UInt8] {
-        guard AnnexB.hasStartCode(frame) else { return [] }
+    public static func annexB(from frame: UnsafeRawBufferPointer, codec: Codec, lengthPrefixed: Bool = false) -> [UInt8] {
+        guard lengthPrefixed || AnnexB.hasStartCode(frame) else { return [] }
         var out: [UInt8] = []
-        for nal in AnnexB.nalUnits(Array(frame)) where !nal.isEmpty {
+        for nal in (lengthPrefixed ? splitLengthPrefixed(frame) : AnnexB.nalUnits(Array(frame))) where !nal.isEmpty {
             let isParameterSet: Bool
             switch codec {
             case .h264: isParameterSet = [7, 8].contains(nal[0] & 0x1F)
@@ -15,5 +15,18 @@ public enum ParameterSets {
             if isParameterSet { out += [0, 0, 0, 1] + nal }
         }
         return out
+    }
+
+    static func splitLengthPrefixed(_ d: UnsafeRawBufferPointer) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        var i = 0
+        while i + 4 <= d.count {
+            let n = Int(d[i]) << 24 | Int(d[i + 1]) << 16 | Int(d[i + 2]) << 8 | Int(d[i + 3])
+            i += 4
+            guard n > 0, i + n <= d.count else { break }
+            result.append(Array(UnsafeRawBufferPointer(rebasing: d[i..<(i + n)])))
+            i += n
+        }
+        return result
     }
 }

@@ -36,6 +36,10 @@ public struct StreamDescription: Sendable, Equatable {
     public var timebaseDen: Int32
     /// avcC/hvcC, Annex B parameter sets, or AudioSpecificConfig.
     public var extradata: [UInt8]
+    /// How video packets frame their NAL units; nil = as the extradata suggests.
+    public var packetFormat: PacketFormat?
+
+    public enum PacketFormat: Sendable, Equatable { case annexB, lengthPrefixed }
 
     public init(codec: Codec, width: Int32 = 0, height: Int32 = 0, sampleRate: Int32 = 0, channels: Int32 = 0,
                 timebaseNum: Int32, timebaseDen: Int32, extradata: [UInt8]) {
@@ -47,6 +51,7 @@ public struct StreamDescription: Sendable, Equatable {
     /// True when samples arrive with start codes and need converting to length prefixes.
     public var isAnnexB: Bool {
         guard codec.isVideo else { return false }
+        if let packetFormat { return packetFormat == .annexB }
         // avcC and hvcC both start with configurationVersion 1; Annex B starts with 0 0 (0) 1.
         return extradata.first != 1
     }

@@ -141,6 +141,18 @@ final class RecorderHarness {
         #expect(try h.index.sampleEntry(id: try #require(segs[0].audioEntryID))?.rfc6381 == "mp4a.40.2")
     }
 
+    @Test func recordsWithLibavformatWhenAsked() throws {
+        var o = RTSPCameraFixture.Options()
+        o.audio = true
+        let cam = try RTSPCameraFixture(o)
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("libav", ["url": cam.url, "client": "libav"])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("libav").count) ?? 0) >= 2 })
+        h.recorder.stop()
+        for s in try h.completeSegments("libav") { try h.verify(s, videoCodec: "h264", audioCodec: "aac") }
+    }
+
     @Test func recordsOverUDPWhenAsked() throws {
         let cam = try RTSPCameraFixture()
         let h = try RecorderHarness(segmentSeconds: 2)

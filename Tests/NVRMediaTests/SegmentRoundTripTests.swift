@@ -17,7 +17,7 @@ import TestSupport
 
         let d = try Demuxer(Demuxer.Options(url: source), interrupter: Interrupter())
         #expect(d.streams.count == 2)
-        let streams = d.streams.map(\.description)
+        let streams = d.streams
         let initSegment = try InitSegment.make(streams: streams)
         #expect(initSegment.tracks[0].rfc6381.hasPrefix("avc1."))
         #expect(initSegment.tracks[1].rfc6381 == "mp4a.40.2")

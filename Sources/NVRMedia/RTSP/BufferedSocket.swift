@@ -1,0 +1,134 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP connection read in large chunks: one recv brings in many RTP packets, where
+/// libavformat's RTSP reader makes three small reads (six syscalls) per packet.
+final class BufferedSocket {
+    private var fd: Int32 = -1
+    private var buffer: [UInt8]
+    /// Unread bytes are buffer[start..<end].
+    private(set) var start = 0
+    private(set) var end = 0
+    private let interrupter: Interrupter
+    private let timeout: Double
+
+    init(host: String, port: UInt16, timeout: Double, interrupter: Interrupter, capacity: Int = 256 * 1024) throws {
+        self.interrupter = interrupter
+        self.timeout = timeout
+        buffer = [UInt8](repeating: 0, count: capacity)
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_family = AF_UNSPEC
+        var res: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &res)
+        guard rc == 0, let first = res else {
+            throw MediaError(.open, "cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(res) }
+        var lastErr: Int32 = ECONNREFUSED
+        var ai: UnsafeMutablePointer<addrinfo>? = first
+        while let a = ai {
+            let s = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), a.pointee.ai_protocol)
+            if s >= 0 {
+                if connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                    if try waitConnected(s) { fd = s; break }
+                    lastErr = errno
+                } else { lastErr = errno }
+                close(s)
+            }
+            ai = a.pointee.ai_next
+        }
+        guard fd >= 0 else {
+            if lastErr == ECONNREFUSED { throw MediaError(.open, "connection refused (is the camera's RTSP port right?)", code: lastErr) }
+            if lastErr == ETIMEDOUT { throw MediaError(.timeout, "no answer from \(host):\(port) (timed out)", code: lastErr) }
+            throw MediaError(.open, "cannot connect to \(host):\(port): \(String(cString: strerror(lastErr)))", code: lastErr)
+        }
+        // Back to blocking, with a short receive timeout so stop() is noticed within 250 ms.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        var tv = timeval(tv_sec: 0, tv_usec: 250_000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    private func waitConnected(_ s: Int32) throws -> Bool {
+        let deadline = Interrupter.now() + UInt64(timeout * 1e9)
+        while true {
+            if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
+            var p = pollfd(fd: s, events: Int16(POLLOUT), revents: 0)
+            let n = poll(&p, 1, 250)
+            if n > 0 {
+                var err: Int32 = 0
+                var len = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len)
+                errno = err
+                return err == 0
+            }
+            if Interrupter.now() > deadline { errno = ETIMEDOUT; return false }
+        }
+    }
+
+    func write(_ text: String) throws {
+        var bytes = Array(text.utf8)
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                throw MediaError(.read, "connection lost: \(String(cString: strerror(errno)))", code: errno)
+            }
+            off += n
+        }
+    }
+
+    /// Reads more bytes into the buffer (compacting it first); throws on close, stop or timeout.
+    func fill() throws {
+        if start > 0 && (end == buffer.count || start == end) {
+            if start < end { buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) } }
+            end -= start
+            start = 0
+        }
+        guard end < buffer.count else { throw MediaError(.corrupt, "RTSP message larger than \(buffer.count) bytes") }
+        // Checked on every fill, not just on timeouts: a busy stream never times out.
+        if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
+        let deadline = Interrupter.now() + UInt64(timeout * 1e9)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
+            if n > 0 { end += n; return }
+            if n == 0 { throw MediaError(.read, "end of stream (camera closed the connection)") }
+            if errno == EINTR { continue }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else {
+                throw MediaError(.read, "connection lost: \(String(cString: strerror(errno)))", code: errno)
+            }
+            if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
+            if Interrupter.now() > deadline { throw MediaError(.timeout, "no data for \(Int(timeout)) s (timed out)") }
+        }
+    }
+
+    var available: Int { end - start }
+
+    /// Ensures `n` unread bytes are buffered.
+    func require(_ n: Int) throws { while end - start < n { try fill() } }
+
+    func peek(_ i: Int) -> UInt8 { buffer[start + i] }
+
+    func consume(_ n: Int) { start += n }
+
+    /// Calls `body` with `n` buffered bytes starting `offset` bytes into the unread data.
+    func withBytes<R>(offset: Int = 0, count n: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[(start + offset)..<(start + offset + n)])) }
+    }
+
+    /// Index (relative to start) just past the first "\r\n\r\n", if buffered.
+    func headerEnd() -> Int? {
+        var i = start
+        while i + 3 < end {
+            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i + 4 - start }
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+
+/// A native RTSP client for the common case — rtsp:// over TCP (interleaved), H.264/H.265
+/// video and AAC (RFC 3640) audio — that reads the socket in large chunks and depacketizes
+/// RTP straight into MP4 samples. It exists for CPU: libavformat's RTSP reader costs about
+/// three small reads per RTP packet. Other inputs (rtsps, UDP, other protocols) use Demuxer.
+public final class RTSPClient: LiveInput {
+    public private(set) var streams: [StreamDescription] = []
+    public private(set) var frameRate: Double = 0
+    public var bitRate: Int64 { 0 }
+
+    private let url: RTSPURL
+    private let socket: BufferedSocket
+    private var auth: RTSPAuthenticator?
+    private var cseq = 0
+    private var session: String?
+    private var sessionTimeout: Double = 60
+    private var lastKeepAlive = Interrupter.now()
+
+    private struct Track {
+        var media: SDPMedia
+        var channel: UInt8
+        var codec: Codec
+        var video: VideoDepacketizer?
+        var aac: AACDepacketizer?
+        /// RTP timestamp unwrapping and cross-stream alignment.
+        var lastTS: UInt32 = 0
+        var extTS: Int64 = 0
+        var started = false
+        var rtpInfoTime: UInt32?
+        var pendingTS: Int64 = 0
+        var expectedSeq: UInt16?
+    }
+    private var tracks: [Track] = []
+    /// Start of the shared timeline, in each track's clock: the RTP time of the play start.
+    private var alignment: [Int64?] = []
+
+    /// Connects, authenticates, and starts playing. Errors say what is wrong in one line.
+    public init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
+        let redacted = Demuxer.redact(string)
+        do {
+            url = try RTSPURL(string)
+            socket = try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
+            if let u = url.user { auth = RTSPAuthenticator(user: u, password: url.password ?? "") }
+            try setUp()
+        } catch let e as MediaError {
+            throw MediaError(e.kind, "cannot open \(redacted): \(e.message)", code: e.code)
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let session {
+            try? socket.write(request("TEARDOWN", url.plain, ["Session": session]))
+            self.session = nil
+        }
+    }
+
+    // MARK: Session setup
+
+    private func setUp() throws {
+        let describe = try exchange("DESCRIBE", url.plain, ["Accept": "application/sdp"])
+        let base = describe["content-base"] ?? describe["content-location"] ?? url.plain
+        let sdp = SDP.parse(describe.body)
+        let sessionBase = sdp.control.map { url.resolve($0, base: base) } ?? base
+        // The first H.264/H.265 video and the first AAC audio.
+        if let v = sdp.media.first(where: { $0.kind == "video" && ($0.encoding == "H264" || $0.encoding == "H265") }) {
+            let codec: Codec = v.encoding == "H264" ? .h264 : .h265
+            tracks.append(Track(media: v, channel: 0, codec: codec, video: VideoDepacketizer(codec: codec)))
+            frameRate = v.frameRate ?? 0
+        } else {
+            let found = sdp.media.map { "\($0.kind) \($0.encoding)" }.joined(separator: ", ")
+            throw MediaError(.unsupported, "no H.264 or H.265 video stream (camera offers: \(found.isEmpty ? "nothing" : found))")
+        }
+        if let a = sdp.media.first(where: { $0.kind == "audio" && $0.encoding == "MPEG4-GENERIC" }),
+           let config = a.fmtp["config"], (a.fmtp["mode"] ?? "").lowercased() == "aac-hbr" {
+            let aac = AACDepacketizer(sizeLength: Int(a.fmtp["sizelength"] ?? "13") ?? 13, indexLength: Int(a.fmtp["indexlength"] ?? "3") ?? 3)
+            tracks.append(Track(media: a, channel: 2, codec: .aac, aac: aac))
+            _ = config
+        }
+        for (i, t) in tracks.enumerated() {
+            var headers = ["Transport": "RTP/AVP/TCP;unicast;interleaved=\(t.channel)-\(t.channel + 1)"]
+            if let session { headers["Session"] = session }
+            let r = try exchange("SETUP", url.resolve(t.media.control, base: base), headers)
+            if session == nil, let s = r["session"] {
+                let parts = s.split(separator: ";")
+                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }
+                for p in parts.dropFirst() where p.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("timeout=") {
+                    sessionTimeout = Double(p.split(separator: "=")[1]) ?? 60
+                }
+            }
+            if let transport = r["transport"], let range = transport.range(of: "interleaved=") {
+                let ch = transport[range.upperBound...].prefix { $0.isNumber }
+                if let c = UInt8(ch) { tracks[i].channel = c }
+            }
+        }
+        guard let session else { throw MediaError(.open, "camera gave no RTSP session") }
+        let play = try exchange("PLAY", sessionBase, ["Session": session, "Range": "npt=0.000-"])
+        parseRTPInfo(play["rtp-info"], base: base)
+        streams = tracks.map { streamDescription($0) }
+        alignment = Array(repeating: nil, count: tracks.count)
+    }
+
+    private func streamDescription(_ t: Track) -> StreamDescription {
+        switch t.codec {
+        case .h264, .h265:
+            let ps = t.codec == .h264
+                ? SDP.parameterSets([t.media.fmtp["sprop-parameter-sets"]])
+                : SDP.parameterSets([t.media.fmtp["sprop-vps"], t.media.fmtp["sprop-sps"], t.media.fmtp["sprop-pps"]])
+            let size = SPSParser.size(annexB: ps, codec: t.codec) ?? (0, 0)
+            var d = StreamDescription(codec: t.codec, width: size.0, height: size.1, timebaseNum: 1,
+                                      timebaseDen: Int32(max(t.media.clockRate, 1)), extradata: ps)
+            d.packetFormat = .lengthPrefixed
+            return d
+        case .aac:
+            return StreamDescription(codec: .aac, sampleRate: Int32(t.media.clockRate), channels: Int32(t.media.channels),
+                                     timebaseNum: 1, timebaseDen: Int32(max(t.media.clockRate, 1)),
+                                     extradata: SDP.hexBytes(t.media.fmtp["config"] ?? ""))
+        }
+    }
+
+    /// RTP-Info gives each track's RTP time at the play start: the cross-stream alignment.
+    private func parseRTPInfo(_ header: String?, base: String) {
+        guard let header else { return }
+        for entry in header.split(separator: ",") {
+            var u: String?, rtptime: UInt32?
+            for field in entry.split(separator: ";") {
+                let kv = field.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard kv.count == 2 else { continue }
+                if kv[0] == "url" { u = kv[1] } else if kv[0] == "rtptime" { rtptime = UInt32(kv[1]) }
+            }
+            guard let u, let rtptime else { continue }
+            for i in tracks.indices where u == url.resolve(tracks[i].media.control, base: base) || u.hasSuffix("/" + tracks[i].media.control) {
+                tracks[i].rtpInfoTime = rtptime
+            }
+        }
+    }
+
+    private func request(_ method: String, _ uri: String, _ headers: [String: String]) -> String {
+        cseq += 1
+        var s = "\(method) \(uri) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: nvr\r\n"
+        for (k, v) in headers { s += "\(k): \(v)\r\n" }
+        if var a = auth, let h = a.header(method: method, uri: uri) { s += "Authorization: \(h)\r\n"; auth = a }
+        return s + "\r\n"
+    }
+
+    /// Sends a request and returns its response, answering one authentication challenge.
+    private func exchange(_ method: String, _ uri: String, _ headers: [String: String]) throws -> RTSPResponse {
+        for attempt in 0..<2 {
+            try socket.write(request(method, uri, headers))
+            let r = try readResponse()
+            if r.status == 401 {
+                guard attempt == 0, var a = auth, let challenge = r["www-authenticate"] else {
+                    throw MediaError(.open, auth == nil ? "authorization required (give a user and password)" : "authorization failed (wrong user or password)",
+                                     code: 401)
+                }
+                let challenges = r.headers.filter { $0.key == "www-authenticate" }.map(\.value) + [challenge]
+                guard challenges.contains(where: { a.challenge($0) }) else {
+                    throw MediaError(.unsupported, "camera asks for an authentication scheme we do not speak: \(challenge)")
+                }
+                auth = a
+                continue
+            }
+            switch r.status {
+            case 200..<300: return r
+            case 404: throw MediaError(.open, "not found (wrong stream path?)", code: 404)
+            case 403: throw MediaError(.open, "authorization failed (forbidden)", code: 403)
+            default: throw MediaError(.open, "\(method) answered \(r.status) \(r.reason)", code: Int32(r.status))
+            }
+        }
+        throw MediaError(.open, "authorization failed (wrong user or password)")
+    }
+
+    /// Reads one RTSP response, skipping interleaved packets that arrive before it.
+    private func readResponse() throws -> RTSPResponse {
+        while true {
+            try socket.require(1)
+            if socket.peek(0) == 0x24 { // '$': an interleaved packet before the answer
+                try socket.require(4)
+                let n = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
+                try socket.require(4 + n)
+                socket.consume(4 + n)
+                continue
+            }
+            var headerLength: Int?
+            while true {
+                headerLength = socket.headerEnd()
+                if headerLength != nil { break }
+                try socket.fill()
+            }
+            let head = socket.withBytes(count: headerLength!) { String(decoding: $0, as: UTF8.self) }
+            socket.consume(headerLength!)
+            let lines = head.components(separatedBy: "\r\n")
+            let status = lines[0].split(separator: " ", maxSplits: 2)
+            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]) else {
+                throw MediaError(.corrupt, "not an RTSP answer: \(lines[0].prefix(80))")
+            }
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                let name = line[..<colon].lowercased()
+                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                if name == "www-authenticate", let prior = headers[name] {
+                    // Keep a Digest challenge in preference to Basic.
+                    headers[name] = value.lowercased().hasPrefix("digest") ? value : prior
+                } else {
+                    headers[name] = value
+                }
+            }
+            let length = Int(headers["content-length"] ?? "0") ?? 0
+            try socket.require(length)
+            let body = socket.withBytes(count: length) { String(decoding: $0, as: UTF8.self) }
+            socket.consume(length)
+            return RTSPResponse(status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
+        }
+    }
+
+    // MARK: Reading
+
+    public func read(_ handler: (InputPacket) throws -> Void) throws {
+        keepAliveIfDue()
+        try socket.require(1)
+        guard socket.peek(0) == 0x24 else {
+            _ = try readResponse() // keep-alive answers, server notices
+            return
+        }
+        try socket.require(4)
+        let channel = socket.peek(1)
+        let length = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
+        try socket.require(4 + length)
+        defer { socket.consume(4 + length) }
+        guard let t = tracks.firstIndex(where: { $0.channel == channel }), length >= 12 else { return } // RTCP and others
+        try socket.withBytes(offset: 4, count: length) { try handleRTP($0, track: t, handler) }
+    }
+
+    private func handleRTP(_ p: UnsafeRawBufferPointer, track t: Int, _ handler: (InputPacket) throws -> Void) throws {
+        guard p[0] >> 6 == 2 else { return }
+        let padding = p[0] & 0x20 != 0, ext = p[0] & 0x10 != 0
+        let csrc = Int(p[0] & 0x0F)
+        let marker = p[1] & 0x80 != 0
+        let seq = UInt16(p[2]) << 8 | UInt16(p[3])
+        let ts = UInt32(p[4]) << 24 | UInt32(p[5]) << 16 | UInt32(p[6]) << 8 | UInt32(p[7])
+        var start = 12 + 4 * csrc
+        if ext {
+            guard start + 4 <= p.count else { return }
+            start += 4 + 4 * (Int(p[start + 2]) << 8 | Int(p[start + 3]))
+        }
+        var end = p.count
+        if padding, end > 0 { end -= Int(p[end - 1]) }
+        guard start < end else { return }
+        let payload = UnsafeRawBufferPointer(rebasing: p[start..<end])
+
+        // Unwrap the 32-bit RTP clock and align the track to the shared timeline.
+        var tr = tracks[t]
+        if !tr.started {
+            tr.started = true
+            tr.lastTS = ts
+            tr.extTS = Int64(ts)
+            if alignment[t] == nil { alignment[t] = tr.rtpInfoTime.map(Int64.init) ?? Int64(ts) }
+        } else {
+            tr.extTS += Int64(Int32(bitPattern: ts &- tr.lastTS))
+            tr.lastTS = ts
+        }
+        let lost = tr.expectedSeq.map { $0 != seq } ?? false
+        tr.expectedSeq = seq &+ 1
+        let time = tr.extTS - (alignment[t] ?? tr.extTS)
+
+        if let v = tr.video {
+            if lost { v.markBroken() }
+            // A new timestamp ends the previous access unit if its last packet lacked the marker.
+            if !v.au.isEmpty && time != tr.pendingTS {
+                try emit(v, track: t, time: tr.pendingTS, handler)
+            }
+            tr.pendingTS = time
+            if !v.add(payload) { v.reset() }
+            if marker { try emit(v, track: t, time: time, handler) }
+        } else if let aac = tr.aac {
+            var k: Int64 = 0
+            _ = try aac.split(payload) { off, size in
+                try handler(InputPacket(stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
+                                        data: UnsafeRawBufferPointer(rebasing: payload[off..<(off + size)])))
+                k += 1
+            }
+        }
+        tracks[t] = tr
+    }
+
+    private func emit(_ v: VideoDepacketizer, track t: Int, time: Int64, _ handler: (InputPacket) throws -> Void) throws {
+        defer { v.reset() }
+        guard v.complete else { return }
+        try v.au.withUnsafeBytes { au in
+            try handler(InputPacket(stream: t, pts: time, dts: time, duration: 0, isKey: v.isKey, data: au))
+        }
+    }
+
+    /// Sessions expire without requests; OPTIONS every third of the timeout keeps them alive.
+    private func keepAliveIfDue() {
+        let now = Interrupter.now()
+        guard let session, now - lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
+        lastKeepAlive = now
+        try? socket.write(request("OPTIONS", url.plain, ["Session": session]))
+    }
+}
