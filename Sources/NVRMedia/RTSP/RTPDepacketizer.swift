@@ -45,72 +45,55 @@ final class VideoDepacketizer {
 
     private func addH264(_ p: UnsafeRawBufferPointer) -> Bool {
         guard p.count >= 1 else { return false }
-        let type = p[0] & 0x1F
-        switch type {
-        case 1...23:
-            appendNAL(p)
-        case 24: // STAP-A
-            var i = 1
-            while i + 2 <= p.count {
-                let n = Int(p[i]) << 8 | Int(p[i + 1])
-                i += 2
-                guard n > 0, i + n <= p.count else { return false }
-                appendNAL(UnsafeRawBufferPointer(rebasing: p[i..<(i + n)]))
-                i += n
-            }
-        case 28: // FU-A
+        switch p[0] & 0x1F {
+        case 1...23: appendNAL(p); return true
+        case 24: return addAggregate(p, headerSize: 1) // STAP-A
+        case 28: // FU-A: indicator, FU header (S, E, type)
             guard p.count >= 2 else { return false }
-            let start = p[1] & 0x80 != 0, end = p[1] & 0x40 != 0
-            let header = (p[0] & 0xE0) | (p[1] & 0x1F)
-            if start {
-                fragmentStart = au.count
-                au += [0, 0, 0, 0, header]
-                withUnsafeBytes(of: header) { noteType($0) }
-            } else if fragmentStart < 0 {
-                broken = true
-                return true
-            }
-            au.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[2...]))
-            if end { closeFragment() }
-        default:
-            return false
+            return addFragment(p, fuHeader: p[1], h0: (p[0] & 0xE0) | (p[1] & 0x1F), h1: nil, payloadOffset: 2)
+        default: return false
         }
-        return true
     }
 
     private func addH265(_ p: UnsafeRawBufferPointer) -> Bool {
         guard p.count >= 2 else { return false }
-        let type = (p[0] >> 1) & 0x3F
-        switch type {
-        case 0...47:
-            appendNAL(p)
-        case 48: // aggregation packet
-            var i = 2
-            while i + 2 <= p.count {
-                let n = Int(p[i]) << 8 | Int(p[i + 1])
-                i += 2
-                guard n > 0, i + n <= p.count else { return false }
-                appendNAL(UnsafeRawBufferPointer(rebasing: p[i..<(i + n)]))
-                i += n
-            }
-        case 49: // fragmentation unit
+        switch (p[0] >> 1) & 0x3F {
+        case 0...47: appendNAL(p); return true
+        case 48: return addAggregate(p, headerSize: 2) // aggregation packet
+        case 49: // fragmentation unit: 2-byte payload header, FU header (S, E, type)
             guard p.count >= 3 else { return false }
-            let start = p[2] & 0x80 != 0, end = p[2] & 0x40 != 0
-            let fuType = p[2] & 0x3F
-            if start {
-                fragmentStart = au.count
-                let h0 = (p[0] & 0x81) | (fuType << 1)
-                au += [0, 0, 0, 0, h0, p[1]]
-                withUnsafeBytes(of: h0) { noteType($0) }
-            } else if fragmentStart < 0 {
-                broken = true
-                return true
-            }
-            au.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[3...]))
-            if end { closeFragment() }
-        default:
-            return false
+            return addFragment(p, fuHeader: p[2], h0: (p[0] & 0x81) | ((p[2] & 0x3F) << 1), h1: p[1], payloadOffset: 3)
+        default: return false
         }
+    }
+
+    /// STAP-A / AP: 16-bit size, NAL unit, repeated.
+    private func addAggregate(_ p: UnsafeRawBufferPointer, headerSize: Int) -> Bool {
+        var i = headerSize
+        while i + 2 <= p.count {
+            let n = Int(p[i]) << 8 | Int(p[i + 1])
+            i += 2
+            guard n > 0, i + n <= p.count else { return false }
+            appendNAL(UnsafeRawBufferPointer(rebasing: p[i..<(i + n)]))
+            i += n
+        }
+        return true
+    }
+
+    /// FU-A / FU: the first fragment rebuilds the NAL header; the last patches the length.
+    private func addFragment(_ p: UnsafeRawBufferPointer, fuHeader: UInt8, h0: UInt8, h1: UInt8?, payloadOffset: Int) -> Bool {
+        if fuHeader & 0x80 != 0 {
+            fragmentStart = au.count
+            for _ in 0..<4 { au.append(0) }
+            au.append(h0)
+            if let h1 { au.append(h1) }
+            withUnsafeBytes(of: h0) { noteType($0) }
+        } else if fragmentStart < 0 {
+            broken = true // the start was lost
+            return true
+        }
+        au.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[payloadOffset...]))
+        if fuHeader & 0x40 != 0 { closeFragment() }
         return true
     }
 
