@@ -34,6 +34,8 @@ public final class Segmenter {
     private var timebases: [(num: Int64, den: Int64)] = []
     /// Cached per connection: whether video arrives with start codes (checked per packet).
     private var videoIsAnnexB = false
+    /// The last in-band parameter sets seen at a key frame (to notice a resolution change).
+    private var inbandParameterSets: [UInt8] = []
     private var initSegment: InitSegment?
     private var entryIDs: [Int64] = []
 
@@ -93,6 +95,7 @@ public final class Segmenter {
         self.timebases = self.streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
         initSegment = nil
         entryIDs = []
+        inbandParameterSets = []
     }
 
     /// Ends the current run: completes the open segment.
@@ -131,6 +134,13 @@ public final class Segmenter {
             writer.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data)
             if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
             return
+        }
+        if runActive && isKey, let updated = resizedVideoStream(keyFrame: data) {
+            logger.notice("camera \(camera.name): picture size changed from \(streams[0].width)x\(streams[0].height) to \(updated.width)x\(updated.height); starting a new run")
+            runActive = false
+            try closeSegment(nextVideoDTS: dts)
+            streams[0] = updated
+            initSegment = nil
         }
         if runActive {
             let step = dts - lastVideoDTS
@@ -182,6 +192,24 @@ public final class Segmenter {
         videoDuration90k += Int64(d)
         pendingVideo = false
         lastFrame90k = segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d)
+    }
+
+    /// The video stream with new parameter sets if a key frame carries an SPS whose picture
+    /// size differs from the current one (a camera reconfigured mid-stream); nil otherwise.
+    /// Runs once per key frame; parses only when the in-band parameter sets change.
+    private func resizedVideoStream(keyFrame data: UnsafeRawBufferPointer) -> StreamDescription? {
+        let codec = streams[0].codec
+        let ps = ParameterSets.annexB(from: data, codec: codec, lengthPrefixed: !videoIsAnnexB)
+        guard !ps.isEmpty, ps != inbandParameterSets else { return nil }
+        inbandParameterSets = ps
+        guard let size = ParameterSets.pictureSize(annexB: ps, codec: codec),
+              size.width != streams[0].width || size.height != streams[0].height else { return nil }
+        var s = streams[0]
+        s.extradata = ps
+        s.width = size.width
+        s.height = size.height
+        if !videoIsAnnexB { s.packetFormat = .lengthPrefixed }
+        return s
     }
 
     /// Frames can reach us late, never early: libavformat buffers what it read while probing

@@ -17,6 +17,11 @@ public enum ParameterSets {
         return out
     }
 
+    /// Picture size from the SPS among Annex B parameter sets.
+    public static func pictureSize(annexB: [UInt8], codec: Codec) -> (width: Int32, height: Int32)? {
+        SPSParser.size(annexB: annexB, codec: codec).map { (width: $0.0, height: $0.1) }
+    }
+
     static func splitLengthPrefixed(_ d: UnsafeRawBufferPointer) -> [[UInt8]] {
         var result: [[UInt8]] = []
         var i = 0
