@@ -6,7 +6,8 @@ import NVRIndex
 /// `nvr recordings …`: what is stored, for installers and admins.
 struct RecordingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "recordings", abstract: "List stored recordings.", subcommands: [List.self])
+        commandName: "recordings", abstract: "Find, list and delete stored recordings.",
+        subcommands: [Days.self, List.self, Delete.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Runs and segments of a camera between two times.")
@@ -14,7 +15,13 @@ struct RecordingsCommand: ParsableCommand {
         @Option(help: "Camera name.") var camera: String
         @Option(help: "Start (RFC 3339, e.g. 2026-11-22T08:00:00Z, or 90 kHz ticks); default: the beginning.") var start: String?
         @Option(help: "End (RFC 3339 or 90 kHz ticks); default: now.") var end: String?
+        @Option(help: "A local day, YYYY-MM-DD (instead of --start/--end).") var date: String?
+        @Option(help: "IANA time zone for --date and for local times (default: the server's).") var tz: String?
         @Flag(help: "Print JSON.") var json = false
+
+        func validate() throws {
+            if date != nil && (start != nil || end != nil) { throw ValidationError("give --date or --start/--end, not both") }
+        }
 
         struct SegmentRow: Encodable {
             var id: Int64, start: String, start90k: Int64, end: String, end90k: Int64
@@ -25,11 +32,19 @@ struct RecordingsCommand: ParsableCommand {
             var run: Int64, start: String, start90k: Int64, end: String, end90k: Int64
             var duration90k: Int64, seconds: Double, bytes: Int64, segments: [SegmentRow]
         }
-        struct Output: Encodable { var camera: String; var start: String?; var end: String?; var runs: [RunRow] }
+        struct SliceRow: Encodable {
+            var start: String, start90k: Int64, end: String, end90k: Int64, seconds: Double, segments: Int, bytes: Int64
+        }
+        struct Output: Encodable { var camera: String; var start: String?; var end: String?; var slices: [SliceRow]; var runs: [RunRow] }
 
         func run() throws {
-            let s = try start.map { try parseTime($0, "--start") } ?? Int64.min
-            let e = try end.map { try parseTime($0, "--end") } ?? Int64.max
+            let days = try LocalDays(tz: tz)
+            var s = try start.map { try parseTime($0, "--start") } ?? Int64.min
+            var e = try end.map { try parseTime($0, "--end") } ?? Int64.max
+            if let date {
+                let r = try days.day(date)
+                s = r.lowerBound; e = r.upperBound
+            }
             guard s < e else { throw ValidationError("--start must be before --end") }
             let (_, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
@@ -52,11 +67,21 @@ struct RecordingsCommand: ParsableCommand {
                                        duration90k: seg.duration90k, seconds: row.seconds, bytes: seg.bytes, segments: [row]))
                 }
             }
+            let slices = Timeline.slices(segs, within: s..<e).map {
+                SliceRow(start: Time90k.rfc3339($0.start90k), start90k: $0.start90k, end: Time90k.rfc3339($0.end90k), end90k: $0.end90k,
+                         seconds: Double($0.duration90k) / 90_000, segments: $0.segments, bytes: $0.bytes)
+            }
             if json {
-                try printJSON(Output(camera: camera, start: start.map { _ in Time90k.rfc3339(s) }, end: end.map { _ in Time90k.rfc3339(e) }, runs: runs))
+                try printJSON(Output(camera: camera, start: s == .min ? nil : Time90k.rfc3339(s), end: e == .max ? nil : Time90k.rfc3339(e),
+                                     slices: slices, runs: runs))
                 return
             }
             if runs.isEmpty { print("no recordings of \(camera) in that range"); return }
+            print("slices (contiguous recording\(date != nil ? ", clipped to the day" : "")):")
+            printTable(["  START", "END", "DURATION", "SIZE"], Timeline.slices(segs, within: s..<e).map {
+                ["  " + days.format($0.start90k), days.format($0.end90k), Time90k.describeDuration($0.duration90k), formatBytes($0.bytes)]
+            })
+            print("")
             for r in runs {
                 print("run \(r.run): \(r.start) → \(r.end)  \(Time90k.describeDuration(r.duration90k))  \(formatBytes(r.bytes))  \(r.segments.count) segments")
                 printTable(["  START", "END", "DURATION", "SIZE", "FRAMES", "STATE", "FILE"], r.segments.map {
@@ -72,4 +97,65 @@ struct RecordingsCommand: ParsableCommand {
 func parseTime(_ s: String, _ what: String) throws -> Int64 {
     guard let t = Time90k.parse(s) else { throw ValidationError("\(what): '\(s)' is not RFC 3339 (2026-11-22T08:00:00Z) or 90 kHz ticks") }
     return t
+}
+
+extension RecordingsCommand {
+    struct Days: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The local days of a month that have recordings.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Camera name.") var camera: String
+        @Option(help: "Month, YYYY-MM.") var month: String
+        @Option(help: "IANA time zone (default: the server's).") var tz: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Row: Encodable { var date: String; var seconds: Double; var slices: Int }
+
+        func run() throws {
+            let days = try LocalDays(tz: tz)
+            let (_, _, index) = try global.open()
+            guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+            let month = try days.month(self.month)
+            var rows: [Row] = []
+            for d in month where try index.hasRecordings(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound) {
+                let slices = Timeline.slices(try index.segments(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound),
+                                             within: d.range)
+                rows.append(Row(date: d.date, seconds: Double(slices.reduce(0) { $0 + $1.duration90k }) / 90_000, slices: slices.count))
+            }
+            if json { try printJSON(["camera": camera, "month": self.month, "tz": days.timeZone.identifier]); try printJSON(rows); return }
+            if rows.isEmpty { print("no recordings of \(camera) in \(self.month) (\(days.timeZone.identifier))"); return }
+            printTable(["DATE", "RECORDED", "SLICES"], rows.map { [$0.date, Time90k.describeDuration(Int64($0.seconds * 90_000)), String($0.slices)] })
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a camera's recordings between two times.",
+            discussion: "Only segments wholly inside the range are deleted; a segment that straddles an end is kept whole (segments are never cut).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Camera name.") var camera: String
+        @Option(help: "Start (RFC 3339 or 90 kHz ticks).") var start: String
+        @Option(help: "End (RFC 3339 or 90 kHz ticks).") var end: String
+        @Flag(help: "Do not ask.") var yes = false
+
+        func run() throws {
+            let s = try parseTime(start, "--start"), e = try parseTime(end, "--end")
+            guard s < e else { throw ValidationError("--start must be before --end") }
+            let (_, storage, index) = try global.open()
+            guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+            // 1 ms of slack: times copied from listings are rounded to the millisecond.
+            let slack: Int64 = 90
+            let doomed = try index.segments(cameraID: cam.id!, start90k: s, end90k: e)
+                .filter { $0.start90k >= s - slack && $0.end90k <= e + slack && $0.state == .complete }
+            if doomed.isEmpty { print("nothing to delete: no segment of \(camera) lies wholly inside that range"); return }
+            let bytes = doomed.reduce(0) { $0 + $1.bytes }
+            print("\(doomed.count) segments, \(formatBytes(bytes)), \(Time90k.rfc3339(doomed.first!.start90k)) → \(Time90k.rfc3339(doomed.last!.end90k))")
+            if !yes {
+                guard isatty(0) != 0 else { throw CommandFailure("not deleting without --yes (no terminal to ask)") }
+                print("delete them? [y/N] ", terminator: "")
+                guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { print("nothing deleted"); return }
+            }
+            let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed)
+            print("deleted \(deleted) segments (\(formatBytes(bytes)))")
+        }
+    }
 }

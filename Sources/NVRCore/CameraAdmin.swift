@@ -37,10 +37,7 @@ public struct CameraAdmin {
     public func remove(name: String) throws -> Int {
         guard let cam = try index.camera(named: name), let id = cam.id else { throw PluginError("no camera named '\(name)'") }
         let segs = try index.segments(cameraID: id)
-        let ids = segs.compactMap(\.id)
-        try index.markDeleting(segmentIDs: ids)
-        for s in segs { unlink(storage.absolute(s.path)) }
-        try index.removeSegments(ids: ids)
+        try SegmentDeleter(index: index, storage: storage).delete(segs)
         try index.removeCamera(id: id)
         try? FileManager.default.removeItem(atPath: storage.recordingsDir + "/" + name)
         return segs.count

@@ -113,3 +113,27 @@ extension IndexDatabase {
         }
     }
 }
+
+extension IndexDatabase {
+    /// Whether a camera has any recording overlapping [start, end).
+    public func hasRecordings(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> Bool {
+        try pool.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS(SELECT 1 FROM segment WHERE camera_id = ? AND start90k < ? AND start90k + duration90k > ?
+                              AND state != 'deleting')
+                """, arguments: [cameraID, end90k, start90k]) ?? false
+        }
+    }
+
+    /// Every segment row, for integrity checks.
+    public func allSegments() throws -> [SegmentRecord] {
+        try pool.read { try SegmentRecord.order(Column("id")).fetchAll($0) }
+    }
+}
+
+extension IndexDatabase {
+    /// Puts a complete segment back to *writing* so recovery re-indexes it from its file.
+    public func markWriting(segmentID: Int64) throws {
+        try pool.write { try $0.execute(sql: "UPDATE segment SET state = 'writing' WHERE id = ?", arguments: [segmentID]) }
+    }
+}

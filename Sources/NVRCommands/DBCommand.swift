@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import NVRCore
+
+/// `nvr db …`: the index itself.
+struct DBCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "db", abstract: "Check the index against the files.", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find rows without files, files without rows, size mismatches and unfinished rows; exit 1 while any remain.",
+            discussion: "Run it while `nvr serve` is stopped: segments being recorded look unfinished.")
+        @OptionGroup var global: GlobalOptions
+        @Flag(help: "Also read every file's fragments and compare frame counts with the index.") var deep = false
+        @Flag(help: "Fix what is safe: re-index damaged or unfinished segments from their files, drop rows whose files are gone, move unknown files to <root>/trash/.") var repair = false
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let (_, storage, index) = try global.open()
+            let check = IntegrityCheck(index: index, storage: storage, logger: makeLogger())
+            let bar = ProgressBar(label: "checking")
+            var problems = try check.run(deep: deep, repair: repair) { bar.update($0, $1) }
+            bar.finish()
+            var remaining = problems
+            if repair {
+                remaining = try check.run(deep: deep, repair: false)
+            }
+            if json {
+                try printJSON(["problems": problems, "remaining": remaining])
+            } else if problems.isEmpty {
+                print("ok: index and files agree")
+            } else {
+                printTable(["PROBLEM", "FILE", "DETAIL", "REPAIR"], problems.map { [$0.kind.rawValue, $0.path, $0.detail, $0.repaired ?? "-"] })
+                if repair { print(remaining.isEmpty ? "repaired: index and files agree" : "\(remaining.count) problems remain") }
+            }
+            problems = remaining
+            if !problems.isEmpty { throw ExitCode(1) }
+        }
+    }
+}
+
+/// A one-line progress bar on a terminal; silent otherwise (scripts, CI).
+final class ProgressBar {
+    private let label: String
+    private let enabled = isatty(2) != 0
+    private var last = -1
+
+    init(label: String) { self.label = label }
+
+    func update(_ done: Int, _ total: Int) {
+        guard enabled, total > 0 else { return }
+        let pct = done * 100 / total
+        guard pct != last else { return }
+        last = pct
+        let width = 30, filled = width * done / total
+        FileHandle.standardError.write(Data("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(pct)% (\(done)/\(total))".utf8))
+    }
+
+    func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\n".utf8)) } }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+
+/// Proves the index and the files agree, and mends what it safely can (`nvr db check`).
+public struct IntegrityCheck {
+    public enum Kind: String, Sendable, Codable {
+        case missingFile = "missing-file"       // a row whose file is gone
+        case orphanFile = "orphan-file"         // a file no row knows
+        case sizeMismatch = "size-mismatch"     // file size differs from the row
+        case unreadable = "unreadable"          // (--deep) boxes or frame counts disagree with the row
+        case leftWriting = "left-writing"       // a row still *writing* (a crash, or serve is running)
+        case leftDeleting = "left-deleting"     // a deletion that did not finish
+    }
+
+    public struct Problem: Sendable, Codable, Equatable {
+        public var kind: Kind
+        public var path: String
+        public var detail: String
+        public var segmentID: Int64?
+        /// What --repair did about it, if anything.
+        public var repaired: String?
+    }
+
+    public let index: IndexDatabase
+    public let storage: StorageLayout
+    public let logger: Logger
+
+    public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
+        self.index = index; self.storage = storage; self.logger = logger
+    }
+
+    /// Checks every row and every file under recordings/. `deep` also walks each file's
+    /// fragments and compares frame counts with the index. `progress(done, total)` is called
+    /// as rows are checked.
+    public func run(deep: Bool, repair: Bool, progress: (Int, Int) -> Void = { _, _ in }) throws -> [Problem] {
+        var problems: [Problem] = []
+        let rows = try index.allSegments()
+        var files = Set(listFiles())
+        for (i, row) in rows.enumerated() {
+            progress(i, rows.count)
+            let path = storage.absolute(row.path)
+            let onDisk = files.remove(row.path) != nil
+            switch row.state {
+            case .writing:
+                problems.append(Problem(kind: .leftWriting, path: row.path, detail: "segment row left writing", segmentID: row.id))
+                continue
+            case .deleting:
+                problems.append(Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id))
+                continue
+            case .complete:
+                break
+            }
+            guard onDisk else {
+                problems.append(Problem(kind: .missingFile, path: row.path, detail: "file is missing", segmentID: row.id))
+                continue
+            }
+            let size = fileSize(path)
+            if size != row.bytes {
+                problems.append(Problem(kind: .sizeMismatch, path: row.path, detail: "file has \(size) bytes, index says \(row.bytes)", segmentID: row.id))
+                continue
+            }
+            if deep, let why = deepCheck(row, path: path) {
+                problems.append(Problem(kind: .unreadable, path: row.path, detail: why, segmentID: row.id))
+            }
+        }
+        progress(rows.count, rows.count)
+        for f in files.sorted() {
+            problems.append(Problem(kind: .orphanFile, path: f, detail: "no index row", segmentID: nil))
+        }
+        if repair { try mend(&problems) }
+        return problems
+    }
+
+    /// Compares a file's fragments with the row and its frame index.
+    private func deepCheck(_ row: SegmentRecord, path: String) -> String? {
+        do {
+            let scanned = try SegmentScanner.scan(path: path)
+            if scanned.validLength != scanned.fileLength { return "file ends in an incomplete fragment" }
+            let frames = scanned.samples.first?.count ?? 0
+            if frames != row.frames { return "file holds \(frames) frames, index says \(row.frames)" }
+            if let f = try index.frames(segmentID: row.id!), try FrameIndex.decode(f.videoIndex).count != row.frames {
+                return "frame index disagrees with the row"
+            }
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Safe repairs only: nothing is deleted that could still be played.
+    private func mend(_ problems: inout [Problem]) throws {
+        var unfinished = false
+        for i in problems.indices {
+            let p = problems[i]
+            switch p.kind {
+            case .missingFile:
+                try index.removeSegments(ids: [p.segmentID!])
+                problems[i].repaired = "row removed"
+            case .orphanFile:
+                let dest = storage.root + "/trash/" + p.path
+                try FileManager.default.createDirectory(atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try? FileManager.default.removeItem(atPath: dest)
+                try FileManager.default.moveItem(atPath: storage.absolute(p.path), toPath: dest)
+                problems[i].repaired = "moved to trash/\(p.path)"
+            case .sizeMismatch, .unreadable:
+                // Re-index from the file's own boxes (as crash recovery does).
+                try index.markWriting(segmentID: p.segmentID!)
+                unfinished = true
+                problems[i].repaired = "re-indexed from the file"
+            case .leftWriting, .leftDeleting:
+                unfinished = true
+                problems[i].repaired = "finished by recovery"
+            }
+        }
+        if unfinished {
+            let r = try Recovery.run(index: index, storage: storage, logger: logger)
+            logger.info("repair: \(r.recovered) segments re-indexed, \(r.dropped) dropped, \(r.deletionsFinished) deletions finished")
+        }
+    }
+
+    private func listFiles() -> [String] {
+        guard let e = FileManager.default.enumerator(atPath: storage.recordingsDir) else { return [] }
+        var out: [String] = []
+        while let f = e.nextObject() as? String {
+            if f.hasSuffix(".mp4") { out.append("recordings/" + f) }
+        }
+        return out
+    }
+
+    private func fileSize(_ path: String) -> Int64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int64(st.st_size) : -1
+    }
+}

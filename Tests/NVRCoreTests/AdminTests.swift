@@ -1,0 +1,120 @@
+import Foundation
+import NVRIndex
+import Testing
+import TestSupport
+@testable import NVRCore
+
+@Suite struct LocalDaysTests {
+    @Test func dstDaysAndHalfHourZones() throws {
+        let ny = try LocalDays(tz: "America/New_York")
+        #expect(try ny.day("2026-03-08").count == 23 * 3600 * 90_000)
+        #expect(try ny.day("2026-11-01").count == 25 * 3600 * 90_000)
+        #expect(try ny.day("2026-11-22").count == 24 * 3600 * 90_000)
+        #expect(try ny.day("2026-11-22").lowerBound == Time90k.parse("2026-11-22T05:00:00Z"))
+        let kolkata = try LocalDays(tz: "Asia/Kolkata")
+        #expect(try kolkata.day("2026-11-22").lowerBound == Time90k.parse("2026-11-21T18:30:00Z"))
+        #expect(try kolkata.month("2026-02").count == 28)
+        #expect(throws: ConfigError.self) { try LocalDays(tz: "Mars/Olympus") }
+        #expect(throws: ConfigError.self) { try ny.day("2026-02-30") }
+        #expect(throws: ConfigError.self) { try ny.month("2026-13") }
+    }
+
+    @Test func slicesMergeAcrossSlewButNotGaps() {
+        func seg(_ start: Int64, _ dur: Int64) -> SegmentRecord {
+            SegmentRecord(cameraID: 1, runID: 1, runSeq: 0, start90k: start, duration90k: dur, path: "\(start)", bytes: 10,
+                          videoEntryID: 1, audioEntryID: nil, state: .complete)
+        }
+        let s = Timeline.slices([seg(0, 5_400_000), seg(5_400_000 - 2700, 5_400_000), seg(20_000_000, 900_000)])
+        #expect(s.count == 2)
+        #expect(s[0].start90k == 0 && s[0].end90k == 10_797_300 && s[0].segments == 2)
+        #expect(Timeline.slices([seg(0, 900_000)], within: 450_000..<2_000_000).first?.start90k == 450_000)
+    }
+}
+
+/// `nvr db check`, `recordings days/list --date/delete` on a real index with real files.
+@Suite(.serialized) struct AdminCommandTests {
+    /// Records the demo camera into a fresh root for a few seconds with 1 s segments.
+    func recordedRoot() throws -> (root: String, config: String) {
+        let root = TestEnvironment.tempDir("admin")
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 1)
+        let h = try Recorder(config: try NVRConfig.load(path: config), logger: TestEnvironment.logger)
+        try h.start(addDemoIfEmpty: true)
+        let cam = try #require(try h.index.camera(named: "demo"))
+        #expect(TestEnvironment.wait(timeout: 25) { ((try? h.index.segments(cameraID: cam.id!).filter { $0.state == .complete }.count) ?? 0) >= 5 })
+        h.stop()
+        return (root, config)
+    }
+
+    func nvr(_ args: [String], _ config: String) throws -> ProcessResult {
+        try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config])
+    }
+
+    @Test func dbCheckFindsAndRepairsInjectedFaults() throws {
+        let (root, config) = try recordedRoot()
+        defer { TestEnvironment.cleanup(root) }
+        var r = try nvr(["db", "check", "--deep"], config)
+        #expect(r.status == 0 && r.stdout.contains("ok: index and files agree"), "\(r.stdout) \(r.stderr)")
+
+        let storage = StorageLayout(root: root + "/Storage")
+        let index = try IndexDatabase(path: storage.indexPath)
+        let segs = try index.allSegments()
+        #expect(segs.count >= 5)
+        // Inject: a deleted file, an orphan file, a truncated file, a row left writing.
+        unlink(storage.absolute(segs[0].path))
+        try FileManager.default.copyItem(atPath: storage.absolute(segs[1].path), toPath: storage.recordingsDir + "/demo/stray.mp4")
+        let truncated = storage.absolute(segs[2].path)
+        let full = try Data(contentsOf: URL(fileURLWithPath: truncated))
+        try full.prefix(full.count - 300).write(to: URL(fileURLWithPath: truncated))
+        try index.markWriting(segmentID: segs[3].id!)
+
+        r = try nvr(["db", "check", "--json"], config)
+        #expect(r.status == 1)
+        for kind in ["missing-file", "orphan-file", "size-mismatch", "left-writing"] {
+            #expect(r.stdout.contains("\"\(kind)\""), "\(kind) not found in \(r.stdout)")
+        }
+        r = try nvr(["db", "check", "--repair"], config)
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.stdout.contains("repaired: index and files agree"))
+        r = try nvr(["db", "check", "--deep"], config)
+        #expect(r.status == 0, "\(r.stdout)")
+        // The truncated segment was re-indexed, not dropped, and still plays.
+        let fixed = try #require(try index.allSegments().first { $0.id == segs[2].id })
+        #expect(fixed.frames < segs[2].frames && fixed.frames > 0)
+        #expect(try ffprobeStreams(truncated).first?.frames == fixed.frames)
+        #expect(FileManager.default.fileExists(atPath: root + "/Storage/trash/recordings/demo/stray.mp4"))
+    }
+
+    @Test func daysListByDateAndDelete() throws {
+        let (root, config) = try recordedRoot()
+        defer { TestEnvironment.cleanup(root) }
+        let today = try LocalDays(tz: "UTC")
+        let now = Time90k.now()
+        let f = DateFormatter()
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd"
+        let date = f.string(from: Time90k.date(now))
+        _ = today
+        var r = try nvr(["recordings", "days", "--camera", "demo", "--month", String(date.prefix(7)), "--tz", "UTC"], config)
+        #expect(r.status == 0 && r.stdout.contains(date), "\(r.stdout) \(r.stderr)")
+        r = try nvr(["recordings", "list", "--camera", "demo", "--date", date, "--tz", "UTC", "--json"], config)
+        #expect(r.status == 0)
+        struct Out: Decodable { struct Slice: Decodable { var segments: Int }; var slices: [Slice] }
+        let out = try JSONDecoder().decode(Out.self, from: Data(r.stdout.utf8))
+        #expect(out.slices.count == 1 && out.slices[0].segments >= 5)
+        r = try nvr(["recordings", "list", "--camera", "demo", "--date", date, "--start", "2026-01-01T00:00:00Z"], config)
+        #expect(r.status != 0)
+
+        // Delete the first three segments by time; segments straddling the range stay whole.
+        let index = try IndexDatabase(path: root + "/Storage/index.sqlite")
+        let segs = try index.allSegments().sorted { $0.start90k < $1.start90k }
+        let start = Time90k.rfc3339(segs[0].start90k), end = Time90k.rfc3339(segs[2].end90k + 900)
+        r = try nvr(["recordings", "delete", "--camera", "demo", "--start", start, "--end", end], config)
+        #expect(r.status != 0 && r.stderr.contains("without --yes")) // no terminal to ask
+        r = try nvr(["recordings", "delete", "--camera", "demo", "--start", start, "--end", end, "--yes"], config)
+        #expect(r.status == 0 && r.stdout.contains("deleted 3 segments"), "\(r.stdout) \(r.stderr)")
+        #expect(try index.allSegments().count == segs.count - 3)
+        #expect(!FileManager.default.fileExists(atPath: root + "/Storage/" + segs[0].path))
+        r = try nvr(["db", "check"], config)
+        #expect(r.status == 0)
+    }
+}
