@@ -43,7 +43,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public var maxBackoff: Double = 30
 
     public init(camera: CameraRecord, plugins: PluginHost, index: IndexDatabase, storage: StorageLayout,
-                settings: Segmenter.Settings, logger: Logger) {
+                settings: Segmenter.Settings, logger: Logger, freeSpace: (() -> Bool)? = nil) {
         self.camera = camera
         self.plugins = plugins
         self.index = index
@@ -52,6 +52,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         l[metadataKey: "camera"] = .string(camera.name)
         self.logger = l
         self.segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: l)
+        segmenter.onNoSpace = freeSpace
     }
 
     public var status: CameraStatus {

@@ -11,8 +11,14 @@ public final class Recorder: @unchecked Sendable {
     public let index: IndexDatabase
     public let plugins: PluginHost
     private let logger: Logger
+    public let retention: Retention
+    /// Seconds between retention passes while recording.
+    public var retentionInterval: Double = 60
     private let lock = NSLock()
     private var sessions: [String: CameraSession] = [:]
+    private let retentionWake = NSCondition()
+    private var retentionThread: Thread?
+    private var stopping = false
 
     public init(config: NVRConfig, logger: Logger) throws {
         self.config = config
@@ -21,6 +27,7 @@ public final class Recorder: @unchecked Sendable {
         try storage.prepare()
         index = try IndexDatabase(path: storage.indexPath)
         plugins = PluginHost(directory: config.resolvedPluginsDir)
+        retention = Retention(index: index, storage: storage, logger: logger)
         MediaLog.configure(environment: ProcessInfo.processInfo.environment)
     }
 
@@ -35,14 +42,43 @@ public final class Recorder: @unchecked Sendable {
             logger.notice("no cameras yet: added the synthetic 'demo' camera (remove it with: nvr camera remove demo)")
         }
         logger.info("storage \(storage.root), plugins from \(plugins.directory), segments of \(config.segmentSeconds) s")
+        // Make room before the first write, then keep making it.
+        do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
+        }
+        let t = Thread { [self] in retentionLoop() }
+        t.name = "retention"
+        retentionThread = t
+        t.start()
+    }
+
+    private func retentionLoop() {
+        while true {
+            retentionWake.lock()
+            let until = Date(timeIntervalSinceNow: retentionInterval)
+            while !stopping && retentionWake.wait(until: until) {}
+            let stop = stopping
+            retentionWake.unlock()
+            if stop { return }
+            do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
+        }
+    }
+
+    /// For a camera whose write just failed with ENOSPC: delete more than the settings ask
+    /// (1 % of the file system, at least 16 MB) so recording can go on for a while.
+    private func freeSpaceNow() -> Bool {
+        let extra = max((retention.fileSystem()?.size ?? 0) / 100, 16 << 20)
+        do { return try retention.enforce(dryRun: false, extraFree: extra).segments > 0 } catch {
+            logger.error("retention failed while the disk is full: \(error)")
+            return false
         }
     }
 
     private func startSession(_ camera: CameraRecord) {
         let session = CameraSession(camera: camera, plugins: plugins, index: index, storage: storage,
-                                    settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), logger: logger)
+                                    settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), logger: logger,
+                                    freeSpace: { [weak self] in self?.freeSpaceNow() ?? false })
         lock.withLock { sessions[camera.name] = session }
         session.start()
     }
@@ -57,5 +93,6 @@ public final class Recorder: @unchecked Sendable {
             let s = Array(sessions.values); sessions.removeAll(); return s
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
+        retentionWake.lock(); stopping = true; retentionWake.broadcast(); retentionWake.unlock()
     }
 }

@@ -68,8 +68,11 @@ public final class Segmenter {
     private var lastProgressDTS: Int64 = 0
     private var videoDuration90k: Int64 = 0
 
-    /// Called after each segment is completed (for tests and status).
+    /// Called after each completed segment (for tests and status).
     public var onSegmentComplete: ((SegmentRecord) -> Void)?
+    /// Called when a write fails because the disk is full; returns true if space was freed,
+    /// and the write is tried once more. Recording never stops just because the disk filled.
+    public var onNoSpace: (() -> Bool)?
     /// Wall-clock time of the newest frame recorded.
     public private(set) var lastFrame90k: Int64?
 
@@ -299,8 +302,12 @@ public final class Segmenter {
                                 videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil)
         row = try index.insertSegment(row)
         do {
-            writer = try FragmentedMP4Writer(path: abs, initSegment: initSegment)
+            writer = try retryingOnNoSpace {
+                unlink(abs) // a previous attempt may have left an empty file
+                return try FragmentedMP4Writer(path: abs, initSegment: initSegment)
+            }
         } catch {
+            unlink(abs)
             try? index.removeSegments(ids: [row.id!])
             throw error
         }
@@ -321,7 +328,7 @@ public final class Segmenter {
     private func flushFragment(at dts: Int64) throws {
         guard let writer else { return }
         do {
-            if let f = try writer.flushFragment() {
+            if let f = try retryingOnNoSpace({ try writer.flushFragment() }) {
                 fragments.append(FrameIndex.Fragment(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts))
             }
         } catch {
@@ -331,6 +338,20 @@ public final class Segmenter {
             throw error
         }
         fragmentStartDTS = dts
+    }
+
+    /// Runs `body`; if it fails for lack of space and retention frees some, runs it once more.
+    private func retryingOnNoSpace<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let e as MediaError where e.kind == .noSpace {
+            guard let onNoSpace, onNoSpace() else {
+                logger.error("camera \(camera.name): disk full and nothing left to delete: \(e.message)")
+                throw e
+            }
+            logger.warning("camera \(camera.name): disk full; retention freed space, writing again")
+            return try body()
+        }
     }
 
     /// Writes the last fragment and completes the segment's row. With no next frame, the

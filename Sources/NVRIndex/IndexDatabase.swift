@@ -26,6 +26,7 @@ public final class IndexDatabase: Sendable {
     static var migrator: DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration(MigrationV1.name, migrate: MigrationV1.migrate)
+        m.registerMigration(MigrationV2.name, migrate: MigrationV2.migrate)
         return m
     }
 

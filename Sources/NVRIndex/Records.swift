@@ -68,11 +68,13 @@ public struct SegmentRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var audioEntryID: Int64?
     public var state: State
     public var source: String
+    /// The segment covers an event: retention keeps it longer than continuous footage.
+    public var hasEvent: Bool = false
 
     public var end90k: Int64 { start90k + duration90k }
 
     enum CodingKeys: String, CodingKey {
-        case id, path, bytes, frames, state, source
+        case id, path, bytes, frames, state, source, hasEvent = "has_event"
         case cameraID = "camera_id", runID = "run_id", runSeq = "run_seq", start90k, duration90k
         case keyFrames = "key_frames", videoEntryID = "video_entry_id", audioEntryID = "audio_entry_id"
     }

@@ -177,8 +177,10 @@ public final class FragmentedMP4Writer {
             if n < 0 {
                 if errno == EINTR { continue }
                 let e = errno
-                // Put the file back to the last complete fragment so it stays valid.
+                // Put the file back to the last complete fragment so it stays valid, and the
+                // write position with it (a partial writev moved it), so a retry appends there.
                 _ = ftruncate(fd, off_t(bytesWritten))
+                _ = lseek(fd, off_t(bytesWritten), SEEK_SET)
                 throw MediaError.posix(e == ENOSPC ? .noSpace : .write, "cannot write \(path)", e)
             }
             remaining -= n

@@ -38,6 +38,7 @@ import TestSupport
         let root = TestEnvironment.tempDir("admin")
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 1)
         let h = try Recorder(config: try NVRConfig.load(path: config), logger: TestEnvironment.logger)
+        try h.index.setSetting(RetentionSettings.minFreeKey, "0")
         try h.start(addDemoIfEmpty: true)
         let cam = try #require(try h.index.camera(named: "demo"))
         #expect(TestEnvironment.wait(timeout: 25) { ((try? h.index.segments(cameraID: cam.id!).filter { $0.state == .complete }.count) ?? 0) >= 5 })

@@ -27,6 +27,7 @@ import TestSupport
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 60)
         let add = try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url, "--config", config])
         #expect(add.status == 0, "\(add.stderr)")
+        #expect(try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", config]).status == 0)
         let storage = StorageLayout(root: root + "/Storage")
         let index = try IndexDatabase(path: storage.indexPath)
         let camID = try #require(try index.camera(named: "cam")?.id)

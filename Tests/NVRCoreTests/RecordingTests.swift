@@ -14,6 +14,8 @@ final class RecorderHarness {
         root = TestEnvironment.tempDir("rec")
         recorder = try Recorder(config: TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir),
                                 logger: TestEnvironment.logger)
+        // These tests are not about free space: don't let a nearly full machine delete their footage.
+        try recorder.index.setSetting(RetentionSettings.minFreeKey, "0")
     }
 
     deinit {

@@ -12,6 +12,7 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         public var width = 640
         public var height = 360
         public var kbps = 800
+        public var pattern = "ball"
         public var user: String?
         public var password: String?
         public init() {}
@@ -41,7 +42,7 @@ public final class RTSPCameraFixture: @unchecked Sendable {
     public func start() throws {
         var args = [Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
                     "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
-                    "--height", String(options.height), "--kbps", String(options.kbps)]
+                    "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern]
         if options.audio { args.append("--audio") }
         if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
         var lastError = ""

@@ -1,0 +1,109 @@
+import Foundation
+import NVRIndex
+import Testing
+import TestSupport
+@testable import NVRCore
+
+@Suite(.serialized) struct RetentionTests {
+    /// A recorder root with ≥ `count` real demo segments (1 s target, 2 s GOP → ~2 s each).
+    func recorded(count: Int) throws -> RecorderHarness {
+        let h = try RecorderHarness(segmentSeconds: 1)
+        try h.recorder.start(addDemoIfEmpty: true)
+        #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("demo").count) ?? 0) >= count })
+        h.recorder.stop()
+        return h
+    }
+
+    /// Moves a segment's time back by `days` (the files stay real; only the index is aged).
+    func age(_ h: RecorderHarness, _ s: SegmentRecord, days: Double) throws {
+        try h.index.pool.write { db in
+            try db.execute(sql: "UPDATE segment SET start90k = start90k - ? WHERE id = ?", arguments: [Int64(days * 86_400 * 90_000), s.id!])
+        }
+    }
+
+    @Test func ageLimitsKeepEventsLongerAndDryRunChangesNothing() throws {
+        let h = try recorded(count: 6)
+        let segs = try h.completeSegments("demo")
+        for s in segs.prefix(3) { try age(h, s, days: 10) }
+        try h.index.markEvent(segmentID: segs[1].id!)
+        let cam = try h.camera("demo")
+        try h.index.setRetention(CameraRetention(cameraID: cam.id!, continuousDays: 7, eventDays: 30))
+
+        let dry = try h.recorder.retention.enforce(dryRun: true)
+        #expect(dry.segments == 2 && dry.dryRun)
+        #expect(try h.completeSegments("demo").count == segs.count) // nothing changed
+        #expect(FileManager.default.fileExists(atPath: h.path(segs[0])))
+
+        let real = try h.recorder.retention.enforce(dryRun: false)
+        #expect(real.segments == 2)
+        let left = Set(try h.completeSegments("demo").map(\.id))
+        #expect(!left.contains(segs[0].id) && !left.contains(segs[2].id))
+        #expect(left.contains(segs[1].id)) // the event segment is within its 30 days
+        #expect(!FileManager.default.fileExists(atPath: h.path(segs[0])))
+        #expect(try h.index.segments(state: .deleting).isEmpty)
+        #expect(try IntegrityCheck(index: h.index, storage: h.recorder.storage, logger: TestEnvironment.logger).run(deep: false, repair: false).isEmpty)
+    }
+
+    @Test func byteCapDeletesContinuousBeforeEvents() throws {
+        let h = try recorded(count: 5)
+        let segs = try h.completeSegments("demo")
+        try h.index.markEvent(segmentID: segs[0].id!) // the oldest is event footage
+        let total = segs.reduce(0) { $0 + $1.bytes }
+        let cam = try h.camera("demo")
+        // Room for all but about two segments.
+        try h.index.setRetention(CameraRetention(cameraID: cam.id!, maxBytes: total - segs[1].bytes - segs[2].bytes / 2))
+        let r = try h.recorder.retention.enforce(dryRun: false)
+        #expect(r.segments == 2)
+        let left = Set(try h.completeSegments("demo").map(\.id))
+        #expect(left.contains(segs[0].id)) // event footage outlives continuous footage
+        #expect(!left.contains(segs[1].id) && !left.contains(segs[2].id))
+        #expect(try h.index.storageSummary(cameraID: cam.id!).bytes <= total - segs[1].bytes - segs[2].bytes / 2)
+        // Storage-wide cap with room for one segment: all continuous footage goes, even the
+        // newest, before the older event footage.
+        try h.index.setSetting(RetentionSettings.rootMaxKey, String(segs[0].bytes))
+        try h.recorder.retention.enforce(dryRun: false)
+        #expect(try h.completeSegments("demo").map(\.id) == [segs[0].id])
+    }
+
+    @Test func fullDiskKeepsRecordingAndDropsOldestFootage() throws {
+        // A 32 MB file system, mostly taken by something else, filled by a live ~4 Mbit/s camera.
+        let mount = TestEnvironment.tempDir("smallfs")
+        defer { _ = try? runProcess("/usr/bin/umount", [mount]); TestEnvironment.cleanup(mount) }
+        let m = try runProcess("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=32m", "tmpfs", mount])
+        try #require(m.status == 0, "cannot mount a tmpfs (tests run as root): \(m.stderr)")
+        try Data(count: 20 << 20).write(to: URL(fileURLWithPath: mount + "/filler"))
+
+        var o = RTSPCameraFixture.Options()
+        o.pattern = "snow"
+        o.kbps = 4000
+        let cam = try RTSPCameraFixture(o)
+        let storage = mount + "/Storage"
+        let recorder = try Recorder(config: TestEnvironment.config(root: storage, segmentSeconds: 2), logger: TestEnvironment.logger)
+        recorder.retentionInterval = 3600 // only the disk-full path frees space here
+        try CameraAdmin(index: recorder.index, storage: recorder.storage, plugins: recorder.plugins).add(name: "cam", plugin: "rtsp", config: ["url": cam.url])
+        let camID = try #require(try recorder.index.camera(named: "cam")?.id)
+        try recorder.start(addDemoIfEmpty: false)
+        var firstID: Int64?
+        #expect(TestEnvironment.wait(timeout: 20) {
+            firstID = (try? recorder.index.segments(cameraID: camID).first?.id) ?? nil
+            return firstID != nil
+        })
+        // ~12 MB free at ~0.5 MB/s: the disk fills within ~25 s; keep recording well past that.
+        #expect(TestEnvironment.wait(timeout: 60) {
+            let segs = (try? recorder.index.segments(cameraID: camID)) ?? []
+            return !segs.contains { $0.id == firstID } && segs.count >= 3
+        }, "oldest footage was never deleted")
+        Thread.sleep(forTimeInterval: 6)
+        let session = try #require(recorder.session(named: "cam"))
+        #expect(session.status.state == .streaming, "\(session.status)")
+        recorder.stop()
+        let segs = try recorder.index.segments(cameraID: camID)
+        // Still recording at the end, not stopped at the moment the disk filled.
+        #expect(Time90k.now() - (segs.last?.end90k ?? 0) < 5 * 90_000)
+        #expect(try recorder.index.segments(state: .deleting).isEmpty)
+        let problems = try IntegrityCheck(index: recorder.index, storage: recorder.storage, logger: TestEnvironment.logger)
+            .run(deep: true, repair: false)
+        #expect(problems.isEmpty, "\(problems)") // nothing half-deleted, every file complete
+        for s in segs.suffix(2) { #expect(try ffprobeStreams(recorder.storage.absolute(s.path)).first?.frames == s.frames) }
+    }
+}
