@@ -11,7 +11,7 @@ struct DBCommand: ParsableCommand {
             abstract: "Find rows without files, files without rows, size mismatches and unfinished rows; exit 1 while any remain.",
             discussion: "Run it while `nvr serve` is stopped: segments being recorded look unfinished.")
         @OptionGroup var global: GlobalOptions
-        @Flag(help: "Also read every file's fragments and compare frame counts with the index.") var deep = false
+        @Flag(help: "Also walk every file's fragments, compare frame counts with the index, and decode each segment's first key frame.") var deep = false
         @Flag(help: "Fix what is safe: re-index damaged or unfinished segments from their files, drop rows whose files are gone, move unknown files to <root>/trash/.") var repair = false
         @Flag(help: "Print JSON.") var json = false
 
@@ -37,24 +37,4 @@ struct DBCommand: ParsableCommand {
             if !problems.isEmpty { throw ExitCode(1) }
         }
     }
-}
-
-/// A one-line progress bar on a terminal; silent otherwise (scripts, CI).
-final class ProgressBar {
-    private let label: String
-    private let enabled = isatty(2) != 0
-    private var last = -1
-
-    init(label: String) { self.label = label }
-
-    func update(_ done: Int, _ total: Int) {
-        guard enabled, total > 0 else { return }
-        let pct = done * 100 / total
-        guard pct != last else { return }
-        last = pct
-        let width = 30, filled = width * done / total
-        FileHandle.standardError.write(Data("\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(pct)% (\(done)/\(total))".utf8))
-    }
-
-    func finish() { if enabled && last >= 0 { FileHandle.standardError.write(Data("\n".utf8)) } }
 }

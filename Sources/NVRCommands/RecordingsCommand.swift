@@ -154,7 +154,9 @@ extension RecordingsCommand {
                 print("delete them? [y/N] ", terminator: "")
                 guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { print("nothing deleted"); return }
             }
-            let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed)
+            let bar = ProgressBar(label: "deleting")
+            let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed) { bar.update($0, $1) }
+            bar.finish()
             print("deleted \(deleted) segments (\(formatBytes(bytes)))")
         }
     }

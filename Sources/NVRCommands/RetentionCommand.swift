@@ -96,7 +96,9 @@ struct RetentionCommand: ParsableCommand {
 
         func run() throws {
             let (_, storage, index) = try global.open()
-            let report = try Retention(index: index, storage: storage, logger: makeLogger()).enforce(dryRun: dryRun)
+            let bar = ProgressBar(label: "deleting")
+            let report = try Retention(index: index, storage: storage, logger: makeLogger()).enforce(dryRun: dryRun) { bar.update($0, $1) }
+            bar.finish()
             if json { try printJSON(report); return }
             print("\(dryRun ? "would delete" : "deleted") \(report.segments) segments, \(formatBytes(report.bytes))")
             for (why, n) in report.reasons.sorted(by: { $0.key < $1.key }) { print("  \(n) × \(why)") }

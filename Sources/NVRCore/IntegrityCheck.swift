@@ -9,7 +9,7 @@ public struct IntegrityCheck {
         case missingFile = "missing-file"       // a row whose file is gone
         case orphanFile = "orphan-file"         // a file no row knows
         case sizeMismatch = "size-mismatch"     // file size differs from the row
-        case unreadable = "unreadable"          // (--deep) boxes or frame counts disagree with the row
+        case unreadable = "unreadable"          // (--deep) boxes, frame counts or the first key frame's decode fail
         case leftWriting = "left-writing"       // a row still *writing* (a crash, or serve is running)
         case leftDeleting = "left-deleting"     // a deletion that did not finish
     }
@@ -83,6 +83,7 @@ public struct IntegrityCheck {
             if let f = try index.frames(segmentID: row.id!), try FrameIndex.decode(f.videoIndex).count != row.frames {
                 return "frame index disagrees with the row"
             }
+            _ = try FrameDecoder.decodeFirstKeyFrame(path: path)
             return nil
         } catch {
             return "\(error)"

@@ -61,15 +61,14 @@ public final class Retention: Sendable {
     /// Runs one pass. `extraFree` asks for that many more free bytes than the settings do
     /// (used when a write has just failed for lack of space).
     @discardableResult
-    public func enforce(dryRun: Bool, now: Int64 = Time90k.now(), extraFree: Int64 = 0) throws -> RetentionReport {
+    public func enforce(dryRun: Bool, now: Int64 = Time90k.now(), extraFree: Int64 = 0,
+                        progress: (Int, Int) -> Void = { _, _ in }) throws -> RetentionReport {
         try running.withLock { _ in
             let plan = try self.plan(now: now, extraFree: extraFree)
             var reasons: [String: Int] = [:]
             for p in plan { reasons[p.reason, default: 0] += 1 }
             if !dryRun {
-                for chunk in stride(from: 0, to: plan.count, by: 5000) {
-                    try SegmentDeleter(index: index, storage: storage).delete(plan[chunk..<min(chunk + 5000, plan.count)].map(\.segment))
-                }
+                try SegmentDeleter(index: index, storage: storage).delete(plan.map(\.segment), progress: progress)
             }
             var cameras: [RetentionReport.Camera] = []
             let doomed = Set(plan.compactMap(\.segment.id))

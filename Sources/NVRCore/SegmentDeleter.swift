@@ -9,12 +9,21 @@ public struct SegmentDeleter {
 
     public init(index: IndexDatabase, storage: StorageLayout) { self.index = index; self.storage = storage }
 
+    /// Deletes in batches of 5000; `progress(done, total)` after each batch.
     @discardableResult
-    public func delete(_ segments: [SegmentRecord]) throws -> Int {
-        let ids = segments.compactMap(\.id)
-        try index.markDeleting(segmentIDs: ids)
-        for s in segments { unlink(storage.absolute(s.path)) }
-        try index.removeSegments(ids: ids)
-        return ids.count
+    public func delete<C: Collection>(_ segments: C, progress: (Int, Int) -> Void = { _, _ in }) throws -> Int
+    where C.Element == SegmentRecord {
+        let all = Array(segments)
+        var done = 0
+        for start in stride(from: 0, to: all.count, by: 5000) {
+            let batch = all[start..<min(start + 5000, all.count)]
+            let ids = batch.compactMap(\.id)
+            try index.markDeleting(segmentIDs: ids)
+            for s in batch { unlink(storage.absolute(s.path)) }
+            try index.removeSegments(ids: ids)
+            done += ids.count
+            progress(done, all.count)
+        }
+        return done
     }
 }

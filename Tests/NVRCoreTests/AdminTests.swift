@@ -83,6 +83,19 @@ import TestSupport
         #expect(fixed.frames < segs[2].frames && fixed.frames > 0)
         #expect(try ffprobeStreams(truncated).first?.frames == fixed.frames)
         #expect(FileManager.default.fileExists(atPath: root + "/Storage/trash/recordings/demo/stray.mp4"))
+
+        // --deep decodes: a segment whose first key frame is garbage (same size) is unreadable.
+        let victim = try #require(try index.allSegments().last)
+        let data = try #require(try index.frames(segmentID: victim.id!))
+        let offset = try #require(try FrameIndex.decodeFragments(data.fragmentIndex).first?.dataOffset)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: storage.absolute(victim.path)))
+        try h.seek(toOffset: UInt64(offset))
+        try h.write(contentsOf: Data(repeating: 0xFF, count: 64))
+        try h.close()
+        r = try nvr(["db", "check"], config)
+        #expect(r.status == 0) // sizes agree: only --deep can tell
+        r = try nvr(["db", "check", "--deep", "--json"], config)
+        #expect(r.status == 1 && r.stdout.contains("\"unreadable\""), "\(r.stdout)")
     }
 
     @Test func daysListByDateAndDelete() throws {
