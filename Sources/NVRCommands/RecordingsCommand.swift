@@ -121,8 +121,12 @@ extension RecordingsCommand {
                                              within: d.range)
                 rows.append(Row(date: d.date, seconds: Double(slices.reduce(0) { $0 + $1.duration90k }) / 90_000, slices: slices.count))
             }
-            if json { try printJSON(["camera": camera, "month": self.month, "tz": days.timeZone.identifier]); try printJSON(rows); return }
-            if rows.isEmpty { print("no recordings of \(camera) in \(self.month) (\(days.timeZone.identifier))"); return }
+            if json {
+                struct Output: Encodable { var camera: String; var month: String; var tz: String; var days: [Row] }
+                try printJSON(Output(camera: camera, month: self.month, tz: days.name, days: rows))
+                return
+            }
+            if rows.isEmpty { print("no recordings of \(camera) in \(self.month) (\(days.name))"); return }
             printTable(["DATE", "RECORDED", "SLICES"], rows.map { [$0.date, Time90k.describeDuration(Int64($0.seconds * 90_000)), String($0.slices)] })
         }
     }

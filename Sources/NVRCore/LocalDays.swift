@@ -4,6 +4,8 @@ import Foundation
 /// the next, so DST days last 23 or 25 hours and half-hour zones work.
 public struct LocalDays: Sendable {
     public let timeZone: TimeZone
+    /// The zone's name as the user gave it (Foundation calls "UTC" "GMT").
+    public let name: String
     private var calendar: Calendar
 
     /// `tz`: an IANA name such as "Europe/Paris"; nil = the server's zone.
@@ -11,8 +13,10 @@ public struct LocalDays: Sendable {
         if let tz {
             guard let zone = TimeZone(identifier: tz) else { throw ConfigError("unknown time zone '\(tz)' (use an IANA name such as Europe/Paris)") }
             timeZone = zone
+            name = tz
         } else {
             timeZone = .current
+            name = TimeZone.current.identifier
         }
         calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone

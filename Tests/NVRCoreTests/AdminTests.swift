@@ -110,6 +110,10 @@ import TestSupport
         _ = today
         var r = try nvr(["recordings", "days", "--camera", "demo", "--month", String(date.prefix(7)), "--tz", "UTC"], config)
         #expect(r.status == 0 && r.stdout.contains(date), "\(r.stdout) \(r.stderr)")
+        r = try nvr(["recordings", "days", "--camera", "demo", "--month", String(date.prefix(7)), "--tz", "UTC", "--json"], config)
+        struct Days: Decodable { struct Day: Decodable { var date: String; var seconds: Double }; var tz: String; var days: [Day] }
+        let days = try JSONDecoder().decode(Days.self, from: Data(r.stdout.utf8))
+        #expect(days.tz == "UTC" && days.days.map(\.date) == [date] && days.days[0].seconds > 5)
         r = try nvr(["recordings", "list", "--camera", "demo", "--date", date, "--tz", "UTC", "--json"], config)
         #expect(r.status == 0)
         struct Out: Decodable { struct Slice: Decodable { var segments: Int }; var slices: [Slice] }
