@@ -5,7 +5,8 @@ import NVRMedia
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: `sessions` is guarded by `lock`; everything else is immutable.
+    // @unchecked Sendable: `sessions` is guarded by `lock`, `stopping` by `retentionWake`;
+    // `retentionInterval` is set before start(); everything else is immutable.
     public let config: NVRConfig
     public let storage: StorageLayout
     public let index: IndexDatabase

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import Synchronization
 
 /// Turns one camera's packets into segment files and index rows.
 ///
@@ -73,8 +74,12 @@ public final class Segmenter {
     /// Called when a write fails because the disk is full; returns true if space was freed,
     /// and the write is tried once more. Recording never stops just because the disk filled.
     public var onNoSpace: (() -> Bool)?
-    /// Wall-clock time of the newest frame recorded.
-    public private(set) var lastFrame90k: Int64?
+    /// Wall-clock time of the newest frame recorded (read by other threads for status).
+    public var lastFrame90k: Int64? {
+        let v = lastFrame.load(ordering: .relaxed)
+        return v == .min ? nil : v
+    }
+    private let lastFrame = Atomic<Int64>(.min)
 
     public init(camera: CameraRecord, storage: StorageLayout, index: IndexDatabase, settings: Settings, logger: Logger,
                 wallClock: @escaping @Sendable () -> Int64 = Time90k.now) {
@@ -194,7 +199,7 @@ public final class Segmenter {
         videoFrames.append(FrameIndex.Frame(duration: d, size: size, isKey: pendingVideoKey, compositionOffset: pendingVideoCTS))
         videoDuration90k += Int64(d)
         pendingVideo = false
-        lastFrame90k = segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d)
+        lastFrame.store(segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d), ordering: .relaxed)
     }
 
     /// The video stream with new parameter sets if a key frame carries an SPS whose picture
