@@ -98,6 +98,21 @@ public final class Retention: Sendable {
             doomed.append((s, why))
             freedByCamera[s.cameraID, default: 0] += s.bytes
         }
+        /// Takes candidates in deletion order (continuous, then events; oldest first) until
+        /// `need` bytes are covered.
+        func takeOldest(cameraID: Int64?, need: Int64, _ why: String) throws {
+            var need = need
+            var offset = 0
+            while need > 0 {
+                let batch = try index.deletionCandidates(cameraID: cameraID, limit: 2000 + offset).dropFirst(offset)
+                if batch.isEmpty { return }
+                offset += batch.count
+                for s in batch where need > 0 && !doomedIDs.contains(s.id!) {
+                    take(s, why)
+                    need -= s.bytes
+                }
+            }
+        }
         let day: Int64 = 86_400 * 90_000
         let usage = try index.bytesByCamera()
 
@@ -114,17 +129,7 @@ public final class Retention: Sendable {
                 }
             }
             if let cap = r.maxBytes {
-                var over = (usage[id] ?? 0) - (freedByCamera[id] ?? 0) - cap
-                var offset = 0
-                while over > 0 {
-                    let batch = try index.deletionCandidates(cameraID: id, limit: 2000 + offset).dropFirst(offset)
-                    if batch.isEmpty { break }
-                    offset += batch.count
-                    for s in batch where over > 0 && !doomedIDs.contains(s.id!) {
-                        take(s, "camera over \(cap) bytes")
-                        over -= s.bytes
-                    }
-                }
+                try takeOldest(cameraID: id, need: (usage[id] ?? 0) - (freedByCamera[id] ?? 0) - cap, "camera over \(cap) bytes")
             }
         }
 
@@ -138,16 +143,8 @@ public final class Retention: Sendable {
             let freeAfter = fs.free + doomed.reduce(0) { $0 + $1.segment.bytes }
             need = max(need, wanted - freeAfter)
         }
-        var offset = 0
-        while need > 0 {
-            let batch = try index.deletionCandidates(cameraID: nil, limit: 2000 + offset).dropFirst(offset)
-            if batch.isEmpty { break }
-            offset += batch.count
-            for s in batch where need > 0 && !doomedIDs.contains(s.id!) {
-                take(s, settings.rootMaxBytes != nil && total > settings.rootMaxBytes! ? "storage over its cap" : "keeping \(settings.minFreePercent)% free")
-                need -= s.bytes
-            }
-        }
+        let overCap = settings.rootMaxBytes.map { total > $0 } ?? false
+        try takeOldest(cameraID: nil, need: need, overCap ? "storage over its cap" : "keeping \(settings.minFreePercent)% free")
         return doomed
     }
 }
