@@ -8,6 +8,8 @@ public struct FragmentInfo: Sendable, Equatable {
     public var dataOffset: Int64
     /// Samples per track, in track order; their data lies back to back from dataOffset.
     public var sampleCounts: [Int]
+
+    public init(dataOffset: Int64, sampleCounts: [Int]) { self.dataOffset = dataOffset; self.sampleCounts = sampleCounts }
 }
 
 /// Writes one segment file: the init segment, then a moof + mdat per fragment.

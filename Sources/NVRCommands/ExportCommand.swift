@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import NVRCore
+import NVRMedia
+
+/// `nvr export`: one MP4 of a camera's time range, built from the index.
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export", abstract: "Write one MP4 of a time range (built from the index; nothing is re-encoded).",
+        discussion: "Gaps in the recording are left out (the parts play back to back) and listed; a codec or resolution change ends the file early.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Camera name.") var camera: String
+    @Option(help: "Start (RFC 3339 or 90 kHz ticks).") var start: String
+    @Option(help: "End (RFC 3339 or 90 kHz ticks).") var end: String
+    @Option(name: .shortAndLong, help: "Output file.") var output: String
+
+    func run() throws {
+        let s = try parseTime(start, "--start"), e = try parseTime(end, "--end")
+        guard s < e else { throw ValidationError("--start must be before --end") }
+        let (_, storage, index) = try global.open()
+        guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+        let result: RangeExport.Result
+        do { result = try RangeExport.build(index: index, storage: storage, cameraID: cam.id!, start: s, end: e) } catch {
+            throw CommandFailure("\(camera): \(error)")
+        }
+        let bar = ProgressBar(label: "writing")
+        do {
+            try result.mp4.write(to: output) { done, total in bar.update(Int(done >> 10), Int(total >> 10)) }
+        } catch { throw CommandFailure("\(error)") }
+        bar.finish()
+        print("wrote \(output): \(formatBytes(result.mp4.size)), \(Time90k.describeDuration(result.mp4.duration90k)), \(result.mp4.videoSamples) frames")
+        for g in result.gaps { print("gap left out: \(Time90k.rfc3339(g.lowerBound)) → \(Time90k.rfc3339(g.upperBound))") }
+        if let t = result.truncatedAt { print("ends early at \(Time90k.rfc3339(t)): the camera's codec or resolution changed there") }
+    }
+}
