@@ -9,7 +9,7 @@ struct DBCommand: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Find rows without files, files without rows, size mismatches and unfinished rows; exit 1 while any remain.",
-            discussion: "Run it while `nvr serve` is stopped: segments being recorded look unfinished.")
+            discussion: "Safe while `nvr serve` records (its live segments are skipped); --repair needs it stopped.")
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Also walk every file's fragments, compare frame counts with the index, and decode each segment's first key frame.") var deep = false
         @Flag(help: "Fix what is safe: re-index damaged or unfinished segments from their files, drop rows whose files are gone, move unknown files to <root>/trash/.") var repair = false
@@ -19,7 +19,10 @@ struct DBCommand: ParsableCommand {
             let (_, storage, index) = try global.open()
             let check = IntegrityCheck(index: index, storage: storage, logger: makeLogger())
             let bar = ProgressBar(label: "checking")
-            var problems = try check.run(deep: deep, repair: repair) { bar.update($0, $1) }
+            var problems: [IntegrityCheck.Problem]
+            do { problems = try check.run(deep: deep, repair: repair) { bar.update($0, $1) } } catch let e as ConfigError {
+                throw CommandFailure(e.description)
+            }
             bar.finish()
             var remaining = problems
             if repair {

@@ -35,6 +35,10 @@ public struct IntegrityCheck {
     /// fragments and compares frame counts with the index. `progress(done, total)` is called
     /// as rows are checked.
     public func run(deep: Bool, repair: Bool, progress: (Int, Int) -> Void = { _, _ in }) throws -> [Problem] {
+        // While a server records, its *writing* segments are live, not crash leftovers, and
+        // repairing them would cut the files it is writing.
+        let serving = ServeLock.isHeld(storage: storage)
+        if repair && serving { throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair") }
         var problems: [Problem] = []
         let rows = try index.allSegments()
         var files = Set(listFiles())
@@ -44,7 +48,9 @@ public struct IntegrityCheck {
             let onDisk = files.remove(row.path) != nil
             switch row.state {
             case .writing:
-                problems.append(Problem(kind: .leftWriting, path: row.path, detail: "segment row left writing", segmentID: row.id))
+                if !serving {
+                    problems.append(Problem(kind: .leftWriting, path: row.path, detail: "segment row left writing", segmentID: row.id))
+                }
                 continue
             case .deleting:
                 problems.append(Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id))

@@ -20,6 +20,7 @@ public final class Recorder: @unchecked Sendable {
     private let retentionWake = NSCondition()
     private var retentionThread: Thread?
     private var stopping = false
+    private var serveLock: ServeLock?
 
     public init(config: NVRConfig, logger: Logger) throws {
         self.config = config
@@ -34,6 +35,7 @@ public final class Recorder: @unchecked Sendable {
 
     /// Recovers, adds the demo camera to an empty index, and starts every enabled camera.
     public func start(addDemoIfEmpty: Bool = true) throws {
+        serveLock = try ServeLock(storage: storage)
         let report = try Recovery.run(index: index, storage: storage, logger: logger)
         if report.recovered + report.dropped + report.deletionsFinished > 0 {
             logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed")
@@ -95,5 +97,6 @@ public final class Recorder: @unchecked Sendable {
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
         retentionWake.lock(); stopping = true; retentionWake.broadcast(); retentionWake.unlock()
+        serveLock = nil
     }
 }

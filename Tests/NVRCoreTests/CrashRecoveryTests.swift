@@ -50,6 +50,14 @@ import TestSupport
         let again = try startServe(config, log: log)
         #expect(TestEnvironment.wait(timeout: 20) { (try? index.segments(cameraID: camID).first?.state) == .complete })
         #expect(TestEnvironment.wait(timeout: 20) { ((try? index.segments(cameraID: camID)) ?? []).count >= 2 })
+        // While it records: a second server is refused, db check passes (the live segment is not
+        // a crash leftover), and --repair refuses to touch it.
+        let second = try runProcess(TestEnvironment.nvrExecutable, ["serve", "--no-demo", "--config", config])
+        #expect(second.status != 0 && second.stderr.contains("another nvr serve is already recording"), "\(second.stderr)")
+        let live = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", config])
+        #expect(live.status == 0, "\(live.stdout)")
+        let repair = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--repair", "--config", config])
+        #expect(repair.status != 0 && repair.stderr.contains("stop it before --repair"))
         kill(again.processIdentifier, SIGINT)
         again.waitUntilExit()
         #expect(again.terminationStatus == 0)
