@@ -23,17 +23,39 @@ public final class RTSPClient: LiveInput {
         var codec: Codec
         var video: VideoDepacketizer?
         var aac: AACDepacketizer?
-        /// RTP timestamp unwrapping and cross-stream alignment.
-        var lastTS: UInt32 = 0
-        var extTS: Int64 = 0
-        var started = false
+        /// The track's RTP time at the play start (RTP-Info), for cross-stream alignment.
         var rtpInfoTime: UInt32?
-        var pendingTS: Int64 = 0
-        var expectedSeq: UInt16?
     }
     private var tracks: [Track] = []
-    /// Start of the shared timeline, in each track's clock: the RTP time of the play start.
-    private var alignment: [Int64?] = []
+
+    /// Per-track RTP clock, updated on every packet (kept apart from `Track` so the hot path
+    /// mutates a few integers in place instead of copying the track's SDP description).
+    private struct RTPClock {
+        var started = false
+        var lastTS: UInt32 = 0
+        var extTS: Int64 = 0
+        /// Start of the shared timeline in this track's clock.
+        var origin: Int64 = 0
+        var expectedSeq: UInt16?
+        /// Time of the access unit being assembled (video).
+        var pendingTS: Int64 = 0
+
+        /// Unwraps `ts` to 64 bits; returns the time on the shared timeline and whether packets were lost.
+        mutating func advance(ts: UInt32, seq: UInt16, rtpInfoTime: UInt32?) -> (time: Int64, lost: Bool) {
+            if started {
+                extTS += Int64(Int32(bitPattern: ts &- lastTS))
+            } else {
+                started = true
+                extTS = Int64(ts)
+                origin = rtpInfoTime.map(Int64.init) ?? Int64(ts)
+            }
+            lastTS = ts
+            let lost = expectedSeq.map { $0 != seq } ?? false
+            expectedSeq = seq &+ 1
+            return (extTS - origin, lost)
+        }
+    }
+    private var clocks: [RTPClock] = []
 
     /// Connects, authenticates, and starts playing. Errors say what is wrong in one line.
     public init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
@@ -99,7 +121,7 @@ public final class RTSPClient: LiveInput {
         let play = try exchange("PLAY", sessionBase, ["Session": session, "Range": "npt=0.000-"])
         parseRTPInfo(play["rtp-info"], base: base)
         streams = tracks.map { streamDescription($0) }
-        alignment = Array(repeating: nil, count: tracks.count)
+        clocks = Array(repeating: RTPClock(), count: tracks.count)
     }
 
     private func streamDescription(_ t: Track) -> StreamDescription {
@@ -251,31 +273,17 @@ public final class RTSPClient: LiveInput {
         guard start < end else { return }
         let payload = UnsafeRawBufferPointer(rebasing: p[start..<end])
 
-        // Unwrap the 32-bit RTP clock and align the track to the shared timeline.
-        var tr = tracks[t]
-        if !tr.started {
-            tr.started = true
-            tr.lastTS = ts
-            tr.extTS = Int64(ts)
-            if alignment[t] == nil { alignment[t] = tr.rtpInfoTime.map(Int64.init) ?? Int64(ts) }
-        } else {
-            tr.extTS += Int64(Int32(bitPattern: ts &- tr.lastTS))
-            tr.lastTS = ts
-        }
-        let lost = tr.expectedSeq.map { $0 != seq } ?? false
-        tr.expectedSeq = seq &+ 1
-        let time = tr.extTS - (alignment[t] ?? tr.extTS)
-
-        if let v = tr.video {
+        let (time, lost) = clocks[t].advance(ts: ts, seq: seq, rtpInfoTime: tracks[t].rtpInfoTime)
+        if let v = tracks[t].video {
             if lost { v.markBroken() }
             // A new timestamp ends the previous access unit if its last packet lacked the marker.
-            if !v.au.isEmpty && time != tr.pendingTS {
-                try emit(v, track: t, time: tr.pendingTS, handler)
+            if !v.au.isEmpty && time != clocks[t].pendingTS {
+                try emit(v, track: t, time: clocks[t].pendingTS, handler)
             }
-            tr.pendingTS = time
+            clocks[t].pendingTS = time
             if !v.add(payload) { v.reset() }
             if marker { try emit(v, track: t, time: time, handler) }
-        } else if let aac = tr.aac {
+        } else if let aac = tracks[t].aac {
             var k: Int64 = 0
             _ = try aac.split(payload) { off, size in
                 try handler(InputPacket(stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
@@ -283,7 +291,6 @@ public final class RTSPClient: LiveInput {
                 k += 1
             }
         }
-        tracks[t] = tr
     }
 
     private func emit(_ v: VideoDepacketizer, track t: Int, time: Int64, _ handler: (InputPacket) throws -> Void) throws {
