@@ -37,9 +37,9 @@ public struct RangeExport {
         var lastEnd: Int64?
         for (n, seg) in segs.enumerated() {
             guard let fr = try index.frames(segmentID: seg.id!) else { continue }
-            let video = try FrameIndex.decode(fr.videoIndex).map { Sample(duration: $0.duration, size: $0.size, isKey: $0.isKey, compositionOffset: $0.compositionOffset) }
-            let audio = try fr.audioIndex.map { try FrameIndex.decode($0).map { Sample(duration: $0.duration, size: $0.size, isKey: true) } } ?? []
-            let fragments = try FrameIndex.decodeFragments(fr.fragmentIndex).map { FragmentInfo(dataOffset: $0.dataOffset, sampleCounts: $0.sampleCounts) }
+            let video = try FrameIndex.decode(fr.videoIndex).map(Sample.init)
+            let audio = try fr.audioIndex.map { try FrameIndex.decode($0).map(Sample.init) } ?? []
+            let fragments = try FrameIndex.decodeFragments(fr.fragmentIndex).map(FragmentInfo.init)
             guard let offsets = MP4Builder.offsets(video: video, audio: audio, fragments: fragments) else {
                 throw IndexError("frame index of \(seg.path) disagrees with its fragments (run nvr db check)")
             }

@@ -45,9 +45,7 @@ public enum Recovery {
                 try SegmentScanner.truncate(path: path, to: scanned.validLength)
                 report.bytesTruncated += scanned.fileLength - scanned.validLength
             }
-            func frames(_ s: [Sample]) -> [FrameIndex.Frame] {
-                s.map { FrameIndex.Frame(duration: $0.duration, size: $0.size, isKey: $0.isKey, compositionOffset: $0.compositionOffset) }
-            }
+            func frames(_ s: [Sample]) -> [FrameIndex.Frame] { s.map(FrameIndex.Frame.init) }
             var row = seg
             row.duration90k = video.reduce(0) { $0 + Int64($1.duration) }
             row.bytes = scanned.validLength
@@ -60,7 +58,7 @@ public enum Recovery {
             let record = SegmentFramesRecord(
                 segmentID: seg.id!, videoIndex: FrameIndex.encode(frames(video)),
                 audioIndex: scanned.samples.count > 1 ? FrameIndex.encode(frames(scanned.samples[1])) : nil,
-                fragmentIndex: FrameIndex.encodeFragments(scanned.fragments.map { FrameIndex.Fragment(dataOffset: $0.dataOffset, sampleCounts: $0.sampleCounts) },
+                fragmentIndex: FrameIndex.encodeFragments(scanned.fragments.map(FrameIndex.Fragment.init),
                                                           tracks: scanned.trackIDs.count),
                 audioStart90k: audioStart)
             try index.completeSegment(row, frames: record)

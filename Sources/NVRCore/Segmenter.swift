@@ -334,7 +334,7 @@ public final class Segmenter {
         guard let writer else { return }
         do {
             if let f = try retryingOnNoSpace({ try writer.flushFragment() }) {
-                fragments.append(FrameIndex.Fragment(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts))
+                fragments.append(FrameIndex.Fragment(f))
             }
         } catch {
             // The writer cut the file back to its last complete fragment; keep what is there.

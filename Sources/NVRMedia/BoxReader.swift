@@ -59,6 +59,12 @@ public struct BoxReader {
         return found
     }
 
+    /// track_ID of a tkhd box (version 0 or 1).
+    public func trackID(tkhd b: BoxHeader) -> UInt32 { u32(b.bodyOffset + 4 + (u8(b.bodyOffset) == 1 ? 16 : 8)) }
+
+    /// timescale of an mdhd box (version 0 or 1).
+    public func timescale(mdhd b: BoxHeader) -> UInt32 { u32(b.bodyOffset + 4 + (u8(b.bodyOffset) == 1 ? 16 : 8)) }
+
     /// Bytes between a container's header and its first child (stsd's entry count, for instance).
     static func extraHeader(_ type: String) -> Int {
         switch type {

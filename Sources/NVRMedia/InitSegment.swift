@@ -62,10 +62,8 @@ public struct InitSegment: Sendable {
                   let stsd = r.find(["mdia", "minf", "stbl", "stsd"], from: trak.bodyOffset, to: trak.end),
                   let entry = r.box(at: stsd.bodyOffset + 8, limit: stsd.end)
             else { throw MediaError(.corrupt, "init segment track \(i) is incomplete") }
-            let tkhdVersion = r.u8(tkhd.bodyOffset)
-            let trackID = r.u32(tkhd.bodyOffset + 4 + (tkhdVersion == 1 ? 16 : 8))
-            let mdhdVersion = r.u8(mdhd.bodyOffset)
-            let timescale = r.u32(mdhd.bodyOffset + 4 + (mdhdVersion == 1 ? 16 : 8))
+            let trackID = r.trackID(tkhd: tkhd)
+            let timescale = r.timescale(mdhd: mdhd)
             let entryBytes = Array(bytes[entry.offset..<entry.end])
             tracks.append(TrackInfo(trackID: trackID, timescale: timescale, stream: streams[i],
                                     sampleEntry: entryBytes, rfc6381: CodecString.rfc6381(sampleEntry: entryBytes)))

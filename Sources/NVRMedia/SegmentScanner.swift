@@ -58,8 +58,8 @@ public enum SegmentScanner {
         for trak in r.children(from: moov.bodyOffset, to: moov.end) where trak.type == "trak" {
             guard let tkhd = r.find(["tkhd"], from: trak.bodyOffset, to: trak.end),
                   let mdhd = r.find(["mdia", "mdhd"], from: trak.bodyOffset, to: trak.end) else { continue }
-            trackIDs.append(r.u32(tkhd.bodyOffset + 4 + (r.u8(tkhd.bodyOffset) == 1 ? 16 : 8)))
-            timescales.append(r.u32(mdhd.bodyOffset + 4 + (r.u8(mdhd.bodyOffset) == 1 ? 16 : 8)))
+            trackIDs.append(r.trackID(tkhd: tkhd))
+            timescales.append(r.timescale(mdhd: mdhd))
         }
         var result = ScannedSegment(initSegment: initBytes, validLength: initEnd, fileLength: length, fragments: [],
                                     samples: Array(repeating: [], count: trackIDs.count),
