@@ -22,10 +22,6 @@ extension IndexDatabase {
         try pool.read { try CameraRecord.filter(Column("name") == name).fetchOne($0) }
     }
 
-    public func updateCamera(_ camera: CameraRecord) throws {
-        try pool.write { try camera.update($0) }
-    }
-
     /// Removes a camera row; its segments must be gone first.
     public func removeCamera(id: Int64) throws {
         try pool.write { db in

@@ -52,11 +52,6 @@ public final class FragmentedMP4Writer {
     /// Number of samples buffered for a track in the open fragment.
     public func pendingCount(track: Int) -> Int { pending[track].samples.count }
 
-    /// Total decode duration buffered for a track, in its timescale.
-    public func pendingDuration(track: Int) -> UInt64 {
-        pending[track].samples.reduce(0) { $0 + UInt64($1.duration) }
-    }
-
     /// Buffers a sample whose bytes are already in MP4 form. Its duration may be set later
     /// with `setLastDuration` (the recorder learns it from the next packet).
     public func append(track: Int, decodeTime: UInt64, sample: Sample, data: UnsafeRawBufferPointer) {

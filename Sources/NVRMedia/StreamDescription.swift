@@ -56,9 +56,6 @@ public struct StreamDescription: Sendable, Equatable {
         return extradata.first != 1
     }
 
-    /// Whether a change from `other` to `self` must start a new run (codec, size or config changed).
-    public func startsNewRun(comparedTo other: StreamDescription) -> Bool { self != other }
-
     /// A short label such as "h264 1280x720" or "aac 48000 Hz 2 ch".
     public var summary: String {
         codec.isVideo ? "\(codec.rawValue) \(width)x\(height)" : "\(codec.rawValue) \(sampleRate) Hz \(channels) ch"
