@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries and the plugin ABI: the only code host and plugins share.
@@ -25,7 +27,7 @@ let package = Package(
         .target(name: "CNVRPlugin"),
 
         // Leaves.
-        .target(name: "NVRMedia", dependencies: ["CFFmpeg", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
+        .target(name: "NVRMedia", dependencies: ["CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .target(name: "NVRIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
 
         // The recorder.
@@ -34,8 +36,15 @@ let package = Package(
             dependencies: ["NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             swiftSettings: swiftSettings),
         .target(
+            name: "NVRHTTP",
+            dependencies: [
+                "NVRCore", "NVRMedia", "NVRIndex", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "NVRCommands",
-            dependencies: ["NVRCore", "NVRIndex", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["NVRCore", "NVRIndex", "NVRHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
 
@@ -47,6 +56,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["NVRCore"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

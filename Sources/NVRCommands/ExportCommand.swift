@@ -29,7 +29,7 @@ struct ExportCommand: ParsableCommand {
         } catch { throw CommandFailure("\(error)") }
         bar.finish()
         print("wrote \(output): \(formatBytes(result.mp4.size)), \(Time90k.describeDuration(result.mp4.duration90k)), \(result.mp4.videoSamples) frames")
-        for g in result.gaps { print("gap left out: \(Time90k.rfc3339(g.lowerBound)) → \(Time90k.rfc3339(g.upperBound))") }
+        for g in result.gaps { print("gap (last picture held): \(Time90k.rfc3339(g.lowerBound)) → \(Time90k.rfc3339(g.upperBound))") }
         if let t = result.truncatedAt { print("ends early at \(Time90k.rfc3339(t)): the camera's codec or resolution changed there") }
     }
 }

@@ -1,16 +1,21 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import Logging
 import NVRCore
+import NVRHTTP
 
 /// `nvr serve`: records every enabled camera until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Record every enabled camera (and, later, serve HTTP).")
+    static let configuration = CommandConfiguration(abstract: "Record every enabled camera and serve the HTTP API on [http] bind.")
 
     @OptionGroup var global: GlobalOptions
 
     @Flag(help: "Do not add the demo camera when the index has no cameras.")
     var noDemo = false
+
+    @Flag(help: "Allow binding HTTP to a non-loopback address although there is no authentication yet.")
+    var allowUnauthenticated = false
 
     func run() throws {
         let level = logLevelFromEnvironment()
@@ -28,8 +33,31 @@ struct Serve: ParsableCommand {
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
-        logger.info("nvr serve: recording; stop with Ctrl-C")
         let stop = DispatchSemaphore(value: 0)
+        let http: HTTPServer
+        do {
+            http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
+                                  options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
+        } catch {
+            recorder.stop()
+            throw CommandFailure("\(error)")
+        }
+        // The server runs on Swift concurrency; this thread waits for a signal or its failure.
+        let bound = DispatchSemaphore(value: 0)
+        let failure = Mutex<String?>(nil)
+        let server = Task {
+            do { try await http.run { _ in bound.signal() } } catch {
+                failure.withLock { $0 = "HTTP server on \(config.httpBind) failed: \(error)" }
+                bound.signal()
+                stop.signal()
+            }
+        }
+        bound.wait()
+        if let message = failure.withLock({ $0 }) {
+            recorder.stop()
+            throw CommandFailure(message)
+        }
+        logger.info("nvr serve: recording; API on http://\(config.httpBind)/api/cameras; stop with Ctrl-C")
         // A parent may have started us with these blocked; stop must still work.
         var unblock = sigset_t()
         sigemptyset(&unblock); sigaddset(&unblock, SIGINT); sigaddset(&unblock, SIGTERM)
@@ -44,7 +72,9 @@ struct Serve: ParsableCommand {
         }
         stop.wait()
         logger.info("nvr serve: stopping; completing open segments")
+        server.cancel()
         recorder.stop()
+        if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         logger.info("nvr serve: stopped")
         _ = sources
     }

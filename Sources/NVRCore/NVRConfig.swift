@@ -6,6 +6,8 @@ public struct NVRConfig: Sendable, Equatable {
     /// Data root: the index and recordings live under it.
     public var storageRoot: String = "./Storage"
     public var httpBind: String = "127.0.0.1:8080"
+    /// Longest range one view.mp4 may cover (its moov grows with the range).
+    public var maxViewSeconds: Int = 24 * 3600
     /// Target segment length; segments are cut at the first key frame after it.
     public var segmentSeconds: Int = 60
     /// Where plugins are loaded from; nil = next to the executable.
@@ -29,7 +31,7 @@ public struct NVRConfig: Sendable, Equatable {
             throw ConfigError("\(source): not valid TOML: \(error)")
         }
         var c = NVRConfig()
-        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind"], "recording": ["segment_seconds"], "plugins": ["dir"]]
+        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds"], "recording": ["segment_seconds"], "plugins": ["dir"]]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
             guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
@@ -42,6 +44,10 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["http"]?["bind"] {
             guard let s = v.string, s.contains(":") else { throw ConfigError("\(source): http.bind must look like \"127.0.0.1:8080\"") }
             c.httpBind = s
+        }
+        if let v = table["http"]?["max_view_seconds"] {
+            guard let n = v.int, (60...(31 * 86_400)).contains(n) else { throw ConfigError("\(source): http.max_view_seconds must be 60…2678400") }
+            c.maxViewSeconds = n
         }
         if let v = table["recording"]?["segment_seconds"] {
             guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }

@@ -2,25 +2,32 @@ import Foundation
 import NVRIndex
 import NVRMedia
 
-/// Builds the MP4 for a camera's time range from the index (used by `nvr export`; the HTTP
-/// view.mp4 of the playback issue serves the same VirtualMP4 with Range support).
+/// Builds the MP4 for a camera's time range from the index (`nvr export` and the HTTP
+/// view.mp4 serve the same VirtualMP4).
 ///
-/// Rules: the file starts at the key frame at or before `start` with an edit list so playback
-/// begins at `start`; gaps between recordings are left out (the parts play back to back and
-/// are listed in `gaps`); a codec or resolution change ends the file early (`truncatedAt`).
+/// Rules (design/range-mp4.md): the file starts at the key frame at or before `start` with an
+/// edit list so playback begins at `start`; the file's timeline follows the wall clock, so a
+/// gap between recordings holds the last picture (its sample lasts until the next recording)
+/// and is listed in `gaps`; a codec or resolution change ends the file early (`truncatedAt`).
+/// Segments still being written are included up to their last complete fragment.
 public struct RangeExport {
     public struct Result: Sendable {
         public var mp4: VirtualMP4
+        /// Spans inside the file with no recording (> 1 s), on the wall clock.
         public var gaps: [Range<Int64>]
         /// Set when a codec/resolution change cut the range short: where the file ends.
         public var truncatedAt: Int64?
+        /// What the file covers on the wall clock (the request clipped to the recordings).
         public var start90k: Int64
         public var end90k: Int64
+        /// The segments used, for cache keys and validators.
+        public var segmentIDs: [Int64]
     }
 
     public static func build(index: IndexDatabase, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64) throws -> Result {
-        var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end).filter { $0.state == .complete && $0.end90k > start }
-        guard let first = segs.first else { throw MediaError(.read, "no recordings between \(Time90k.rfc3339(start)) and \(Time90k.rfc3339(end))") }
+        var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end)
+            .filter { ($0.state == .complete && $0.end90k > start) || $0.state == .writing }
+        guard let first = segs.first else { throw NothingRecorded(start: start, end: end) }
         var truncatedAt: Int64?
         if let change = segs.firstIndex(where: { $0.videoEntryID != first.videoEntryID }) {
             truncatedAt = segs[change].start90k
@@ -29,57 +36,73 @@ public struct RangeExport {
         let withAudio = first.audioEntryID != nil && segs.allSatisfy { $0.audioEntryID == first.audioEntryID }
         guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else { throw IndexError("sample entry \(first.videoEntryID) missing") }
         let audioEntry = withAudio ? try index.sampleEntry(id: first.audioEntryID!) : nil
+        let audioRate = Int64(max(audioEntry?.timescale ?? 0, 1))
 
         var pieces: [MP4Builder.Piece] = []
-        var skip: Int64 = 0
-        var played: Int64 = 0
-        var gaps: [Range<Int64>] = []
+        var playStart: Int64?
+        var firstPictureTime: Int64?
         var lastEnd: Int64?
-        for (n, seg) in segs.enumerated() {
-            guard let fr = try index.frames(segmentID: seg.id!) else { continue }
-            let video = try FrameIndex.decode(fr.videoIndex).map(Sample.init)
-            let audio = try fr.audioIndex.map { try FrameIndex.decode($0).map(Sample.init) } ?? []
-            let fragments = try FrameIndex.decodeFragments(fr.fragmentIndex).map(FragmentInfo.init)
-            guard let offsets = MP4Builder.offsets(video: video, audio: audio, fragments: fragments) else {
-                throw IndexError("frame index of \(seg.path) disagrees with its fragments (run nvr db check)")
-            }
-            // Video: from the key frame at or before `start` (first segment) to the last frame starting before `end`.
-            var times: [Int64] = []
-            times.reserveCapacity(video.count)
-            var t = seg.start90k
-            for s in video { times.append(t); t += Int64(s.duration) }
+        var audioEnd: Int64?
+        var gaps: [Range<Int64>] = []
+        var used: [Int64] = []
+        for seg in segs {
+            let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: audioEntry?.timescale)
+            guard !m.video.isEmpty else { continue }
+            // Video: from the key frame at or before `start` (first piece) to the last frame starting before `end`.
             var from = 0
-            if n == 0, start > seg.start90k {
-                from = video.indices.last { video[$0].isKey && times[$0] <= start } ?? 0
-                skip = max(0, start - times[from])
-            }
-            let to = video.indices.last { times[$0] < end }.map { $0 + 1 } ?? 0
+            if pieces.isEmpty, let f = m.frame(at: start) { from = m.keyFrame(before: f) }
+            let to = m.videoTimes.lastIndex { $0 < end }.map { $0 + 1 } ?? 0
             guard from < to else { continue }
-            let picked = (from..<to).map { (sample: video[$0], offset: offsets.video[$0]) }
-            played += picked.reduce(0) { $0 + Int64($1.sample.duration) }
-            if let lastEnd, times[from] - lastEnd > Timeline.joinTolerance90k { gaps.append(lastEnd..<times[from]) }
-            lastEnd = times[to - 1] + Int64(video[to - 1].duration)
+            let picked = (from..<to).map { (sample: m.video[$0], offset: m.videoOffsets[$0]) }
+            let pieceStart = m.videoTimes[from]
+            if playStart == nil { playStart = max(start, pieceStart); firstPictureTime = pieceStart }
+            if let prev = lastEnd {
+                // Keep the file on the wall clock: the previous piece's last picture lasts until this one starts.
+                let gap = pieceStart - prev
+                if gap > Timeline.joinTolerance90k { gaps.append(prev..<pieceStart) }
+                adjustLast(&pieces[pieces.count - 1].video, by: gap)
+            }
+            lastEnd = m.videoTimes[to - 1] + Int64(picked[picked.count - 1].sample.duration)
 
-            // Audio: samples between the first picked video frame (or `start`) and the last.
+            // Audio: samples between the play start and the last picked picture's end.
             var audioPicked: [(sample: Sample, offset: Int64)] = []
-            if let audioEntry, let a0 = fr.audioStart90k {
-                let rate = Int64(max(audioEntry.timescale, 1))
-                let lo = max(times[from], start), hi = min(lastEnd!, end)
-                var at: Int64 = 0
-                for (i, s) in audio.enumerated() {
-                    let time = a0 + at * 90_000 / rate
-                    at += Int64(s.duration)
-                    if time >= lo && time < hi { audioPicked.append((s, offsets.audio[i])) }
+            if audioEntry != nil {
+                let lo = playStart!, hi = min(lastEnd!, end)
+                for i in m.audio.indices where m.audioTimes[i] >= lo && m.audioTimes[i] < hi {
+                    if audioPicked.isEmpty, let prevEnd = audioEnd {
+                        // Silence across a gap: stretch the previous piece's last audio sample.
+                        let gap = (m.audioTimes[i] - prevEnd) * audioRate / 90_000
+                        if let p = pieces.lastIndex(where: { !$0.audio.isEmpty }) { adjustLast(&pieces[p].audio, by: gap) }
+                    }
+                    audioPicked.append((m.audio[i], m.audioOffsets[i]))
+                    audioEnd = m.audioTimes[i] + Int64(m.audio[i].duration) * 90_000 / audioRate
                 }
             }
-            pieces.append(MP4Builder.Piece(path: storage.absolute(seg.path), video: picked, audio: audioPicked))
+            pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked))
+            used.append(seg.id!)
         }
-        guard !pieces.isEmpty else { throw MediaError(.read, "no frames between \(Time90k.rfc3339(start)) and \(Time90k.rfc3339(end))") }
+        guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
         let video = MP4Builder.Track(sampleEntry: [UInt8](videoEntry.box), timescale: UInt32(videoEntry.timescale),
                                      width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
         let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32($0.timescale), isVideo: false) }
-        let duration = max(played - skip, 0)
-        let mp4 = MP4Builder.build(pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: duration)
-        return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: max(start, first.start90k), end90k: min(end, lastEnd ?? end))
+        let playEnd = min(end, lastEnd)
+        let skip = playStart - (firstPictureTime ?? playStart)
+        let mp4 = MP4Builder.build(pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))
+        return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: playStart, end90k: playEnd, segmentIDs: used)
     }
+
+    /// Lengthens (or, for a small overlap, shortens) the last sample so the next piece starts
+    /// where the wall clock says it does. Never below one tick.
+    private static func adjustLast(_ samples: inout [(sample: Sample, offset: Int64)], by delta: Int64) {
+        guard let i = samples.indices.last, delta != 0 else { return }
+        let d = Int64(samples[i].sample.duration) + delta
+        samples[i].sample.duration = UInt32(clamping: max(d, 1))
+    }
+}
+
+/// Nothing is recorded in a requested range (HTTP 404, not a server error).
+public struct NothingRecorded: Error, CustomStringConvertible, Sendable {
+    public var start: Int64
+    public var end: Int64
+    public var description: String { "nothing recorded between \(Time90k.rfc3339(start)) and \(Time90k.rfc3339(end))" }
 }

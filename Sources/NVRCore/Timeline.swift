@@ -33,3 +33,38 @@ public enum Timeline {
         return out
     }
 }
+
+/// A timeline slice as the API shows it: contiguous recording of one kind from one source.
+public struct TimelineSlice: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable { case continuous, event }
+    /// disk: recorded by the NVR; card: from the camera's memory card; cloud: the vendor's cloud.
+    public enum Source: String, Sendable, Codable { case disk, card, cloud }
+    public var start90k: Int64
+    public var end90k: Int64
+    public var kind: Kind
+    public var source: Source
+    public var segments: Int
+    public var bytes: Int64
+}
+
+extension Timeline {
+    /// Merges segment spans (sorted by start) into slices clipped to `range`; a slice ends at a
+    /// gap, or where the kind (event or not) or the source changes.
+    public static func slices(_ spans: [SegmentSpan], within range: Range<Int64>) -> [TimelineSlice] {
+        var out: [TimelineSlice] = []
+        for s in spans {
+            let a = max(s.start90k, range.lowerBound), b = min(s.end90k, range.upperBound)
+            guard b > a else { continue }
+            let kind: TimelineSlice.Kind = s.hasEvent ? .event : .continuous
+            let source: TimelineSlice.Source = s.source == "live" ? .disk : TimelineSlice.Source(rawValue: s.source) ?? .disk
+            if let last = out.last, a - last.end90k <= joinTolerance90k, last.kind == kind, last.source == source {
+                out[out.count - 1].end90k = max(last.end90k, b)
+                out[out.count - 1].segments += 1
+                out[out.count - 1].bytes += s.bytes
+            } else {
+                out.append(TimelineSlice(start90k: a, end90k: b, kind: kind, source: source, segments: 1, bytes: s.bytes))
+            }
+        }
+        return out
+    }
+}

@@ -70,9 +70,45 @@ extension IndexDatabase {
         try pool.read { db in
             try SegmentRecord.fetchAll(db, sql: """
                 SELECT * FROM segment
-                WHERE camera_id = ? AND start90k < ? AND start90k + duration90k >= ? AND state != 'deleting'
+                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k >= ? AND state != 'deleting'
                 ORDER BY start90k, id
-                """, arguments: [cameraID, end90k, start90k])
+                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k])
+        }
+    }
+
+    /// The lowest `start90k` a segment overlapping `start` can have: `start` minus the camera's
+    /// longest segment (an index lookup, schema v3), so range queries scan only their range.
+    static func earliestStart(_ db: Database, cameraID: Int64, overlapping start: Int64) throws -> Int64 {
+        guard start != .min else { return .min }
+        // A segment being written may have grown since its row was last updated.
+        let longest = try Int64.fetchOne(db, sql: "SELECT MAX(duration90k) FROM segment WHERE camera_id = ?", arguments: [cameraID]) ?? 0
+        let (low, overflow) = start.subtractingReportingOverflow(longest + 3_600 * 90_000)
+        return overflow ? .min : low
+    }
+
+    /// Timeline rows of a camera overlapping [start, end): only the columns slices need, read
+    /// without building records (the timeline of a day answers in well under a millisecond).
+    public func timelineSpans(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> [SegmentSpan] {
+        try pool.read { db in
+            var out: [SegmentSpan] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT start90k, duration90k, bytes, has_event, source FROM segment
+                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND state != 'deleting'
+                ORDER BY start90k, id
+                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k])
+            while let r = try rows.next() {
+                out.append(SegmentSpan(start90k: r[0], duration90k: r[1], bytes: r[2], hasEvent: r[3], source: r[4]))
+            }
+            return out
+        }
+    }
+
+    /// The camera's newest segments, newest first (snapshots of "now").
+    public func newestSegments(cameraID: Int64, limit: Int) throws -> [SegmentRecord] {
+        try pool.read { db in
+            try SegmentRecord.fetchAll(db, sql: """
+                SELECT * FROM segment WHERE camera_id = ? AND state != 'deleting' ORDER BY start90k DESC, id DESC LIMIT ?
+                """, arguments: [cameraID, limit])
         }
     }
 
@@ -119,9 +155,9 @@ extension IndexDatabase {
     public func hasRecordings(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> Bool {
         try pool.read { db in
             try Bool.fetchOne(db, sql: """
-                SELECT EXISTS(SELECT 1 FROM segment WHERE camera_id = ? AND start90k < ? AND start90k + duration90k > ?
+                SELECT EXISTS(SELECT 1 FROM segment WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ?
                               AND state != 'deleting')
-                """, arguments: [cameraID, end90k, start90k]) ?? false
+                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k]) ?? false
         }
     }
 

@@ -27,6 +27,7 @@ public final class IndexDatabase: Sendable {
         var m = DatabaseMigrator()
         m.registerMigration(MigrationV1.name, migrate: MigrationV1.migrate)
         m.registerMigration(MigrationV2.name, migrate: MigrationV2.migrate)
+        m.registerMigration(MigrationV3.name, migrate: MigrationV3.migrate)
         return m
     }
 

@@ -196,7 +196,7 @@ public final class FragmentedMP4Writer {
 }
 
 extension MediaError {
-    static func posix(_ kind: Kind, _ what: String, _ e: Int32) -> MediaError {
+    public static func posix(_ kind: Kind, _ what: String, _ e: Int32) -> MediaError {
         MediaError(kind, "\(what): \(String(cString: strerror(e)))", code: e)
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import NVRIndex
+import NVRMedia
+import Synchronization
+
+/// JPEG snapshots from recordings: the newest key frame of a camera (cached for a second, so
+/// a wall of viewers polling costs one decode), or the frame nearest any recorded time.
+/// Only the samples needed are read: the key frame, and for `at` the frames up to the target.
+public final class Snapshots: Sendable {
+    public struct Snapshot: Sendable {
+        public var jpeg: [UInt8]
+        /// When the frame was captured, on the wall clock.
+        public var time90k: Int64
+        public var width: Int
+        public var height: Int
+    }
+
+    private let index: IndexDatabase
+    private let storage: StorageLayout
+    private let cacheSeconds: Double
+    private struct CacheKey: Hashable { var camera: Int64; var width: Int? }
+    private let cache = Mutex<[CacheKey: (made: Double, snapshot: Snapshot)]>([:])
+
+    public init(index: IndexDatabase, storage: StorageLayout, cacheSeconds: Double = 1) {
+        self.index = index; self.storage = storage; self.cacheSeconds = cacheSeconds
+    }
+
+    /// The camera's newest key frame (from the segment being written when there is one).
+    public func latest(cameraID: Int64, width: Int?) throws -> Snapshot {
+        let key = CacheKey(camera: cameraID, width: width)
+        let now = monotonicSeconds()
+        if let hit = cache.withLock({ $0[key] }), now - hit.made < cacheSeconds { return hit.snapshot }
+        var made: Snapshot?
+        for seg in try index.newestSegments(cameraID: cameraID, limit: 2) {
+            let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
+            guard let last = m.video.indices.last else { continue } // a segment just opened has no fragment yet
+            let key = m.keyFrame(before: last)
+            made = try decode(m, from: key, to: key, width: width)
+            break
+        }
+        guard let made else { throw NothingRecorded(start: .min, end: .max) }
+        cache.withLock { c in
+            c = c.filter { now - $0.value.made < cacheSeconds } // keep the cache to live cameras
+            c[key] = (now, made)
+        }
+        return made
+    }
+
+    /// The recorded frame whose start is nearest `t`.
+    public func frame(cameraID: Int64, at t: Int64, width: Int?) throws -> Snapshot {
+        let segs = try index.segments(cameraID: cameraID, start90k: t, end90k: t + 1)
+        for seg in segs.reversed() {
+            let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
+            guard let first = m.videoTimes.first, first <= t, t < m.end90k, let i = m.nearestFrame(to: t) else { continue }
+            return try decode(m, from: m.keyFrame(before: i), to: i, width: width)
+        }
+        throw NothingRecorded(start: t, end: t + 1)
+    }
+
+    private func decode(_ m: SegmentMedia, from: Int, to: Int, width: Int?) throws -> Snapshot {
+        guard let entry = try index.sampleEntry(id: m.segment.videoEntryID) else { throw IndexError("sample entry \(m.segment.videoEntryID) missing") }
+        let fd = open(m.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MediaError.posix(.read, "cannot open \(m.path)", errno) }
+        defer { close(fd) }
+        let decoder = try VideoDecoder(sampleEntry: [UInt8](entry.box))
+        let picture = try decoder.decode(count: to - from + 1, sizes: { Int(m.video[from + $0].size) }) { i, buf in
+            let n = pread(fd, buf.baseAddress, buf.count, off_t(m.videoOffsets[from + i]))
+            guard n == buf.count else { throw MediaError(.corrupt, "\(m.path) is shorter than the index says") }
+        }
+        let jpeg = try JPEGEncoder().encode(picture, width: width)
+        let size = JPEGEncoder.outputSize(width: picture.width, height: picture.height, requestedWidth: width)
+        return Snapshot(jpeg: jpeg, time90k: m.videoTimes[to], width: size.width, height: size.height)
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NVRCore
+import NVRIndex
+import NVRMedia
+
+extension API {
+    /// GET/HEAD /api/cameras/{name}/view.mp4?start=&end= — one ordinary MP4 of the range,
+    /// built from the index; media bytes are streamed from the segment files as asked.
+    func view(_ r: Request, _ cam: CameraRecord) async throws -> Response {
+        let range = try Query(request: r).range()
+        guard range.count <= Int64(maxViewSeconds) * 90_000 else {
+            throw APIError(.badRequest, "range_too_long",
+                           "the range is \(Time90k.describeDuration(Int64(range.count))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)")
+        }
+        let view = try await offload { [index, storage, views] in try views.view(index: index, storage: storage, camera: cam.id!, range: range) }
+        let mp4 = view.result.mp4
+        let size = mp4.size
+
+        var headers: HTTPFields = [
+            .contentType: "video/mp4", .acceptRanges: "bytes", .eTag: view.etag, .cacheControl: "private, max-age=10",
+        ]
+        headers[HTTPField.Name("X-Recording-Start")!] = Time90k.rfc3339(view.result.start90k)
+        headers[HTTPField.Name("X-Recording-Start90k")!] = String(view.result.start90k)
+        headers[HTTPField.Name("X-Recording-End")!] = Time90k.rfc3339(view.result.end90k)
+        headers[HTTPField.Name("X-Recording-End90k")!] = String(view.result.end90k)
+        if !view.result.gaps.isEmpty {
+            headers[HTTPField.Name("X-Recording-Gaps")!] = view.result.gaps.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")
+        }
+        if let t = view.result.truncatedAt { headers[HTTPField.Name("X-Recording-Truncated90k")!] = String(t) }
+
+        // If-Range with a different validator: the client's partial copy is stale, send it all.
+        var rangeHeader = r.headers[.range]
+        if let ifRange = r.headers[.ifRange], ifRange != view.etag { rangeHeader = nil }
+        if let inm = r.headers[.ifNoneMatch], inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == view.etag }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var status = HTTPResponse.Status.ok
+        var window = ByteRange(first: 0, last: size - 1)
+        switch ByteRange.parse(rangeHeader, size: size) {
+        case .whole: break
+        case .unsatisfiable:
+            var e = APIError(.rangeNotSatisfiable, "range_not_satisfiable", "Range '\(rangeHeader ?? "")' is outside the \(size)-byte file")
+            e.headers = [.contentRange: "bytes */\(size)", .acceptRanges: "bytes", .eTag: view.etag]
+            throw e
+        case .range(let b):
+            status = .partialContent
+            window = b
+            headers[.contentRange] = "bytes \(b.first)-\(b.last)/\(size)"
+        }
+        headers[.contentLength] = String(window.count)
+        if r.method == .head { return Response(status: status, headers: headers) }
+        let bytes = window
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(bytes.count)) { writer in
+            try await Self.write(mp4, bytes, to: &writer)
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Streams bytes [first, last] of the virtual file: header bytes from memory, media in
+    /// 1 MiB positioned reads off the concurrency pool.
+    static func write(_ mp4: VirtualMP4, _ window: ByteRange, to writer: inout any ResponseBodyWriter) async throws {
+        var at: Int64 = 0
+        let chunk: Int64 = 1 << 20
+        for part in mp4.parts {
+            let partStart = at, partEnd = at + part.length
+            at = partEnd
+            let lo = max(window.first, partStart), hi = min(window.last + 1, partEnd)
+            guard lo < hi else { if partStart > window.last { break } else { continue } }
+            switch part {
+            case .bytes(let b):
+                try await writer.write(ByteBuffer(bytes: b[Int(lo - partStart)..<Int(hi - partStart)]))
+            case .file(let path, let offset, _):
+                var pos = lo
+                while pos < hi {
+                    let n = Int(min(chunk, hi - pos))
+                    let fileOffset = offset + (pos - partStart)
+                    let buf = try await offload { try Self.read(path, at: fileOffset, count: n) }
+                    try await writer.write(buf)
+                    pos += Int64(n)
+                }
+            }
+        }
+    }
+
+    static func read(_ path: String, at offset: Int64, count: Int) throws -> ByteBuffer {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw MediaError.posix(.read, "cannot open \(path)", errno) }
+        defer { close(fd) }
+        var buf = ByteBufferAllocator().buffer(capacity: count)
+        let n = buf.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { p in
+            var done = 0
+            while done < count {
+                let r = pread(fd, p.baseAddress! + done, count - done, off_t(offset + Int64(done)))
+                if r < 0 && errno == EINTR { continue }
+                guard r > 0 else { break }
+                done += r
+            }
+            return done
+        }
+        guard n == count else { throw MediaError(.corrupt, "\(path) is shorter than the index says (deleted by retention meanwhile?)") }
+        return buf
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NVRCore
+import NVRIndex
+
+/// The JSON API's routes over the index (design/api.md; the OpenAPI document is at
+/// /api/openapi.json).
+struct API: Sendable {
+    let index: IndexDatabase
+    let storage: StorageLayout
+    let recorder: Recorder?
+    let maxViewSeconds: Int
+    let snapshots: Snapshots
+    let views: ViewCache
+
+    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, maxViewSeconds: Int) {
+        self.index = index; self.storage = storage; self.recorder = recorder; self.maxViewSeconds = maxViewSeconds
+        snapshots = Snapshots(index: index, storage: storage)
+        views = ViewCache()
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
+        router.get("/api/cameras") { _, _ in try await offload { try JSON.response(["cameras": try cameras().map(cameraJSON)]) } }
+        router.get("/api/cameras/{name}") { _, c in
+            let cam = try await camera(c)
+            return try await offload { try JSON.response(try cameraJSON(cam)) }
+        }
+        router.get("/api/cameras/{name}/days") { r, c in try await days(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/timeline") { r, c in try await timeline(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/recordings") { r, c in try await recordings(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
+        router.head("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/snapshot.jpg") { r, c in try await snapshot(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/thumbnails") { r, c in try await thumbnails(r, try await camera(c)) }
+    }
+
+    func cameras() throws -> [CameraRecord] { try index.cameras() }
+
+    /// The camera named in the path, or 404.
+    func camera(_ context: BasicRequestContext) async throws -> CameraRecord {
+        let name = context.parameters.get("name") ?? ""
+        guard let cam = try await offload({ try index.camera(named: name) }) else {
+            throw APIError.notFound("no camera named '\(name)'")
+        }
+        return cam
+    }
+
+    // MARK: cameras
+
+    struct StreamJSON: Encodable { var codec: String; var rfc6381: String; var width: Int?; var height: Int?; var sampleRate: Int?; var channels: Int? }
+    struct CameraJSON: Encodable {
+        var name: String, plugin: String, enabled: Bool
+        var state: String, reason: String?, since: String?, since90k: Int64?
+        var lastFrame: String?, lastFrame90k: Int64?
+        var video: StreamJSON?, audio: StreamJSON?
+        var fps: Double?, bitRate: Int64?
+        var bytes: Int64, segments: Int
+        var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
+    }
+
+    func cameraJSON(_ c: CameraRecord) throws -> CameraJSON {
+        let sum = try index.storageSummary(cameraID: c.id!)
+        let saved = try index.cameraState(cameraID: c.id!)
+        let live = recorder?.session(named: c.name)?.status
+        var j = CameraJSON(name: c.name, plugin: c.plugin, enabled: c.enabled,
+                           state: live?.state.rawValue ?? saved?.state ?? "stopped", reason: live?.reason ?? saved?.reason,
+                           since: nil, since90k: live?.since90k ?? saved?.since90k,
+                           lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
+                           fps: live?.fps, bitRate: live?.bitRate, bytes: sum.bytes, segments: sum.segments,
+                           oldest90k: sum.oldest90k, newest90k: sum.newest90k)
+        j.since = j.since90k.map(Time90k.rfc3339)
+        j.lastFrame = j.lastFrame90k.map(Time90k.rfc3339)
+        j.oldest = j.oldest90k.map(Time90k.rfc3339)
+        j.newest = j.newest90k.map(Time90k.rfc3339)
+        if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
+            func stream(_ id: Int64) throws -> StreamJSON? {
+                guard let e = try index.sampleEntry(id: id) else { return nil }
+                let video = e.width > 0
+                return StreamJSON(codec: e.codec, rfc6381: e.rfc6381, width: video ? e.width : nil, height: video ? e.height : nil,
+                                  sampleRate: video ? nil : e.sampleRate, channels: video ? nil : e.channels)
+            }
+            j.video = try stream(seg.videoEntryID)
+            j.audio = try seg.audioEntryID.flatMap(stream)
+        }
+        return j
+    }
+
+    // MARK: days, timeline, recordings
+
+    struct DayJSON: Encodable { var date: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var hours: Double; var recordedSeconds: Double }
+    struct DaysJSON: Encodable { var camera: String; var month: String; var tz: String; var days: [DayJSON] }
+
+    func days(_ r: Request, _ cam: CameraRecord) async throws -> Response {
+        let q = Query(request: r)
+        let zone = try q.days()
+        guard let month = q.string("month") else { throw APIError.badRequest("month is required, like 2026-11") }
+        let all: [(date: String, range: Range<Int64>)]
+        do { all = try zone.month(month) } catch { throw APIError.badRequest("\(error)") }
+        return try await offload {
+            var out: [DayJSON] = []
+            for d in all where try index.hasRecordings(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound) {
+                let slices = Timeline.slices(try index.timelineSpans(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound), within: d.range)
+                out.append(DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
+                                   end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
+                                   hours: Double(d.range.count) / 90_000 / 3600,
+                                   recordedSeconds: Double(slices.reduce(0) { $0 + $1.end90k - $1.start90k }) / 90_000))
+            }
+            return try JSON.response(DaysJSON(camera: cam.name, month: month, tz: zone.name, days: out))
+        }
+    }
+
+    struct SliceJSON: Encodable {
+        var start: String, end: String, start90k: Int64, end90k: Int64
+        var kind: String, source: String, segments: Int, bytes: Int64
+    }
+    struct TimelineJSON: Encodable { var camera: String; var tz: String?; var date: String?; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var slices: [SliceJSON] }
+
+    func timeline(_ r: Request, _ cam: CameraRecord) async throws -> Response {
+        let q = Query(request: r)
+        let range: Range<Int64>
+        let date = q.string("date")
+        let tz = date == nil ? nil : try q.days().name
+        if let date {
+            let zone = try q.days()
+            do { range = try zone.day(date) } catch { throw APIError.badRequest("\(error)") }
+        } else if q.string("start") != nil || q.string("end") != nil {
+            range = try q.range()
+        } else {
+            throw APIError.badRequest("give date=YYYY-MM-DD (and tz=) or start= and end=")
+        }
+        return try await offload {
+            let spans = try index.timelineSpans(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
+            let slices = Timeline.slices(spans, within: range).map {
+                SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,
+                          kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes)
+            }
+            return try JSON.response(TimelineJSON(camera: cam.name, tz: tz, date: date, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
+                                                  end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, slices: slices))
+        }
+    }
+
+    struct SegmentJSON: Encodable {
+        var id: Int64, run: Int64, start: String, start90k: Int64, end: String, end90k: Int64
+        var bytes: Int64, frames: Int, keyFrames: Int, state: String, source: String, hasEvent: Bool
+        var video: String, audio: String?
+    }
+
+    func recordings(_ r: Request, _ cam: CameraRecord) async throws -> Response {
+        let range = try Query(request: r).range()
+        return try await offload {
+            var entries: [Int64: String] = [:]
+            func codec(_ id: Int64) throws -> String {
+                if let c = entries[id] { return c }
+                let c = try index.sampleEntry(id: id)?.rfc6381 ?? "unknown"
+                entries[id] = c
+                return c
+            }
+            let segs = try index.segments(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound).filter { $0.end90k > range.lowerBound || $0.state == .writing }
+            let out = try segs.map { s in
+                SegmentJSON(id: s.id!, run: s.runID, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k), end90k: s.end90k,
+                            bytes: s.bytes, frames: s.frames, keyFrames: s.keyFrames, state: s.state.rawValue, source: s.source, hasEvent: s.hasEvent,
+                            video: try codec(s.videoEntryID), audio: try s.audioEntryID.map(codec))
+            }
+            struct Out: Encodable { var camera: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var recordings: [SegmentJSON] }
+            return try JSON.response(Out(camera: cam.name, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
+                                         end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, recordings: out))
+        }
+    }
+}

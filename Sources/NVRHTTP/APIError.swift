@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import NVRCore
+import NVRMedia
+
+/// An error answer: `{"error": code, "message": text}` with its HTTP status.
+public struct APIError: HTTPResponseError, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields = [:]
+
+    public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
+        self.status = status; self.code = code; self.message = message
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    static func badRequest(_ m: String) -> APIError { APIError(.badRequest, "bad_request", m) }
+    static func notFound(_ m: String) -> APIError { APIError(.notFound, "not_found", m) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var h = headers
+        h[.contentType] = "application/json; charset=utf-8"
+        h[.cacheControl] = "no-store"
+        let body = try JSON.encode(["error": code, "message": message])
+        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// Maps what the core throws to what a client should see.
+    static func from(_ error: any Error) -> APIError {
+        switch error {
+        case let e as APIError: return e
+        case let e as NothingRecorded: return APIError(.notFound, "nothing_recorded", e.description)
+        case let e as HTTPError:
+            return APIError(e.status, e.status == .notFound ? "not_found" : "http_\(e.status.code)", e.body ?? e.status.reasonPhrase)
+        case let e as MediaError where e.kind == .corrupt:
+            return APIError(.internalServerError, "corrupt_recording", e.message)
+        default:
+            return APIError(.internalServerError, "internal", "\(error)")
+        }
+    }
+}
+
+/// Turns every error — ours, the router's 404 and 405, the core's — into a JSON answer, and
+/// logs the ones that are the server's fault.
+struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let e = APIError.from(error)
+            if e.status.code >= 500 { context.logger.error("\(request.method) \(request.uri.path): \(e.message)") }
+            return try e.response(from: request, context: context)
+        }
+    }
+}

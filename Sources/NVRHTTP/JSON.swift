@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import NVRCore
+
+/// JSON answers: one encoder setup for every route.
+enum JSON {
+    static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let e = JSONEncoder()
+        e.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return Array(try e.encode(value))
+    }
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(status: status,
+                 headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: try encode(value))))
+    }
+}
+
+/// A point in time as JSON carries it: RFC 3339 for people and 90 kHz ticks for programs.
+struct TimeFields: Encodable {
+    var rfc3339: String
+    var ticks: Int64
+}
+
+/// Query parameters, with 400s that say what was wrong.
+struct Query {
+    let request: Request
+
+    func string(_ name: String) -> String? {
+        guard let v = request.uri.queryParameters.get(name), !v.isEmpty else { return nil }
+        return v
+    }
+
+    /// RFC 3339 or 90 kHz ticks.
+    func time(_ name: String) throws -> Int64? {
+        guard let v = string(name) else { return nil }
+        guard let t = Time90k.parse(v) else {
+            throw APIError.badRequest("\(name)='\(v)' is not a time: use RFC 3339 (2026-11-22T08:00:00Z) or 90 kHz ticks since 1970")
+        }
+        return t
+    }
+
+    func requiredTime(_ name: String) throws -> Int64 {
+        guard let t = try time(name) else { throw APIError.badRequest("\(name) is required (RFC 3339 or 90 kHz ticks)") }
+        return t
+    }
+
+    /// `start` and `end`, both required, end after start.
+    func range() throws -> Range<Int64> {
+        let s = try requiredTime("start"), e = try requiredTime("end")
+        guard e > s else { throw APIError.badRequest("end must be after start") }
+        return s..<e
+    }
+
+    func int(_ name: String, in bounds: ClosedRange<Int>) throws -> Int? {
+        guard let v = string(name) else { return nil }
+        guard let n = Int(v), bounds.contains(n) else { throw APIError.badRequest("\(name)='\(v)' must be an integer in \(bounds.lowerBound)…\(bounds.upperBound)") }
+        return n
+    }
+
+    func days() throws -> LocalDays {
+        do { return try LocalDays(tz: string("tz")) } catch { throw APIError.badRequest("\(error)") }
+    }
+}

@@ -1,0 +1,55 @@
+import Crypto
+import Foundation
+import NVRCore
+import NVRIndex
+import NVRMedia
+import Synchronization
+
+/// Recently built view.mp4 files. A player fetches one file as many Range requests; building
+/// the moov of an hour takes milliseconds, so the same (camera, start, end) is built once and
+/// kept for a few seconds. Entries expire quickly because segments being written still grow.
+final class ViewCache: Sendable {
+    struct View: Sendable {
+        var result: RangeExport.Result
+        var etag: String
+    }
+    private struct Key: Hashable { var camera: Int64; var start: Int64; var end: Int64 }
+    private let entries = Mutex<[Key: (made: Double, view: View)]>([:])
+    private let ttl: Double
+    private let capacity: Int
+
+    init(ttl: Double = 10, capacity: Int = 32) { self.ttl = ttl; self.capacity = capacity }
+
+    func view(index: IndexDatabase, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
+        let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound)
+        let now = Self.now()
+        if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }
+        let result = try RangeExport.build(index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
+        let view = View(result: result, etag: Self.etag(result.mp4))
+        entries.withLock { e in
+            e = e.filter { now - $0.value.made < ttl }
+            if e.count >= capacity, let oldest = e.min(by: { $0.value.made < $1.value.made })?.key { e[oldest] = nil }
+            e[key] = (now, view)
+        }
+        return view
+    }
+
+    /// A strong validator: the header (which holds every sample's size and offset) and the
+    /// file ranges it points at. Same bytes ⇔ same tag, across restarts too.
+    static func etag(_ mp4: VirtualMP4) -> String {
+        var h = SHA256()
+        for part in mp4.parts {
+            switch part {
+            case .bytes(let b): h.update(data: b)
+            case .file(let path, let offset, let length): h.update(data: Array("\(path):\(offset):\(length);".utf8))
+            }
+        }
+        return "\"" + h.finalize().prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
