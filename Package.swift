@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries and the plugin ABI: the only code host and plugins share.
@@ -40,6 +41,7 @@ let package = Package(
             dependencies: [
                 "NVRCore", "NVRMedia", "NVRIndex", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "DemoPlugin", dependencies: ["CNVRPlugin", "CFFmpeg", "PluginSupport"], path: "Plugins/Demo", swiftSettings: swiftSettings),
         .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
 
-        .target(name: "TestSupport", dependencies: ["NVRCore"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),

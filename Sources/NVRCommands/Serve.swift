@@ -27,35 +27,34 @@ struct Serve: ParsableCommand {
         let logger = makeLogger()
         let config = try global.load()
         let recorder: Recorder
+        let http: HTTPServer
         do {
             recorder = try Recorder(config: config, logger: logger)
-            try recorder.start(addDemoIfEmpty: !noDemo)
+            http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
+                                  options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
         let stop = DispatchSemaphore(value: 0)
-        let http: HTTPServer
-        do {
-            http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
-                                  options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
-        } catch {
-            recorder.stop()
-            throw CommandFailure("\(error)")
-        }
         // The server runs on Swift concurrency; this thread waits for a signal or its failure.
         let bound = DispatchSemaphore(value: 0)
         let failure = Mutex<String?>(nil)
-        let server = Task {
+        let served = DispatchSemaphore(value: 0)
+        Task {
             do { try await http.run { _ in bound.signal() } } catch {
                 failure.withLock { $0 = "HTTP server on \(config.httpBind) failed: \(error)" }
                 bound.signal()
                 stop.signal()
             }
+            served.signal()
         }
+        // Listen first: a port in use is refused before any camera starts recording.
         bound.wait()
-        if let message = failure.withLock({ $0 }) {
-            recorder.stop()
-            throw CommandFailure(message)
+        if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
+        do { try recorder.start(addDemoIfEmpty: !noDemo) } catch {
+            Task { await http.shutdown() }
+            _ = served.wait(timeout: .now() + 10)
+            throw CommandFailure("cannot start: \(error)")
         }
         logger.info("nvr serve: recording; API on http://\(config.httpBind)/api/cameras; stop with Ctrl-C")
         // A parent may have started us with these blocked; stop must still work.
@@ -72,8 +71,9 @@ struct Serve: ParsableCommand {
         }
         stop.wait()
         logger.info("nvr serve: stopping; completing open segments")
-        server.cancel()
+        Task { await http.shutdown() }
         recorder.stop()
+        _ = served.wait(timeout: .now() + 10)
         if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
         logger.info("nvr serve: stopped")
         _ = sources

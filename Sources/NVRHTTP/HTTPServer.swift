@@ -3,10 +3,12 @@ import Hummingbird
 import Logging
 import NVRCore
 import NVRIndex
+import ServiceLifecycle
+import Synchronization
 
 /// The HTTP server of `nvr serve` (Hummingbird 2): the JSON API, view.mp4 and snapshots,
 /// all answered from the index and the segment files.
-public struct HTTPServer: Sendable {
+public final class HTTPServer: Sendable {
     public struct Options: Sendable {
         public var bind: String
         public var allowUnauthenticated = false
@@ -23,6 +25,7 @@ public struct HTTPServer: Sendable {
     let host: String
     let port: Int
     let logger: Logger
+    private let group = Mutex<ServiceGroup?>(nil)
 
     /// Checks the bind address: a non-loopback address needs `allowUnauthenticated` (there is no
     /// authentication yet) and gets a warning.
@@ -41,7 +44,8 @@ public struct HTTPServer: Sendable {
         self.api = API(index: index, storage: storage, recorder: recorder, maxViewSeconds: options.maxViewSeconds)
     }
 
-    /// Serves until the task is cancelled. `onBound` gets the port (useful with port 0).
+    /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
+    /// (useful with port 0).
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let router = Router()
         router.add(middleware: JSONErrorMiddleware())
@@ -56,7 +60,13 @@ public struct HTTPServer: Sendable {
                 onBound(port)
             },
             logger: logger)
-        try await app.run()
+        let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        group.withLock { $0 = g }
+        try await g.run()
+    }
+
+    public func shutdown() async {
+        await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
     static func parseBind(_ bind: String) throws -> (String, Int) {

@@ -1,5 +1,5 @@
-// The API's OpenAPI 3 document, served at /api/openapi.json. The same document is in
-// design/api.md; a test keeps the two equal.
+// The API's OpenAPI 3 document, served at /api/openapi.json. Generated from design/api.md
+// by scripts/sync-openapi.py; a test keeps the two equal.
 enum OpenAPIDocument {
     static let json = #"""
 {

@@ -5,36 +5,7 @@ import TestSupport
 @testable import NVRCore
 
 /// A recorder on a temp storage root with the given cameras, for one test.
-final class RecorderHarness {
-    let root: String
-    let recorder: Recorder
-    var index: IndexDatabase { recorder.index }
-
-    init(segmentSeconds: Int = 3, pluginsDir: String? = nil) throws {
-        root = TestEnvironment.tempDir("rec")
-        recorder = try Recorder(config: TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir),
-                                logger: TestEnvironment.logger)
-        // These tests are not about free space: don't let a nearly full machine delete their footage.
-        try recorder.index.setSetting(RetentionSettings.minFreeKey, "0")
-    }
-
-    deinit {
-        recorder.stop()
-        TestEnvironment.cleanup(root)
-    }
-
-    func add(_ name: String, plugin: String = "rtsp", _ config: [String: String]) throws {
-        try CameraAdmin(index: index, storage: recorder.storage, plugins: recorder.plugins).add(name: name, plugin: plugin, config: config)
-    }
-
-    func camera(_ name: String) throws -> CameraRecord { try #require(try index.camera(named: name)) }
-
-    func segments(_ name: String) throws -> [SegmentRecord] { try index.segments(cameraID: try camera(name).id!) }
-
-    func completeSegments(_ name: String) throws -> [SegmentRecord] { try segments(name).filter { $0.state == .complete } }
-
-    func path(_ s: SegmentRecord) -> String { recorder.storage.absolute(s.path) }
-
+extension RecorderHarness {
     /// Checks a segment's file against its row and frame index, and ffprobe against both.
     func verify(_ s: SegmentRecord, videoCodec: String, audioCodec: String? = nil) throws {
         let probed = try ffprobeStreams(path(s))

@@ -11,6 +11,11 @@ public enum TestEnvironment {
 
     public static var nvrExecutable: String { buildDir + "/nvr" }
 
+    /// The repository checkout (this file is Tests/Support/TestEnvironment.swift).
+    public static var repoRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+
     /// A fresh temporary folder, removed by the caller with `cleanup`.
     public static func tempDir(_ name: String = "nvr-test") -> String {
         let path = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8))"

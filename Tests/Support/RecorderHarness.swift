@@ -1,0 +1,38 @@
+import Foundation
+import NVRCore
+import NVRIndex
+
+/// A Recorder on a temporary storage root, for tests that record real cameras.
+public final class RecorderHarness {
+    public let root: String
+    public let recorder: Recorder
+    public var index: IndexDatabase { recorder.index }
+
+    public init(segmentSeconds: Int = 3, pluginsDir: String? = nil) throws {
+        root = TestEnvironment.tempDir("rec")
+        recorder = try Recorder(config: TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir),
+                                logger: TestEnvironment.logger)
+        // These tests are not about free space: don't let a nearly full machine delete their footage.
+        try recorder.index.setSetting(RetentionSettings.minFreeKey, "0")
+    }
+
+    deinit {
+        recorder.stop()
+        TestEnvironment.cleanup(root)
+    }
+
+    public func add(_ name: String, plugin: String = "rtsp", _ config: [String: String]) throws {
+        try CameraAdmin(index: index, storage: recorder.storage, plugins: recorder.plugins).add(name: name, plugin: plugin, config: config)
+    }
+
+    public func camera(_ name: String) throws -> CameraRecord {
+        guard let c = try index.camera(named: name) else { throw FixtureError("no camera \(name) in the index") }
+        return c
+    }
+
+    public func segments(_ name: String) throws -> [SegmentRecord] { try index.segments(cameraID: try camera(name).id!) }
+
+    public func completeSegments(_ name: String) throws -> [SegmentRecord] { try segments(name).filter { $0.state == .complete } }
+
+    public func path(_ s: SegmentRecord) -> String { recorder.storage.absolute(s.path) }
+}

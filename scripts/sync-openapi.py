@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+"""Copies the OpenAPI document from design/api.md (its ```json block, the source of truth)
+into Sources/NVRHTTP/OpenAPIDocument.swift, which the server serves at /api/openapi.json.
+Run after editing the document; a test fails while the two differ."""
+import json, pathlib, sys
+root = pathlib.Path(__file__).resolve().parent.parent
+md = (root / "design/api.md").read_text()
+block = md.split("```json\n", 1)[1].split("\n```", 1)[0]
+json.loads(block)  # must be valid JSON
+swift = ("// The API's OpenAPI 3 document, served at /api/openapi.json. Generated from design/api.md\n"
+         "// by scripts/sync-openapi.py; a test keeps the two equal.\n"
+         "enum OpenAPIDocument {\n    static let json = #\"\"\"\n" + block + "\n\"\"\"#\n}\n")
+(root / "Sources/NVRHTTP/OpenAPIDocument.swift").write_text(swift)
+print("Sources/NVRHTTP/OpenAPIDocument.swift updated", file=sys.stderr)
