@@ -30,6 +30,7 @@ struct Serve: ParsableCommand {
         let http: HTTPServer
         do {
             recorder = try Recorder(config: config, logger: logger)
+            try recorder.acquireLock()
             http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
                                   options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
         } catch {

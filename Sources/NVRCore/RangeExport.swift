@@ -6,7 +6,7 @@ import NVRMedia
 /// view.mp4 serve the same VirtualMP4).
 ///
 /// Rules (design/range-mp4.md): the file starts at the key frame at or before `start` with an
-/// edit list so playback begins at `start`; the file's timeline follows the wall clock, so a
+/// edit list so playback begins with the frame showing at `start`; the file's timeline follows the wall clock, so a
 /// gap between recordings holds the last picture (its sample lasts until the next recording)
 /// and is listed in `gaps`; a codec or resolution change ends the file early (`truncatedAt`).
 /// Segments still being written are included up to their last complete fragment.
@@ -50,12 +50,18 @@ public struct RangeExport {
             guard !m.video.isEmpty else { continue }
             // Video: from the key frame at or before `start` (first piece) to the last frame starting before `end`.
             var from = 0
-            if pieces.isEmpty, let f = m.frame(at: start) { from = m.keyFrame(before: f) }
+            var shownFirst: Int64?
+            if pieces.isEmpty, let f = m.frame(at: start) {
+                from = m.keyFrame(before: f)
+                // Playback starts at the start of the frame showing at `start`: an edit inside a
+                // frame makes players (ffmpeg among them) drop that frame and show the next.
+                shownFirst = m.videoTimes[f]
+            }
             let to = m.videoTimes.lastIndex { $0 < end }.map { $0 + 1 } ?? 0
             guard from < to else { continue }
             let picked = (from..<to).map { (sample: m.video[$0], offset: m.videoOffsets[$0]) }
             let pieceStart = m.videoTimes[from]
-            if playStart == nil { playStart = max(start, pieceStart); firstPictureTime = pieceStart }
+            if playStart == nil { playStart = max(shownFirst ?? start, pieceStart); firstPictureTime = pieceStart }
             if let prev = lastEnd {
                 // Keep the file on the wall clock: the previous piece's last picture lasts until this one starts.
                 let gap = pieceStart - prev

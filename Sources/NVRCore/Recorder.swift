@@ -33,9 +33,15 @@ public final class Recorder: @unchecked Sendable {
         MediaLog.configure(environment: ProcessInfo.processInfo.environment)
     }
 
+    /// Takes the storage root's serve lock (start does it too): `nvr serve` takes it before
+    /// opening its HTTP port, so a second server is told the root is busy, not the port.
+    public func acquireLock() throws {
+        if serveLock == nil { serveLock = try ServeLock(storage: storage) }
+    }
+
     /// Recovers, adds the demo camera to an empty index, and starts every enabled camera.
     public func start(addDemoIfEmpty: Bool = true) throws {
-        serveLock = try ServeLock(storage: storage)
+        try acquireLock()
         let report = try Recovery.run(index: index, storage: storage, logger: logger)
         if report.recovered + report.dropped + report.deletionsFinished > 0 {
             logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed")

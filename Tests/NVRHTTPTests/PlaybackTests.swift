@@ -39,7 +39,9 @@ import TestSupport
         let end = last.videoTimes[last.video.count / 2]
         #expect(segs.filter { $0.start90k < end && $0.end90k > start }.count >= 4)
 
-        let url = "/api/cameras/cam/view.mp4?start=\(Time90k.rfc3339(start).replacingOccurrences(of: "+", with: "%2B"))&end=\(end)"
+        // start in 90 kHz ticks (exact), end in RFC 3339 (millisecond precision is fine there).
+        let url = "/api/cameras/cam/view.mp4?start=\(start)&end=\(Time90k.rfc3339(end))"
+        let endAsked = try #require(Time90k.parse(Time90k.rfc3339(end)))
         let full = try await server.get(url)
         #expect(full.status == 200)
         #expect(full.header("Content-Type") == "video/mp4")
@@ -55,14 +57,14 @@ import TestSupport
         let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name,nb_frames", "-of", "json", file])
         let pj = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
         let duration = Double((pj["format"] as! [String: Any])["duration"] as! String)!
-        let wanted = Double(end - start) / 90_000
+        let wanted = Double(endAsked - start) / 90_000
         #expect(abs(duration - wanted) <= 1.0 / 15 + 0.001, "ffprobe \(duration) s for \(wanted) s")
         // Frames: exactly the index's, from the key frame before start to the last frame before end.
         var expected = 0
-        for s in segs where s.start90k < end && s.end90k > start {
+        for s in segs where s.start90k < endAsked && s.end90k > start {
             let m = try SegmentMedia.load(s, index: h.index, storage: h.recorder.storage, audioTimescale: nil)
             let from = s.id == segs[0].id ? m.keyFrame(before: startFrame) : 0
-            expected += m.videoTimes.indices.filter { $0 >= from && m.videoTimes[$0] < end }.count
+            expected += m.videoTimes.indices.filter { $0 >= from && m.videoTimes[$0] < endAsked }.count
         }
         let streams = pj["streams"] as! [[String: Any]]
         #expect(streams.map { $0["codec_name"] as? String } == ["h264", "aac"])
