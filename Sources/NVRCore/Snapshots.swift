@@ -73,7 +73,8 @@ public final class Snapshots: Sendable {
     }
 }
 
-func monotonicSeconds() -> Double {
+/// Seconds on the monotonic clock, for cache ages (wall-clock steps must not age a cache).
+public func monotonicSeconds() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

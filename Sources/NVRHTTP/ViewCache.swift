@@ -22,7 +22,7 @@ final class ViewCache: Sendable {
 
     func view(index: IndexDatabase, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
         let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound)
-        let now = Self.now()
+        let now = monotonicSeconds()
         if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }
         let result = try RangeExport.build(index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
         let view = View(result: result, etag: Self.etag(result.mp4))
@@ -45,11 +45,5 @@ final class ViewCache: Sendable {
             }
         }
         return "\"" + h.finalize().prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
-    }
-
-    private static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 }
