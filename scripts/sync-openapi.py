@@ -6,9 +6,10 @@ import json, pathlib, sys
 root = pathlib.Path(__file__).resolve().parent.parent
 md = (root / "design/api.md").read_text()
 block = md.split("```json\n", 1)[1].split("\n```", 1)[0]
-json.loads(block)  # must be valid JSON
+doc = json.loads(block)  # must be valid JSON
+compact = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))  # one line: the Swift file stays short
 swift = ("// The API's OpenAPI 3 document, served at /api/openapi.json. Generated from design/api.md\n"
          "// by scripts/sync-openapi.py; a test keeps the two equal.\n"
-         "enum OpenAPIDocument {\n    static let json = #\"\"\"\n" + block + "\n\"\"\"#\n}\n")
+         "enum OpenAPIDocument {\n    static let json = #\"\"\"\n" + compact + "\n\"\"\"#\n}\n")
 (root / "Sources/NVRHTTP/OpenAPIDocument.swift").write_text(swift)
 print("Sources/NVRHTTP/OpenAPIDocument.swift updated", file=sys.stderr)
