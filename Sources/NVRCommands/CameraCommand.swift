@@ -46,13 +46,12 @@ struct CameraCommand: ParsableCommand {
         func run() throws {
             let (_, _, index) = try global.open()
             let rows = try index.cameras().map { c -> Row in
-                let sum = try index.storageSummary(cameraID: c.id!)
-                let st = try index.cameraState(cameraID: c.id!)
+                let o = try CameraOverview.load(c, index: index)
                 return Row(name: c.name, plugin: c.plugin, enabled: c.enabled, config: redactedConfig(c.config),
-                           state: st?.state, reason: st?.reason, stateSince: st.map { Time90k.rfc3339($0.since90k) },
-                           segments: sum.segments, bytes: sum.bytes,
-                           oldest: sum.oldest90k.map(Time90k.rfc3339), oldest90k: sum.oldest90k,
-                           newest: sum.newest90k.map(Time90k.rfc3339), newest90k: sum.newest90k)
+                           state: o.state, reason: o.reason, stateSince: o.since90k.map(Time90k.rfc3339),
+                           segments: o.storage.segments, bytes: o.storage.bytes,
+                           oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
+                           newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k)
             }
             if json { try printJSON(rows); return }
             if rows.isEmpty { print("no cameras (add one with: nvr camera add NAME --plugin rtsp --url rtsp://...)"); return }

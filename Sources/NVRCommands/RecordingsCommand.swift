@@ -67,7 +67,8 @@ struct RecordingsCommand: ParsableCommand {
                                        duration90k: seg.duration90k, seconds: row.seconds, bytes: seg.bytes, segments: [row]))
                 }
             }
-            let slices = Timeline.slices(segs, within: s..<e).map {
+            let timeline = Timeline.slices(segs, within: s..<e)
+            let slices = timeline.map {
                 SliceRow(start: Time90k.rfc3339($0.start90k), start90k: $0.start90k, end: Time90k.rfc3339($0.end90k), end90k: $0.end90k,
                          seconds: Double($0.duration90k) / 90_000, segments: $0.segments, bytes: $0.bytes)
             }
@@ -78,7 +79,7 @@ struct RecordingsCommand: ParsableCommand {
             }
             if runs.isEmpty { print("no recordings of \(camera) in that range"); return }
             print("slices (contiguous recording\(date != nil ? ", clipped to the day" : "")):")
-            printTable(["  START", "END", "DURATION", "SIZE"], Timeline.slices(segs, within: s..<e).map {
+            printTable(["  START", "END", "DURATION", "SIZE"], timeline.map {
                 ["  " + days.format($0.start90k), days.format($0.end90k), Time90k.describeDuration($0.duration90k), formatBytes($0.bytes)]
             })
             print("")
@@ -115,11 +116,8 @@ extension RecordingsCommand {
             let (_, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let month = try days.month(self.month)
-            var rows: [Row] = []
-            for d in month where try index.hasRecordings(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound) {
-                let slices = Timeline.slices(try index.segments(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound),
-                                             within: d.range)
-                rows.append(Row(date: d.date, seconds: Double(slices.reduce(0) { $0 + $1.duration90k }) / 90_000, slices: slices.count))
+            let rows = try Timeline.recordedDays(index: index, cameraID: cam.id!, month: month).map {
+                Row(date: $0.date, seconds: Double($0.slices.reduce(0) { $0 + $1.duration90k }) / 90_000, slices: $0.slices.count)
             }
             if json {
                 struct Output: Encodable { var camera: String; var month: String; var tz: String; var days: [Row] }

@@ -6,9 +6,9 @@ import NVRMedia
 /// view.mp4 serve the same VirtualMP4).
 ///
 /// Rules (design/range-mp4.md): the file starts at the key frame at or before `start` with an
-/// edit list so playback begins with the frame showing at `start`; the file's timeline follows the wall clock, so a
-/// gap between recordings holds the last picture (its sample lasts until the next recording)
-/// and is listed in `gaps`; a codec or resolution change ends the file early (`truncatedAt`).
+/// edit list so playback begins with the frame showing at `start`; the file's timeline follows
+/// the wall clock, so a gap between recordings holds the last picture (its sample lasts until
+/// the next recording) and is listed in `gaps`; a codec or resolution change ends the file early (`truncatedAt`).
 /// Segments still being written are included up to their last complete fragment.
 public struct RangeExport {
     public struct Result: Sendable {
@@ -20,8 +20,6 @@ public struct RangeExport {
         /// What the file covers on the wall clock (the request clipped to the recordings).
         public var start90k: Int64
         public var end90k: Int64
-        /// The segments used, for cache keys and validators.
-        public var segmentIDs: [Int64]
     }
 
     public static func build(index: IndexDatabase, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64) throws -> Result {
@@ -40,11 +38,11 @@ public struct RangeExport {
 
         var pieces: [MP4Builder.Piece] = []
         var playStart: Int64?
-        var firstPictureTime: Int64?
+        /// Where the first piece's first (key) frame is: the edit list skips from there to playStart.
+        var firstPictureTime: Int64 = 0
         var lastEnd: Int64?
         var audioEnd: Int64?
         var gaps: [Range<Int64>] = []
-        var used: [Int64] = []
         for seg in segs {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: audioEntry?.timescale)
             guard !m.video.isEmpty else { continue }
@@ -85,16 +83,15 @@ public struct RangeExport {
                 }
             }
             pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked))
-            used.append(seg.id!)
         }
         guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
         let video = MP4Builder.Track(sampleEntry: [UInt8](videoEntry.box), timescale: UInt32(videoEntry.timescale),
                                      width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
         let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32($0.timescale), isVideo: false) }
         let playEnd = min(end, lastEnd)
-        let skip = playStart - (firstPictureTime ?? playStart)
+        let skip = playStart - firstPictureTime
         let mp4 = MP4Builder.build(pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))
-        return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: playStart, end90k: playEnd, segmentIDs: used)
+        return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: playStart, end90k: playEnd)
     }
 
     /// Lengthens (or, for a small overlap, shortens) the last sample so the next piece starts

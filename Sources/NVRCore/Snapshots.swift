@@ -34,8 +34,8 @@ public final class Snapshots: Sendable {
         for seg in try index.newestSegments(cameraID: cameraID, limit: 2) {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
             guard let last = m.video.indices.last else { continue } // a segment just opened has no fragment yet
-            let key = m.keyFrame(before: last)
-            made = try decode(m, from: key, to: key, width: width)
+            let k = m.keyFrame(before: last)
+            made = try decode(m, from: k, to: k, width: width)
             break
         }
         guard let made else { throw NothingRecorded(start: .min, end: .max) }

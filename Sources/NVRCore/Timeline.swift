@@ -1,40 +1,7 @@
 import NVRIndex
 
-/// A stretch of recording with no gap, merged from consecutive segments.
-public struct RecordingSlice: Sendable, Equatable, Codable {
-    public var start90k: Int64
-    public var end90k: Int64
-    public var segments: Int
-    public var bytes: Int64
-    public var duration90k: Int64 { end90k - start90k }
-}
-
-public enum Timeline {
-    /// Gaps shorter than this between segments are not gaps: they come from the ≤ 500 ppm
-    /// wall-clock slew between segments of one run (see design/time-model.md).
-    public static let joinTolerance90k: Int64 = 90_000
-
-    /// Merges segments (sorted by start) into contiguous slices, clipped to `range`.
-    public static func slices(_ segments: [SegmentRecord], within range: Range<Int64>? = nil) -> [RecordingSlice] {
-        var out: [RecordingSlice] = []
-        for s in segments.sorted(by: { $0.start90k < $1.start90k }) {
-            var a = s.start90k, b = s.end90k
-            if let range { a = max(a, range.lowerBound); b = min(b, range.upperBound) }
-            guard b > a else { continue }
-            if var last = out.last, a - last.end90k <= joinTolerance90k {
-                last.end90k = max(last.end90k, b)
-                last.segments += 1
-                last.bytes += s.bytes
-                out[out.count - 1] = last
-            } else {
-                out.append(RecordingSlice(start90k: a, end90k: b, segments: 1, bytes: s.bytes))
-            }
-        }
-        return out
-    }
-}
-
-/// A timeline slice as the API shows it: contiguous recording of one kind from one source.
+/// A stretch of recording with no gap, of one kind from one source, merged from consecutive
+/// segments: what `/timeline`, `/days` and `nvr recordings` show.
 public struct TimelineSlice: Sendable, Equatable {
     public enum Kind: String, Sendable, Codable { case continuous, event }
     /// disk: recorded by the NVR; card: from the camera's memory card; cloud: the vendor's cloud.
@@ -45,15 +12,21 @@ public struct TimelineSlice: Sendable, Equatable {
     public var source: Source
     public var segments: Int
     public var bytes: Int64
+    public var duration90k: Int64 { end90k - start90k }
 }
 
-extension Timeline {
+public enum Timeline {
+    /// Gaps shorter than this between segments are not gaps: they come from the ≤ 500 ppm
+    /// wall-clock slew between segments of one run (see design/time-model.md).
+    public static let joinTolerance90k: Int64 = 90_000
+
     /// Merges segment spans (sorted by start) into slices clipped to `range`; a slice ends at a
     /// gap, or where the kind (event or not) or the source changes.
-    public static func slices(_ spans: [SegmentSpan], within range: Range<Int64>) -> [TimelineSlice] {
+    public static func slices(_ spans: [SegmentSpan], within range: Range<Int64>? = nil) -> [TimelineSlice] {
         var out: [TimelineSlice] = []
         for s in spans {
-            let a = max(s.start90k, range.lowerBound), b = min(s.end90k, range.upperBound)
+            var a = s.start90k, b = s.end90k
+            if let range { a = max(a, range.lowerBound); b = min(b, range.upperBound) }
             guard b > a else { continue }
             let kind: TimelineSlice.Kind = s.hasEvent ? .event : .continuous
             let source: TimelineSlice.Source = s.source == "live" ? .disk : TimelineSlice.Source(rawValue: s.source) ?? .disk
@@ -66,5 +39,20 @@ extension Timeline {
             }
         }
         return out
+    }
+
+    /// The same, from full segment rows (any order).
+    public static func slices(_ segments: [SegmentRecord], within range: Range<Int64>? = nil) -> [TimelineSlice] {
+        slices(segments.sorted { $0.start90k < $1.start90k }.map(SegmentSpan.init), within: range)
+    }
+
+    /// The days of `month` (from LocalDays.month) that have recordings, with their slices.
+    public static func recordedDays(index: IndexDatabase, cameraID: Int64, month: [(date: String, range: Range<Int64>)])
+        throws -> [(date: String, range: Range<Int64>, slices: [TimelineSlice])] {
+        try month.compactMap { d in
+            guard try index.hasRecordings(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound) else { return nil }
+            let spans = try index.timelineSpans(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound)
+            return (d.date, d.range, slices(spans, within: d.range))
+        }
     }
 }

@@ -64,30 +64,20 @@ struct API: Sendable {
     }
 
     func cameraJSON(_ c: CameraRecord) throws -> CameraJSON {
-        let sum = try index.storageSummary(cameraID: c.id!)
-        let saved = try index.cameraState(cameraID: c.id!)
-        let live = recorder?.session(named: c.name)?.status
-        var j = CameraJSON(name: c.name, plugin: c.plugin, enabled: c.enabled,
-                           state: live?.state.rawValue ?? saved?.state ?? "stopped", reason: live?.reason ?? saved?.reason,
-                           since: nil, since90k: live?.since90k ?? saved?.since90k,
-                           lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
-                           fps: live?.fps, bitRate: live?.bitRate, bytes: sum.bytes, segments: sum.segments,
-                           oldest90k: sum.oldest90k, newest90k: sum.newest90k)
-        j.since = j.since90k.map(Time90k.rfc3339)
-        j.lastFrame = j.lastFrame90k.map(Time90k.rfc3339)
-        j.oldest = j.oldest90k.map(Time90k.rfc3339)
-        j.newest = j.newest90k.map(Time90k.rfc3339)
-        if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
-            func stream(_ id: Int64) throws -> StreamJSON? {
-                guard let e = try index.sampleEntry(id: id) else { return nil }
-                let video = e.width > 0
-                return StreamJSON(codec: e.codec, rfc6381: e.rfc6381, width: video ? e.width : nil, height: video ? e.height : nil,
-                                  sampleRate: video ? nil : e.sampleRate, channels: video ? nil : e.channels)
-            }
-            j.video = try stream(seg.videoEntryID)
-            j.audio = try seg.audioEntryID.flatMap(stream)
+        let o = try CameraOverview.load(c, index: index, recorder: recorder)
+        func stream(_ e: SampleEntryRecord?) -> StreamJSON? {
+            guard let e else { return nil }
+            let video = e.width > 0
+            return StreamJSON(codec: e.codec, rfc6381: e.rfc6381, width: video ? e.width : nil, height: video ? e.height : nil,
+                              sampleRate: video ? nil : e.sampleRate, channels: video ? nil : e.channels)
         }
-        return j
+        return CameraJSON(name: c.name, plugin: c.plugin, enabled: c.enabled, state: o.state ?? "stopped", reason: o.reason,
+                          since: o.since90k.map(Time90k.rfc3339), since90k: o.since90k,
+                          lastFrame: o.lastFrame90k.map(Time90k.rfc3339), lastFrame90k: o.lastFrame90k,
+                          video: stream(o.video), audio: stream(o.audio), fps: o.fps, bitRate: o.bitRate,
+                          bytes: o.storage.bytes, segments: o.storage.segments,
+                          oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
+                          newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k)
     }
 
     // MARK: days, timeline, recordings
@@ -102,13 +92,11 @@ struct API: Sendable {
         let all: [(date: String, range: Range<Int64>)]
         do { all = try zone.month(month) } catch { throw APIError.badRequest("\(error)") }
         return try await offload {
-            var out: [DayJSON] = []
-            for d in all where try index.hasRecordings(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound) {
-                let slices = Timeline.slices(try index.timelineSpans(cameraID: cam.id!, start90k: d.range.lowerBound, end90k: d.range.upperBound), within: d.range)
-                out.append(DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
-                                   end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
-                                   hours: Double(d.range.count) / 90_000 / 3600,
-                                   recordedSeconds: Double(slices.reduce(0) { $0 + $1.end90k - $1.start90k }) / 90_000))
+            let out = try Timeline.recordedDays(index: index, cameraID: cam.id!, month: all).map { d in
+                DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
+                        end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
+                        hours: Double(d.range.count) / 90_000 / 3600,
+                        recordedSeconds: Double(d.slices.reduce(0) { $0 + $1.duration90k }) / 90_000)
             }
             return try JSON.response(DaysJSON(camera: cam.name, month: month, tz: zone.name, days: out))
         }
@@ -124,16 +112,17 @@ struct API: Sendable {
         let q = Query(request: r)
         let range: Range<Int64>
         let date = q.string("date")
-        let tz = date == nil ? nil : try q.days().name
+        var tz: String?
         if let date {
             let zone = try q.days()
             do { range = try zone.day(date) } catch { throw APIError.badRequest("\(error)") }
+            tz = zone.name
         } else if q.string("start") != nil || q.string("end") != nil {
             range = try q.range()
         } else {
             throw APIError.badRequest("give date=YYYY-MM-DD (and tz=) or start= and end=")
         }
-        return try await offload {
+        return try await offload { [tz] in
             let spans = try index.timelineSpans(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
             let slices = Timeline.slices(spans, within: range).map {
                 SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,

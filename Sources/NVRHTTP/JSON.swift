@@ -17,12 +17,6 @@ enum JSON {
     }
 }
 
-/// A point in time as JSON carries it: RFC 3339 for people and 90 kHz ticks for programs.
-struct TimeFields: Encodable {
-    var rfc3339: String
-    var ticks: Int64
-}
-
 /// Query parameters, with 400s that say what was wrong.
 struct Query {
     let request: Request

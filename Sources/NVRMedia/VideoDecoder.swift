@@ -12,19 +12,26 @@ public final class VideoDecoder {
 
     /// `sampleEntry`: the track's MP4 sample entry box (avc1/hvc1…); its avcC/hvcC configures
     /// the decoder, since recorded samples are length-prefixed.
-    public init(sampleEntry: [UInt8]) throws {
+    public convenience init(sampleEntry: [UInt8]) throws {
         guard let (codec, config) = Self.decoderConfig(sampleEntry: sampleEntry) else {
             throw MediaError(.unsupported, "cannot decode sample entry '\(sampleEntry.count >= 8 ? String(decoding: sampleEntry[4..<8], as: UTF8.self) : "?")'")
         }
+        try self.init(codec: codec, extradata: config)
+    }
+
+    /// `strict`: a damaged frame is an error rather than a concealed picture (integrity checks).
+    public init(codec: Codec, extradata: [UInt8], strict: Bool = false) throws {
         guard let av = avcodec_find_decoder(codec.avCodecID), let c = avcodec_alloc_context3(av) else {
             throw MediaError(.codec, "no \(codec.rawValue) decoder in this libavcodec")
         }
         ctx = c
-        c.pointee.extradata = av_mallocz(config.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))!.assumingMemoryBound(to: UInt8.self)
-        config.withUnsafeBufferPointer { c.pointee.extradata.update(from: $0.baseAddress!, count: $0.count) }
-        c.pointee.extradata_size = Int32(config.count)
+        if !extradata.isEmpty {
+            c.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))!.assumingMemoryBound(to: UInt8.self)
+            extradata.withUnsafeBufferPointer { c.pointee.extradata.update(from: $0.baseAddress!, count: $0.count) }
+            c.pointee.extradata_size = Int32(extradata.count)
+        }
         c.pointee.thread_count = 1
-        c.pointee.flags2 |= AV_CODEC_FLAG2_FAST
+        if strict { c.pointee.err_recognition = AV_EF_EXPLODE } else { c.pointee.flags2 |= AV_CODEC_FLAG2_FAST }
         let rc = avcodec_open2(c, av, nil)
         guard rc >= 0 else { avcodec_free_context(&ctx); throw MediaError.av(.codec, "cannot open the \(codec.rawValue) decoder", rc) }
         frame = av_frame_alloc()

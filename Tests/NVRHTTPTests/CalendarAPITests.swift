@@ -13,11 +13,11 @@ import TestSupport
     let storage: StorageLayout
     let server: TestServer
 
-    init() throws {
+    init() async throws {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         storage = StorageLayout(root: root)
         index = try IndexDatabase(path: storage.indexPath)
-        server = try TestServer(index: index, storage: storage, maxViewSeconds: 3600)
+        server = try await TestServer(index: index, storage: storage, maxViewSeconds: 3600)
         let cam = try index.addCamera(CameraRecord(name: "yard", plugin: "rtsp", config: "{}", created90k: 0))
         let entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1.640028", width: 1920, height: 1080, sampleRate: 0,
                                                               channels: 0, timescale: 90_000, extradata: Data(), box: Data()))

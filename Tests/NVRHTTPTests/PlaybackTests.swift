@@ -29,7 +29,7 @@ import TestSupport
         let runs = Set(segs.map(\.runID))
         #expect(runs.count == 2, "one reconnect: two runs")
 
-        let server = try TestServer(index: h.index, storage: h.recorder.storage)
+        let server = try await TestServer(index: h.index, storage: h.recorder.storage)
         // Start on a frame between key frames of the first segment; end on a frame of the last.
         let first = try SegmentMedia.load(segs[0], index: h.index, storage: h.recorder.storage, audioTimescale: nil)
         let startFrame = try #require(first.video.indices.first { $0 > 0 && !first.video[$0].isKey && $0 >= 5 })

@@ -13,26 +13,27 @@ import TestSupport
 final class TestServer: Sendable {
     let server: HTTPServer
     let port: Int
-    private let done = DispatchSemaphore(value: 0)
 
-    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400) throws {
-        server = try HTTPServer(index: index, storage: storage, recorder: recorder,
-                                options: .init(bind: "127.0.0.1:0", maxViewSeconds: maxViewSeconds), logger: TestEnvironment.logger)
-        let bound = DispatchSemaphore(value: 0)
-        let port = Mutex(0)
-        let server = self.server, done = self.done
-        Task {
-            try? await server.run { p in port.withLock { $0 = p }; bound.signal() }
-            done.signal()
+    /// Starts the server and waits (without blocking a thread: tests share the concurrency
+    /// pool, and a blocked thread can starve the server it waits for) until it listens.
+    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400) async throws {
+        let server = try HTTPServer(index: index, storage: storage, recorder: recorder,
+                                    options: .init(bind: "127.0.0.1:0", maxViewSeconds: maxViewSeconds), logger: TestEnvironment.logger)
+        self.server = server
+        port = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
+            let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
+            Task {
+                do { try await server.run { p in once.withLock { $0.take() }?.resume(returning: p) } } catch {
+                    once.withLock { $0.take() }?.resume(throwing: error)
+                }
+                once.withLock { $0.take() }?.resume(throwing: FixtureError("HTTP server stopped before it listened"))
+            }
         }
-        guard bound.wait(timeout: .now() + 20) == .success else { throw FixtureError("HTTP server did not start") }
-        self.port = port.withLock { $0 }
     }
 
     deinit {
         let server = self.server
         Task { await server.shutdown() }
-        _ = done.wait(timeout: .now() + 10)
     }
 
     struct Answer {

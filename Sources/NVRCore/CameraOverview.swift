@@ -1,0 +1,32 @@
+import NVRIndex
+
+/// What `nvr camera list` and `GET /api/cameras` say about a camera: its state (live from the
+/// running recorder when there is one, else as `nvr serve` last recorded it), its stream as
+/// the newest segment recorded it, and the storage it uses.
+public struct CameraOverview: Sendable {
+    public var camera: CameraRecord
+    /// nil: the camera has never been started.
+    public var state: String?
+    public var reason: String?
+    public var since90k: Int64?
+    public var lastFrame90k: Int64?
+    public var fps: Double?
+    public var bitRate: Int64?
+    public var storage: CameraStorageSummary
+    public var video: SampleEntryRecord?
+    public var audio: SampleEntryRecord?
+
+    public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview {
+        let sum = try index.storageSummary(cameraID: c.id!)
+        let live = recorder?.session(named: c.name)?.status
+        let saved = live == nil ? try index.cameraState(cameraID: c.id!) : nil
+        var o = CameraOverview(camera: c, state: live?.state.rawValue ?? saved?.state, reason: live?.reason ?? saved?.reason,
+                               since90k: live?.since90k ?? saved?.since90k, lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
+                               fps: live?.fps, bitRate: live?.bitRate, storage: sum)
+        if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
+            o.video = try index.sampleEntry(id: seg.videoEntryID)
+            o.audio = try seg.audioEntryID.flatMap { try index.sampleEntry(id: $0) }
+        }
+        return o
+    }
+}
