@@ -7,8 +7,12 @@ import PluginSupport
 /// H.264 with libavcodec in-process, and pushes the packets to the host in real time.
 final class DemoCamera: @unchecked Sendable {
     // @unchecked Sendable: `running` is guarded by `lock`; the encoder is used only by the push thread.
-    static let options: Set<String> = ["width", "height", "fps", "bitrate", "gop_seconds"]
+    static let options: Set<String> = ["width", "height", "fps", "bitrate", "gop_seconds", "event_every", "event_seconds", "event_type", "event_phase"]
     let width: Int, height: Int, fps: Int, bitRate: Int, gopSeconds: Int
+    /// A timer that reports events, as a camera's own motion or doorbell would: one every
+    /// `eventEvery` seconds (0 = never), lasting `eventSeconds`, reported as start + stop
+    /// ("span") or as one instantaneous "pulse" whose quiet period is `eventSeconds`.
+    let eventEvery: Int, eventSeconds: Int, eventType: String, eventPulse: Bool
     private let host: PluginHostCallbacks
     private let lock = NSCondition()
     private var running = false
@@ -22,6 +26,13 @@ final class DemoCamera: @unchecked Sendable {
         bitRate = try c.int("bitrate", in: 50_000...50_000_000) ?? 500_000
         gopSeconds = try c.int("gop_seconds", in: 1...10) ?? 2
         guard width % 2 == 0, height % 2 == 0 else { throw PluginConfigError("width and height must be even") }
+        eventEvery = try c.int("event_every", in: 0...86_400) ?? 0
+        eventSeconds = try c.int("event_seconds", in: 1...3600) ?? 5
+        eventType = try c.string("event_type") ?? "motion"
+        let phase = try c.string("event_phase") ?? "span"
+        guard ["span", "pulse"].contains(phase) else { throw PluginConfigError("option 'event_phase' must be span or pulse") }
+        eventPulse = phase == "pulse"
+        guard eventEvery == 0 || eventSeconds < eventEvery else { throw PluginConfigError("event_seconds must be shorter than event_every") }
         self.host = host
     }
 
@@ -41,6 +52,21 @@ final class DemoCamera: @unchecked Sendable {
         running = false
         while !finished { lock.wait() }
         lock.unlock()
+    }
+
+    /// The event timer: the k-th event starts at k × eventEvery seconds after streaming began.
+    private func reportEvents(frame n: Int) {
+        guard eventEvery > 0 else { return }
+        let every = eventEvery * fps, length = eventSeconds * fps
+        let phase = n % every
+        let time90k = Int64((Date().timeIntervalSince1970 * 90_000).rounded())
+        if n >= every && phase == 0 {
+            host.event(jsonText(eventPulse
+                ? ["type": eventType, "phase": "pulse", "time90k": time90k, "quiet_seconds": eventSeconds, "score": 1.0]
+                : ["type": eventType, "phase": "start", "time90k": time90k, "score": 1.0]))
+        } else if !eventPulse && n >= every && phase == length {
+            host.event(jsonText(["type": eventType, "phase": "stop", "time90k": time90k]))
+        }
     }
 
     private var isRunning: Bool { lock.lock(); defer { lock.unlock() }; return running }
@@ -80,6 +106,7 @@ final class DemoCamera: @unchecked Sendable {
                 return host.table.push_packet?(host.table.host_ctx, &out) ?? 1
             })
             _ = pts90k
+            reportEvents(frame: n)
             if rc != 0 {
                 host.state(NVR_STATE_LOST_UNEXPECTED, rc < 0 ? "encoder failed" : "host asked to stop")
                 return

@@ -9,8 +9,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         struct_size: UInt32(MemoryLayout<nvr_plugin_entry_v1>.size),
         name: staticCString("demo"),
         version: staticCString("1.0.0"),
-        description: staticCString("Synthetic camera: moving test pattern with a burned-in clock, H.264 encoded in-process"),
-        capabilities: UInt64(NVR_CAP_LIVE_PUSH),
+        description: staticCString("Synthetic camera: moving test pattern with a burned-in clock, H.264 encoded in-process; optional event timer"),
+        capabilities: UInt64(NVR_CAP_LIVE_PUSH) | UInt64(NVR_CAP_EVENTS),
         create: { json, host, errorOut in
             guard let host else { reportError(PluginConfigError("no host callbacks"), errorOut); return nil }
             do {

@@ -7,7 +7,7 @@ import NVRIndex
 struct CameraCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camera", abstract: "Add, list, remove and probe cameras.",
-        subcommands: [Add.self, List.self, Remove.self, Probe.self])
+        subcommands: [Add.self, List.self, Remove.self, Probe.self, SetSettings.self, Show.self])
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a camera (takes effect at the next `nvr serve` start).")

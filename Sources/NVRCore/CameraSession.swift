@@ -31,11 +31,16 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let storage: StorageLayout
     private let logger: Logger
     private let segmenter: Segmenter
+    private let gate: RecordingGate
+    /// The camera's events (motion and plugin-reported).
+    public let events: EventTracker
     private let interrupter = Interrupter()
     private let statusLock = Mutex(CameraStatus())
     private let wake = NSCondition()
     private var stopping = false
     private var pushError: String?
+    /// Push mode: packets arrived in this connection (events mode may write none of them).
+    private var connected = false
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
     /// Seconds to wait before the first retry; doubles to `maxBackoff`.
@@ -43,7 +48,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public var maxBackoff: Double = 30
 
     public init(camera: CameraRecord, plugins: PluginHost, index: IndexDatabase, storage: StorageLayout,
-                settings: Segmenter.Settings, logger: Logger, freeSpace: (() -> Bool)? = nil) {
+                settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
+                freeSpace: (() -> Bool)? = nil) {
         self.camera = camera
         self.plugins = plugins
         self.index = index
@@ -53,7 +59,18 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         self.logger = l
         self.segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: l)
         segmenter.onNoSpace = freeSpace
+        events = EventTracker(camera: camera, index: index, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
+        gate = RecordingGate(camera: camera, index: index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
+        let cameraID = camera.id ?? 0
+        events.onChange = { e, started in
+            // Footage already written for the pre-roll is event footage now (retention keeps it longer).
+            guard started else { return }
+            try? index.markEventSegments(cameraID: cameraID, start90k: e.start90k - e.preRoll90k, end90k: Time90k.now())
+        }
     }
+
+    /// The recording mode in force (from the camera's mode and schedule).
+    public var recordingMode: RecordingMode { gate.currentMode }
 
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
@@ -120,14 +137,16 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             } catch {
                 failure = "\(error)"
             }
-            try? segmenter.end()
+            try? gate.end()
+            events.closeAll(at: segmenter.lastFrame90k ?? Time90k.now())
             if isStopping { break }
             if recorded { backoff = minBackoff }
             setState(failed ? .failed : .lost, failure, log: .warning, extra: "; reconnecting in \(Int(backoff)) s")
             sleep(seconds: backoff)
             backoff = min(backoff * 2, maxBackoff)
         }
-        do { try segmenter.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
+        do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
+        events.closeAll(at: segmenter.lastFrame90k ?? Time90k.now())
         setState(.stopped, nil)
     }
 
@@ -151,13 +170,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             s.fps = input.frameRate > 0 ? input.frameRate : nil
             s.bitRate = input.bitRate > 0 ? input.bitRate : nil
         }
-        try segmenter.begin(streams: streams)
+        try gate.begin(streams: streams)
         setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))")
-        let segmenter = self.segmenter
+        let gate = self.gate
         while true {
             do {
                 try input.read { p in
-                    try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
+                    try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
                 }
             } catch let e as MediaError where e.kind != .write && e.kind != .noSpace {
                 return e.message
@@ -168,14 +187,14 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     /// Lets the plugin push packets until it stops, fails, or we are stopped.
     private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
-        wake.lock(); pushError = nil; wake.unlock()
+        wake.lock(); pushError = nil; connected = false; wake.unlock()
         try instance.startPush()
         wake.lock()
         while !stopping && pushError == nil { wake.wait() }
         let why = pushError ?? "stopped"
         wake.unlock()
         instance.stopPush() // after this returns, no push callback runs
-        recorded = segmenter.lastFrame90k != nil
+        recorded = connected
         return why
     }
 
@@ -206,7 +225,16 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     }
 
     public func pluginEvent(json: String) {
-        logger.debug("camera \(camera.name): event \(json)")
+        do {
+            let e = try PluginEvent(json: json)
+            switch e.phase {
+            case .start: events.begin(type: e.type, source: .plugin, at: e.time90k, score: e.score)
+            case .stop: events.end(type: e.type, source: .plugin, at: e.time90k)
+            case .pulse: events.begin(type: e.type, source: .plugin, at: e.time90k, score: e.score, until: e.time90k + e.quiet90k)
+            }
+        } catch {
+            logger.warning("camera \(camera.name) [\(camera.plugin)]: ignored an event: \(error)")
+        }
     }
 
     public func pluginCardMedia(json: String) {
@@ -228,7 +256,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                                            extradata: extradata))
         }
         do {
-            try segmenter.begin(streams: descs)
+            try gate.begin(streams: descs)
         } catch {
             failPush("\(error)")
             return -1
@@ -244,8 +272,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32 {
         let p = packet.pointee
         do {
-            try segmenter.append(stream: Int(p.stream_index), pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
-                                 data: UnsafeRawBufferPointer(start: p.data, count: p.size))
+            try gate.append(stream: Int(p.stream_index), pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
+                            data: UnsafeRawBufferPointer(start: p.data, count: p.size))
+            if !connected { wake.lock(); connected = true; wake.unlock() }
             return 0
         } catch {
             failPush("\(error)")

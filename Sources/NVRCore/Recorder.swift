@@ -43,6 +43,8 @@ public final class Recorder: @unchecked Sendable {
     public func start(addDemoIfEmpty: Bool = true) throws {
         try acquireLock()
         let report = try Recovery.run(index: index, storage: storage, logger: logger)
+        let closed = try index.closeOpenEvents()
+        if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
         if report.recovered + report.dropped + report.deletionsFinished > 0 {
             logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed")
         }
@@ -85,8 +87,12 @@ public final class Recorder: @unchecked Sendable {
     }
 
     private func startSession(_ camera: CameraRecord) {
+        var recording = RecordingSettings()
+        do { recording = try RecordingSettings.load(cameraID: camera.id!, index: index) } catch {
+            logger.error("camera \(camera.name): bad recording settings, recording continuously: \(error)")
+        }
         let session = CameraSession(camera: camera, plugins: plugins, index: index, storage: storage,
-                                    settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), logger: logger,
+                                    settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), recording: recording, logger: logger,
                                     freeSpace: { [weak self] in self?.freeSpaceNow() ?? false })
         lock.withLock { sessions[camera.name] = session }
         session.start()

@@ -69,6 +69,14 @@ public final class Segmenter {
     private var lastProgressDTS: Int64 = 0
     private var videoDuration90k: Int64 = 0
 
+    /// Set while footage belongs to an event clip: the segment being written is marked, so
+    /// retention keeps it as event footage.
+    public var eventActive = false
+    /// True while a run is being written.
+    public var isRecording: Bool { runActive }
+    /// When the packet being appended reached us (see append's `arrival90k`).
+    private var arrival90k: Int64 = 0
+
     /// Called after each completed segment (for tests and status).
     public var onSegmentComplete: ((SegmentRecord) -> Void)?
     /// Called when a write fails because the disk is full; returns true if space was freed,
@@ -121,10 +129,12 @@ public final class Segmenter {
         return t * tb.num * 90_000 / tb.den
     }
 
-    /// Records one packet. `data` is only borrowed for the call.
+    /// Records one packet. `data` is only borrowed for the call. `arrival90k`: when the packet
+    /// reached the NVR, for packets handed on later (pre-roll); nil = now.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
-                       data: UnsafeRawBufferPointer) throws {
+                       data: UnsafeRawBufferPointer, arrival90k: Int64? = nil) throws {
         guard i < streams.count, !streams.isEmpty else { return }
+        self.arrival90k = arrival90k ?? wallClock()
         let nopts = Int64.min
         let dtsIn = rawDTS != nopts ? rawDTS : pts
         guard dtsIn != nopts else { return }
@@ -181,6 +191,10 @@ public final class Segmenter {
             w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
         }
         if runSeq == 1 { refineRunStart(dts: dts) }
+        if eventActive, let row = segment, !row.hasEvent, let id = row.id {
+            segment?.hasEvent = true
+            try? index.markEvent(segmentID: id) // once per segment: the timeline shows it at once
+        }
         pendingVideo = true
         pendingVideoKey = isKey
         pendingVideoCTS = cts
@@ -224,7 +238,7 @@ public final class Segmenter {
     /// the stream, and a network can hold packets back. So while the run's first segment is
     /// open, the run starts at the earliest (arrival − media time since the first frame).
     private func refineRunStart(dts: Int64) {
-        let candidate = wallClock() - (dts - runFirstDTS)
+        let candidate = arrival90k - (dts - runFirstDTS)
         guard candidate < runStart90k else { return }
         runStart90k = candidate
         segment?.start90k = candidate
@@ -279,7 +293,7 @@ public final class Segmenter {
         runID = try index.nextRunID()
         runSeq = 0
         runFirstDTS = firstDTS
-        runStart90k = wallClock()
+        runStart90k = arrival90k
         slew90k = 0
         runActive = true
         try openSegment(firstDTS: firstDTS)
@@ -291,7 +305,7 @@ public final class Segmenter {
         let mediaElapsed = firstDTS - runFirstDTS
         var start = runStart90k + mediaElapsed + slew90k
         if runSeq > 0 {
-            let drift = wallClock() - start
+            let drift = arrival90k - start
             // segmentFirstDTS still holds the previous segment's first frame here.
             let allowed = max(firstDTS - segmentFirstDTS, 0) * 500 / 1_000_000
             let step = min(max(drift, -allowed), allowed)

@@ -19,7 +19,12 @@ extension API {
                 throw APIError(.notFound, "nothing_recorded", at.map { "\(cam.name) has no recording at \(Time90k.rfc3339($0))" } ?? "\(cam.name) has no recordings yet")
             }
         }
-        var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: at == nil ? "no-cache" : "private, max-age=3600"]
+        return Self.jpeg(shot, cacheControl: at == nil ? "no-cache" : "private, max-age=3600")
+    }
+
+    /// A snapshot as a response, with the frame's capture time in X-Frame-Time(90k).
+    static func jpeg(_ shot: Snapshots.Snapshot, cacheControl: String) -> Response {
+        var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: cacheControl]
         headers[HTTPField.Name("X-Frame-Time")!] = Time90k.rfc3339(shot.time90k)
         headers[HTTPField.Name("X-Frame-Time90k")!] = String(shot.time90k)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: shot.jpeg)))

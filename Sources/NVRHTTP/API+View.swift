@@ -14,7 +14,12 @@ extension API {
             throw APIError(.badRequest, "range_too_long",
                            "the range is \(Time90k.describeDuration(Int64(range.count))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)")
         }
-        let view = try await offload { [index, storage, views] in try views.view(index: index, storage: storage, camera: cam.id!, range: range) }
+        return try await mp4(r, cameraID: cam.id!, range: range)
+    }
+
+    /// The MP4 of a camera's range as a response: headers, validators, Range, HEAD.
+    func mp4(_ r: Request, cameraID: Int64, range: Range<Int64>) async throws -> Response {
+        let view = try await offload { [index, storage, views] in try views.view(index: index, storage: storage, camera: cameraID, range: range) }
         let mp4 = view.result.mp4
         let size = mp4.size
 

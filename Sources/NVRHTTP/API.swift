@@ -37,6 +37,7 @@ struct API: Sendable {
         router.head("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
         router.get("/api/cameras/{name}/snapshot.jpg") { r, c in try await snapshot(r, try await camera(c)) }
         router.get("/api/cameras/{name}/thumbnails") { r, c in try await thumbnails(r, try await camera(c)) }
+        registerEvents(on: router)
     }
 
     func cameras() throws -> [CameraRecord] { try index.cameras() }

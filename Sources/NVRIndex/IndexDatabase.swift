@@ -28,6 +28,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV1.name, migrate: MigrationV1.migrate)
         m.registerMigration(MigrationV2.name, migrate: MigrationV2.migrate)
         m.registerMigration(MigrationV3.name, migrate: MigrationV3.migrate)
+        m.registerMigration(MigrationV4.name, migrate: MigrationV4.migrate)
         return m
     }
 

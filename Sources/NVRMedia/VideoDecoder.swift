@@ -86,6 +86,29 @@ public final class VideoDecoder {
         return Picture(frame)
     }
 
+    /// Live decoding, one compressed frame at a time (the motion detector): returns the
+    /// picture this packet completes, if any. `data` is copied into a padded buffer.
+    public func decode(packet data: UnsafeRawBufferPointer, isKey: Bool) throws -> Picture? {
+        guard let ctx, let frame, let packet else { return nil }
+        let padded = data.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        if buffer.count < padded { buffer = [UInt8](repeating: 0, count: padded * 2) }
+        let rc = buffer.withUnsafeMutableBytes { raw -> Int32 in
+            if let base = data.baseAddress { raw.baseAddress!.copyMemory(from: base, byteCount: data.count) }
+            raw.baseAddress!.advanced(by: data.count).initializeMemory(as: UInt8.self, repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
+            packet.pointee.data = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            packet.pointee.size = Int32(data.count)
+            packet.pointee.flags = isKey ? AV_PKT_FLAG_KEY : 0
+            defer { packet.pointee.data = nil; packet.pointee.size = 0 }
+            return avcodec_send_packet(ctx, packet)
+        }
+        guard rc >= 0 || rc == nvr_averror(EAGAIN) else { throw MediaError.av(.corrupt, "a frame does not decode", rc) }
+        av_frame_unref(frame)
+        let got = avcodec_receive_frame(ctx, frame)
+        if got == nvr_averror(EAGAIN) || got == nvr_averror_eof() { return nil }
+        guard got >= 0 else { throw MediaError.av(.corrupt, "cannot decode the picture", got) }
+        return Picture(frame)
+    }
+
     /// The codec and its decoder configuration record (avcC/hvcC body) from a sample entry.
     static func decoderConfig(sampleEntry e: [UInt8]) -> (Codec, [UInt8])? {
         guard e.count >= 86 else { return nil }

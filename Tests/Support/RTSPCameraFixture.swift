@@ -15,6 +15,8 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         public var pattern = "ball"
         public var user: String?
         public var password: String?
+        /// More arguments for rtsp_camera.py (the scene's --motion, --light, --t0-file).
+        public var extraArguments: [String] = []
         public init() {}
     }
 
@@ -44,6 +46,7 @@ public final class RTSPCameraFixture: @unchecked Sendable {
                     "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
                     "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern]
         if options.audio { args.append("--audio") }
+        args += options.extraArguments
         if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
         var lastError = ""
         // A just-stopped server's port can take a moment to free up.

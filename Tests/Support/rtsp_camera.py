@@ -5,10 +5,17 @@ Run by the test fixtures and by hand, e.g.
   /usr/bin/python3 Tests/Support/rtsp_camera.py --port 8554 --codec h264 --audio
   ffplay rtsp://127.0.0.1:8554/stream
 Prints "READY <port>" on stdout once it accepts connections.
+
+--pattern scene draws a scripted scene instead of a test pattern, for motion detection:
+a still, textured picture; a bright square crossing it during --motion A-B (seconds after
+the first frame); the whole picture 40 % brighter during --light C-D. The wall-clock time of
+the first frame goes to --t0-file, so a test knows when everything happened.
 """
 import argparse
 import signal
 import sys
+import threading
+import time
 
 import gi
 
@@ -19,11 +26,15 @@ from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 
 def pipeline(a):
-    video = (
-        f"videotestsrc is-live=true pattern={a.pattern} ! "
-        f"video/x-raw,width={a.width},height={a.height},framerate={a.fps}/1 ! "
-        "timeoverlay font-desc=\"Sans 24\" ! "
-    )
+    if a.pattern == "scene":
+        video = (f"appsrc name=scene is-live=true do-timestamp=true format=time "
+                 f"caps=video/x-raw,format=I420,width={a.width},height={a.height},framerate={a.fps}/1 ! videoconvert ! ")
+    else:
+        video = (
+            f"videotestsrc is-live=true pattern={a.pattern} ! "
+            f"video/x-raw,width={a.width},height={a.height},framerate={a.fps}/1 ! "
+            "timeoverlay font-desc=\"Sans 24\" ! "
+        )
     gop = a.fps * a.gop_seconds
     if a.codec == "h264":
         video += (f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate={a.kbps} ! "
@@ -36,6 +47,64 @@ def pipeline(a):
         audio = (" audiotestsrc is-live=true wave=sine freq=440 ! audio/x-raw,rate=48000,channels=1 ! "
                  "audioconvert ! avenc_aac bitrate=64000 ! rtpmp4gpay name=pay1 pt=97")
     return "( " + video + audio + " )"
+
+
+class Scene:
+    """Frames of the scripted scene, pushed in real time by a thread of their own."""
+
+    def __init__(self, a):
+        self.a = a
+        w, h = a.width, a.height
+        # Texture: a gradient with darker and lighter blocks, all within 40..150 so a 40 %
+        # brighter copy does not clip.
+        y = bytearray(w * h)
+        for row in range(h):
+            for col in range(w):
+                v = 40 + (col * 60) // w + (row * 30) // h
+                if (col // 80 + row // 60) % 2 == 0:
+                    v += 20
+                y[row * w + col] = v
+        self.still = bytes(y)
+        self.bright = bytes(min(255, (v * 14) // 10) for v in y)
+        self.chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
+        self.motion = tuple(float(x) for x in a.motion.split("-"))
+        self.light = tuple(float(x) for x in a.light.split("-"))
+        self.started = False
+
+    def frame(self, t):
+        a = self.a
+        w, h = a.width, a.height
+        base = self.bright if self.light[0] <= t < self.light[1] else self.still
+        m0, m1 = self.motion
+        if not (m0 <= t < m1):
+            return base + self.chroma
+        y = bytearray(base)
+        size = h // 6
+        x0 = int((t - m0) / (m1 - m0) * (w - size))
+        y0 = h // 2 - size // 2
+        square = bytes([235]) * size
+        for row in range(y0, y0 + size):
+            y[row * w + x0: row * w + x0 + size] = square
+        return bytes(y) + self.chroma
+
+    def run(self, src):
+        if self.started:
+            return
+        self.started = True
+        t0 = time.time()
+        if self.a.t0_file:
+            with open(self.a.t0_file, "w") as f:
+                f.write(f"{t0:.6f}\n")
+        n = 0
+        while True:
+            due = t0 + n / self.a.fps
+            delay = due - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            data = self.frame(n / self.a.fps)
+            if src.emit("push-buffer", Gst.Buffer.new_wrapped(data)) != Gst.FlowReturn.OK:
+                return
+            n += 1
 
 
 def main():
@@ -51,7 +120,10 @@ def main():
     p.add_argument("--fps", type=int, default=15)
     p.add_argument("--gop-seconds", type=int, default=1)
     p.add_argument("--kbps", type=int, default=800)
-    p.add_argument("--pattern", default="ball")
+    p.add_argument("--pattern", default="ball", help="a videotestsrc pattern, or 'scene'")
+    p.add_argument("--motion", default="8-14", help="scene: seconds when the square moves")
+    p.add_argument("--light", default="20-26", help="scene: seconds when the picture is brighter")
+    p.add_argument("--t0-file", help="scene: write the first frame's wall-clock time here")
     p.add_argument("--user", help="require this user (with --password)")
     p.add_argument("--password")
     p.add_argument("--auth", choices=["basic", "digest"], default="digest")
@@ -64,6 +136,13 @@ def main():
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(pipeline(a))
     factory.set_shared(True)  # one encoder for every client, as a camera has
+    if a.pattern == "scene":
+        scene = Scene(a)
+
+        def configure(_factory, media):
+            src = media.get_element().get_by_name("scene")
+            threading.Thread(target=scene.run, args=(src,), daemon=True).start()
+        factory.connect("media-configure", configure)
     if a.user:
         auth = GstRtspServer.RTSPAuth()
         token = GstRtspServer.RTSPToken()

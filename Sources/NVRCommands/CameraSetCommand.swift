@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import NVRCore
+import NVRIndex
+
+extension CameraCommand {
+    /// `nvr camera set NAME …`: how a camera records. A running `nvr serve` picks changes up
+    /// within a few seconds.
+    struct SetSettings: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set", abstract: "Set a camera's recording mode, weekly schedule, pre/post-roll and motion detection; prints the settings.",
+            discussion: """
+                Modes: continuous (keep everything; event footage is marked), events (keep only event clips \
+                with their pre/post-roll), off.
+                Schedule: rules separated by ';', each 'DAYS [HH:MM-HH:MM] MODE'; the first that matches wins,
+                else --mode applies. DAYS: '*', 'mon', 'mon-fri', 'sat,sun'. A range ending before it starts
+                runs past midnight. Example: --schedule "mon-fri 08:00-18:00 continuous; * events" --tz Europe/Paris
+                Masks: polygons of normalized points 'x,y x,y x,y' (0…1 from the top left) that motion ignores.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Camera name.") var name: String
+        @Option(help: "continuous, events or off.") var mode: String?
+        @Option(help: "Weekly schedule of modes (see above); \"\" removes it.") var schedule: String?
+        @Option(help: "IANA time zone of the schedule (default: the server's).") var tz: String?
+        @Option(help: "Seconds of footage kept before an event (default 5).") var preRoll: Double?
+        @Option(help: "Seconds of footage kept after an event (default 10).") var postRoll: Double?
+        @Option(help: "Motion detection: auto (on when the camera can record events), on, off.") var motion: String?
+        @Option(help: "Motion sensitivity 1…100 (default 50).") var motionSensitivity: Int?
+        @Option(help: "Percent of the picture that must change (default 0.3).") var motionMinArea: Double?
+        @Option(help: "Frames the detector decodes: auto, keyframes, all (default auto).") var motionFrames: String?
+        @Option(help: "Looks per second when decoding all frames (default 5).") var motionFps: Double?
+        @Option(help: "Seconds without motion that end a motion event (default 2).") var motionQuiet: Double?
+        @Option(help: "Add a mask polygon 'x,y x,y x,y …' (repeatable).") var motionMask: [String] = []
+        @Flag(help: "Remove every motion mask first.") var clearMasks = false
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let (_, _, index) = try global.open()
+            guard let cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            var r = try index.recordingSettings(cameraID: id)
+            var m = try RecordingSettings(r).motion
+            if let mode {
+                guard RecordingMode(rawValue: mode) != nil else { throw ValidationError("--mode must be continuous, events or off") }
+                r.mode = mode
+            }
+            if let schedule { r.schedule = schedule.trimmingCharacters(in: .whitespaces).isEmpty ? nil : schedule }
+            if let tz { r.tz = tz.isEmpty ? nil : tz }
+            if let preRoll {
+                guard (0...300).contains(preRoll) else { throw ValidationError("--pre-roll must be 0…300 seconds") }
+                r.preRoll90k = Int64(preRoll * 90_000)
+            }
+            if let postRoll {
+                guard (0...3600).contains(postRoll) else { throw ValidationError("--post-roll must be 0…3600 seconds") }
+                r.postRoll90k = Int64(postRoll * 90_000)
+            }
+            if let motion {
+                guard let e = MotionSettings.Enabled(rawValue: motion) else { throw ValidationError("--motion must be auto, on or off") }
+                m.enabled = e
+            }
+            if let motionSensitivity { m.sensitivity = motionSensitivity }
+            if let motionMinArea { m.minArea = motionMinArea }
+            if let motionFrames {
+                guard let f = MotionSettings.Frames(rawValue: motionFrames) else { throw ValidationError("--motion-frames must be auto, keyframes or all") }
+                m.frames = f
+            }
+            if let motionFps { m.fps = motionFps }
+            if let motionQuiet { m.quietSeconds = motionQuiet }
+            if clearMasks { m.masks = [] }
+            do {
+                for text in motionMask { m.masks.append(try MotionSettings.parseMask(text)) }
+                try m.validate()
+                r.motion = String(decoding: try JSONEncoder().encode(m), as: UTF8.self)
+                _ = try RecordingSettings(r) // the schedule and zone parse
+            } catch let e as ConfigError { throw ValidationError(e.description) }
+            try index.setRecordingSettings(r)
+            try Show.print(cam, r, json: json)
+        }
+    }
+
+    /// `nvr camera show NAME`: the recording settings in force.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a camera's recording settings.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Camera name.") var name: String
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Output: Encodable {
+            var camera: String, mode: String, schedule: String?, tz: String?
+            var preRollSeconds: Double, postRollSeconds: Double, motionActive: Bool, motion: MotionSettings
+        }
+
+        func run() throws {
+            let (_, _, index) = try global.open()
+            guard let cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            try Self.print(cam, try index.recordingSettings(cameraID: id), json: json)
+        }
+
+        static func print(_ cam: CameraRecord, _ r: CameraRecordingRecord, json: Bool) throws {
+            let s = try RecordingSettings(r)
+            let out = Output(camera: cam.name, mode: r.mode, schedule: r.schedule, tz: r.tz,
+                             preRollSeconds: Double(r.preRoll90k) / 90_000, postRollSeconds: Double(r.postRoll90k) / 90_000,
+                             motionActive: s.motionEnabled, motion: s.motion)
+            if json { try printJSON(out); return }
+            let m = s.motion
+            Swift.print("""
+                camera     \(cam.name)
+                mode       \(r.mode)\(r.schedule.map { " outside the schedule\n" + "schedule   \($0)" + " (\(r.tz ?? "server time zone"))" } ?? "")
+                now        \(s.mode(at: Time90k.now()).rawValue)
+                pre-roll   \(out.preRollSeconds) s, post-roll \(out.postRollSeconds) s
+                motion     \(s.motionEnabled ? "on" : "off") (\(m.enabled.rawValue)); sensitivity \(m.sensitivity), min area \(m.minArea) %, \
+                frames \(m.frames.rawValue), \(m.fps) fps, quiet \(m.quietSeconds) s, \(m.masks.count) mask(s)
+                """)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Logging
+import NVRIndex
+
+/// One camera's events: opens, extends, merges and ends them, keeps their rows in the index,
+/// and tells the recording gate whether footage is wanted (an event, or its pre/post-roll).
+///
+/// Events are keyed by source and type: a second `start` of an open event extends it. A new
+/// event whose clip ([start − pre, end + post]) overlaps the clip of the previous event of
+/// the same key reopens that event instead: overlapping events merge. Instantaneous events
+/// (`pulse`) end after a quiet period without another pulse.
+public final class EventTracker: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is behind `lock`; events arrive on plugin threads
+    // while the packet thread asks for the recording window.
+    private struct Key: Hashable { var source: EventRecord.Source; var type: String }
+    private struct Open {
+        var record: EventRecord
+        /// Pulse events end here unless another pulse comes.
+        var deadline90k: Int64?
+        var bestScore: Double?
+    }
+
+    private let cameraID: Int64
+    private let cameraName: String
+    private let index: IndexDatabase
+    private let logger: Logger
+    private let lock = NSLock()
+    private var open: [Key: Open] = [:]
+    /// The latest ended event per key, while its clip could still merge with a new one.
+    private var recent: [Key: EventRecord] = [:]
+    private var preRoll90k: Int64
+    private var postRoll90k: Int64
+    /// Called (outside the lock) when an event starts or ends: (event, started).
+    public var onChange: (@Sendable (EventRecord, Bool) -> Void)?
+
+    public init(camera: CameraRecord, index: IndexDatabase, logger: Logger, preRoll90k: Int64, postRoll90k: Int64) {
+        cameraID = camera.id ?? 0
+        cameraName = camera.name
+        self.index = index
+        self.logger = logger
+        self.preRoll90k = preRoll90k
+        self.postRoll90k = postRoll90k
+    }
+
+    public func setRolls(pre: Int64, post: Int64) { lock.withLock { preRoll90k = pre; postRoll90k = post } }
+
+    /// Starts an event (or extends the open one of the same source and type).
+    public func begin(type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, until deadline: Int64? = nil) {
+        var changed: (EventRecord, Bool)?
+        lock.withLock {
+            let key = Key(source: source, type: type)
+            if var o = open[key] {
+                if let deadline { o.deadline90k = max(o.deadline90k ?? deadline, deadline) }
+                if let score, score > (o.bestScore ?? -1) { o.bestScore = score; o.record.score = score; o.record.snapshot90k = t }
+                open[key] = o
+                return
+            }
+            var record: EventRecord
+            if var previous = recent[key], let end = previous.end90k, t - previous.preRoll90k < end + previous.postRoll90k {
+                previous.end90k = nil // the clips overlap: one event
+                record = previous
+                recent[key] = nil
+            } else {
+                record = EventRecord(cameraID: cameraID, start90k: t, type: type, source: source, score: score,
+                                     snapshot90k: t, preRoll90k: preRoll90k, postRoll90k: postRoll90k)
+            }
+            do {
+                if record.id == nil { record = try index.insertEvent(record) } else { try index.updateEvent(record) }
+            } catch {
+                logger.error("camera \(cameraName): cannot store \(type) event: \(error)")
+            }
+            open[key] = Open(record: record, deadline90k: deadline, bestScore: score)
+            changed = (record, true)
+        }
+        if let changed { report(changed) }
+    }
+
+    /// Ends the open event of this source and type at `t` (no-op when none is open).
+    public func end(type: String, source: EventRecord.Source, at t: Int64) {
+        var changed: (EventRecord, Bool)?
+        lock.withLock { changed = close(Key(source: source, type: type), at: t) }
+        if let changed { report(changed) }
+    }
+
+    /// A motion score seen at `t` while an event is open: the best one picks the snapshot.
+    public func observe(type: String, source: EventRecord.Source, at t: Int64, score: Double) {
+        lock.withLock {
+            let key = Key(source: source, type: type)
+            guard var o = open[key], score > (o.bestScore ?? -1) else { return }
+            o.bestScore = score
+            o.record.score = score
+            o.record.snapshot90k = t
+            open[key] = o
+        }
+    }
+
+    /// Ends pulse events whose quiet period is over; call regularly (each packet is fine).
+    public func tick(now: Int64) {
+        var ended: [(EventRecord, Bool)] = []
+        lock.withLock {
+            for (key, o) in open {
+                if let d = o.deadline90k, now >= d, let c = close(key, at: d) { ended.append(c) }
+            }
+            recent = recent.filter { ($0.value.end90k ?? now) + $0.value.postRoll90k + $0.value.preRoll90k > now }
+        }
+        for c in ended { report(c) }
+    }
+
+    /// Ends every open event at `t` (the camera stopped or was lost).
+    public func closeAll(at t: Int64) {
+        var ended: [(EventRecord, Bool)] = []
+        lock.withLock {
+            for key in Array(open.keys) { if let c = close(key, at: t) { ended.append(c) } }
+        }
+        for c in ended { report(c) }
+    }
+
+    /// Whether footage at `now` belongs to an event clip; if so, where the earliest clip that
+    /// wants it starts (event start − pre-roll).
+    public func clipStart(now: Int64) -> Int64? {
+        lock.withLock {
+            var from: Int64?
+            for o in open.values { from = min(from ?? .max, o.record.start90k - o.record.preRoll90k) }
+            for r in recent.values {
+                if let end = r.end90k, now < end + r.postRoll90k { from = min(from ?? .max, r.start90k - r.preRoll90k) }
+            }
+            return from
+        }
+    }
+
+    public var openEvents: [EventRecord] { lock.withLock { open.values.map(\.record) } }
+
+    /// Closes one event; called with the lock held.
+    private func close(_ key: Key, at t: Int64) -> (EventRecord, Bool)? {
+        guard var o = open.removeValue(forKey: key) else { return nil }
+        o.record.end90k = max(t, o.record.start90k)
+        do { try index.updateEvent(o.record) } catch { logger.error("camera \(cameraName): cannot store the end of an event: \(error)") }
+        recent[key] = o.record
+        return (o.record, false)
+    }
+
+    private func report(_ c: (EventRecord, Bool)) {
+        let e = c.0
+        let what = c.1 ? "started" : "ended after \(Time90k.describeDuration((e.end90k ?? e.start90k) - e.start90k))"
+        logger.info("camera \(cameraName): \(e.source.rawValue) event '\(e.type)' #\(e.id ?? 0) \(what)")
+        onChange?(e, c.1)
+    }
+}

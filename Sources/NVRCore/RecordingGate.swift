@@ -1,0 +1,180 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+
+/// Decides, packet by packet, what of a camera's stream is written: everything
+/// (`continuous`), event clips only (`events`: footage waits in a pre-roll buffer until an
+/// event wants it, and recording stops when the last clip's post-roll is over), or nothing
+/// (`off`). Feeds the motion detector on the way. Lives on the thread that delivers the
+/// camera's packets (like the Segmenter it wraps).
+public final class RecordingGate {
+    private let camera: CameraRecord
+    private let index: IndexDatabase
+    public let segmenter: Segmenter
+    public let tracker: EventTracker
+    private let logger: Logger
+    private let clock: () -> Int64
+    public private(set) var settings: RecordingSettings
+    private let buffer = PreRollBuffer()
+    private var video: StreamDescription?
+    private var videoTimebase: (num: Int64, den: Int64) = (1, 90_000)
+    private var detector: MotionDetector?
+    private var detectorFailed = false
+
+    // Wall-clock time of video packets: the run's (arrival − media time), at its lowest.
+    private var mediaBase90k: Int64?
+    private var lastVideoDTS90k: Int64 = 0
+    private var lastKey90k: Int64?
+    private var gop90k: Int64 = 90_000
+    private var wall90k: Int64 = 0
+
+    // The mode in force, looked up at most once a second.
+    private var mode: RecordingMode = .continuous
+    private var modeCheckedAt: Int64 = .min
+    private var settingsCheckedAt: Int64 = .min
+    /// How often settings are re-read from the index (`nvr camera set` while serving).
+    public var settingsReload90k: Int64 = 5 * 90_000
+
+    public init(camera: CameraRecord, index: IndexDatabase, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
+                logger: Logger, clock: @escaping () -> Int64 = Time90k.now) {
+        self.camera = camera
+        self.index = index
+        self.segmenter = segmenter
+        self.tracker = tracker
+        self.settings = settings
+        self.logger = logger
+        self.clock = clock
+        tracker.setRolls(pre: settings.preRoll90k, post: settings.postRoll90k)
+        let now = clock()
+        mode = settings.mode(at: now)
+        modeCheckedAt = now
+        settingsCheckedAt = now
+    }
+
+    /// The mode in force now.
+    public var currentMode: RecordingMode { mode }
+
+    /// A new connection's streams (video first).
+    public func begin(streams: [StreamDescription]) throws {
+        try end()
+        try segmenter.begin(streams: streams)
+        video = streams.first
+        if let v = video { videoTimebase = (Int64(v.timebaseNum), Int64(max(v.timebaseDen, 1))) }
+        mediaBase90k = nil
+        lastKey90k = nil
+        detectorFailed = false
+        makeDetector()
+    }
+
+    /// The connection ended: write what is open, end motion in progress, drop the buffer.
+    public func end() throws {
+        if let f = detector?.finish() { handle(f) }
+        detector = nil
+        buffer.clear()
+        try segmenter.end()
+    }
+
+    /// Replaces the settings (the session re-reads them every few seconds).
+    public func apply(_ new: RecordingSettings) {
+        guard new != settings else { return }
+        let motionChanged = new.motion != settings.motion || new.motionEnabled != settings.motionEnabled
+        settings = new
+        tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
+        modeCheckedAt = .min
+        if motionChanged { detectorFailed = false; makeDetector() }
+        logger.info("camera \(camera.name): recording settings changed (mode \(new.mode.rawValue)\(new.schedule.map { ", schedule \($0.text)" } ?? ""))")
+    }
+
+    private func makeDetector() {
+        detector = nil
+        guard settings.motionEnabled, let v = video, !detectorFailed else { return }
+        do {
+            detector = try MotionDetector(stream: v, settings: settings.motion)
+        } catch {
+            detectorFailed = true
+            logger.warning("camera \(camera.name): motion detection off: \(error)")
+        }
+    }
+
+    /// One packet from the camera; `data` is borrowed for the call.
+    public func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
+        let now = clock()
+        if stream == 0 {
+            wall90k = wallTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
+            if let f = detector?.feed(data, isKey: isKey, at: wall90k) { handle(f) }
+            tracker.tick(now: wall90k)
+        }
+        if now >= settingsCheckedAt + settingsReload90k { reloadSettings(now) }
+        if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
+            let m = settings.mode(at: now)
+            if m != mode { logger.info("camera \(camera.name): recording mode \(mode.rawValue) → \(m.rawValue)") }
+            mode = m
+            modeCheckedAt = now
+        }
+        let clipFrom = tracker.clipStart(now: wall90k)
+        segmenter.eventActive = clipFrom != nil
+        switch mode {
+        case .off:
+            buffer.clear()
+            if segmenter.isRecording { try segmenter.end() }
+        case .continuous:
+            if !buffer.isEmpty { try drain(from: .min) }
+            try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+        case .events:
+            if let clipFrom {
+                if !buffer.isEmpty { try drain(from: clipFrom) }
+                try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+            } else {
+                if segmenter.isRecording { try segmenter.end() }
+                buffer.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+                // Keep the pre-roll, plus room for events reported (or detected) after they began.
+                buffer.trim(keepingFrom: wall90k - settings.preRoll90k - max(4 * 90_000, 2 * gop90k))
+            }
+        }
+    }
+
+    /// Writes the buffered packets from the key frame at or before `t`.
+    private func drain(from t: Int64) throws {
+        try buffer.drain(from: t) { p, bytes in
+            try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: bytes, arrival90k: p.arrival90k)
+        }
+    }
+
+    /// When a video packet was captured: media time since the run began, anchored where
+    /// (arrival − media time) is lowest, since packets arrive late but never early.
+    private func wallTime(pts: Int64, dts: Int64, isKey: Bool, arrival: Int64) -> Int64 {
+        let raw = dts != Int64.min ? dts : pts
+        guard raw != Int64.min else { return arrival }
+        let t = videoTimebase.num == 1 && videoTimebase.den == 90_000 ? raw : raw * videoTimebase.num * 90_000 / videoTimebase.den
+        if let base = mediaBase90k, t >= lastVideoDTS90k, t - lastVideoDTS90k <= 5 * 90_000 {
+            mediaBase90k = min(base, arrival - t)
+        } else {
+            mediaBase90k = arrival - t // first packet, or a jump: start again
+            lastKey90k = nil
+        }
+        lastVideoDTS90k = t
+        let wall = mediaBase90k! + t
+        if isKey {
+            if let k = lastKey90k, wall > k { gop90k = wall - k }
+            lastKey90k = wall
+        }
+        return wall
+    }
+
+    private func handle(_ f: MotionDetector.Finding) {
+        switch f {
+        case .started(let t, let score): tracker.begin(type: "motion", source: .motion, at: t, score: score)
+        case .ongoing(let t, let score): tracker.observe(type: "motion", source: .motion, at: t, score: score)
+        case .ended(let t): tracker.end(type: "motion", source: .motion, at: t)
+        }
+    }
+
+    private func reloadSettings(_ now: Int64) {
+        settingsCheckedAt = now
+        guard let id = camera.id else { return }
+        do { apply(try RecordingSettings.load(cameraID: id, index: index)) } catch {
+            logger.error("camera \(camera.name): cannot read recording settings: \(error)")
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// One event of a camera: motion the NVR saw, or something the camera reported.
+public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "event"
+    public enum Source: String, Codable, Sendable { case plugin, motion }
+
+    public var id: Int64?
+    public var cameraID: Int64
+    public var start90k: Int64
+    /// nil while the event is in progress.
+    public var end90k: Int64?
+    /// motion, doorbell, person, … (plugins name their own).
+    public var type: String
+    public var source: Source
+    public var score: Double?
+    /// The frame that shows the event best (motion: the most changed frame).
+    public var snapshot90k: Int64?
+    public var preRoll90k: Int64
+    public var postRoll90k: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, source, score, start90k, end90k, snapshot90k
+        case cameraID = "camera_id", preRoll90k = "pre_roll90k", postRoll90k = "post_roll90k"
+    }
+
+    public init(id: Int64? = nil, cameraID: Int64, start90k: Int64, end90k: Int64? = nil, type: String, source: Source,
+                score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64) {
+        self.id = id; self.cameraID = cameraID; self.start90k = start90k; self.end90k = end90k; self.type = type
+        self.source = source; self.score = score; self.snapshot90k = snapshot90k
+        self.preRoll90k = preRoll90k; self.postRoll90k = postRoll90k
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// How a camera records (`nvr camera set`); a camera without a row uses the defaults.
+public struct CameraRecordingRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "camera_recording"
+    public var cameraID: Int64
+    /// continuous, events or off: the mode outside the schedule's rules.
+    public var mode: String
+    /// Weekly schedule (see RecordingSchedule); nil = always `mode`.
+    public var schedule: String?
+    /// IANA zone the schedule's times are in; nil = the server's.
+    public var tz: String?
+    public var preRoll90k: Int64
+    public var postRoll90k: Int64
+    /// Motion detector settings as JSON (see MotionSettings).
+    public var motion: String
+
+    enum CodingKeys: String, CodingKey {
+        case mode, schedule, tz, motion
+        case cameraID = "camera_id", preRoll90k = "pre_roll90k", postRoll90k = "post_roll90k"
+    }
+
+    public init(cameraID: Int64, mode: String = "continuous", schedule: String? = nil, tz: String? = nil,
+                preRoll90k: Int64 = 5 * 90_000, postRoll90k: Int64 = 10 * 90_000, motion: String = "{}") {
+        self.cameraID = cameraID; self.mode = mode; self.schedule = schedule; self.tz = tz
+        self.preRoll90k = preRoll90k; self.postRoll90k = postRoll90k; self.motion = motion
+    }
+}
+
+extension IndexDatabase {
+    public func recordingSettings(cameraID: Int64) throws -> CameraRecordingRecord {
+        try pool.read { try CameraRecordingRecord.fetchOne($0, key: cameraID) } ?? CameraRecordingRecord(cameraID: cameraID)
+    }
+
+    public func setRecordingSettings(_ r: CameraRecordingRecord) throws { try pool.write { try r.save($0) } }
+
+    public func insertEvent(_ e: EventRecord) throws -> EventRecord {
+        try pool.write { db in
+            var e = e
+            try e.insert(db)
+            return e
+        }
+    }
+
+    public func updateEvent(_ e: EventRecord) throws { try pool.write { try e.update($0) } }
+
+    public func event(id: Int64) throws -> EventRecord? { try pool.read { try EventRecord.fetchOne($0, key: id) } }
+
+    /// Events overlapping [start, end) (an event in progress reaches to now), oldest first;
+    /// of one camera or all, of one type or all. `limit` keeps the newest of them.
+    public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String? = nil, limit: Int = 1000) throws -> [EventRecord] {
+        try pool.read { db in
+            // Events are short next to a day, but not bounded: the longest one bounds the scan.
+            let longest = try Int64.fetchOne(db, sql: "SELECT MAX(COALESCE(end90k, start90k) - start90k) FROM event") ?? 0
+            var sql = "SELECT * FROM event WHERE start90k < ? AND start90k >= ? AND (end90k IS NULL OR end90k > ?)"
+            var args: [any DatabaseValueConvertible] = [end90k, start90k == .min ? Int64.min : start90k - longest - 1, start90k]
+            if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
+            if let type { sql += " AND type = ?"; args.append(type) }
+            sql += " ORDER BY start90k DESC, id DESC LIMIT ?"
+            args.append(limit)
+            return try EventRecord.fetchAll(db, sql: sql, arguments: StatementArguments(args)).reversed()
+        }
+    }
+
+    /// Events left open by a server that stopped without closing them (a crash): they end
+    /// where the camera's recordings covering them end, or at their start.
+    @discardableResult
+    public func closeOpenEvents() throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: """
+                UPDATE event SET end90k = MAX(start90k, COALESCE((
+                  SELECT MAX(s.start90k + s.duration90k) FROM segment s
+                  WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400 * 90000
+                    AND s.start90k + s.duration90k >= event.start90k), start90k))
+                WHERE end90k IS NULL
+                """)
+            return db.changesCount
+        }
+    }
+
+    /// Marks the camera's segments overlapping [start, end) as holding an event, so
+    /// retention keeps them as long as event footage.
+    public func markEventSegments(cameraID: Int64, start90k: Int64, end90k: Int64) throws {
+        try pool.write { db in
+            let low = try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k)
+            try db.execute(sql: """
+                UPDATE segment SET has_event = 1
+                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
+                """, arguments: [cameraID, end90k, low, start90k])
+        }
+    }
+}
