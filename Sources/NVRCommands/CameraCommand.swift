@@ -41,6 +41,7 @@ struct CameraCommand: ParsableCommand {
             var state: String?, reason: String?, stateSince: String?
             var segments: Int, bytes: Int64
             var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
+            var mode: String?, motion: String?
         }
 
         func run() throws {
@@ -51,15 +52,16 @@ struct CameraCommand: ParsableCommand {
                            state: o.state, reason: o.reason, stateSince: o.since90k.map(Time90k.rfc3339),
                            segments: o.storage.segments, bytes: o.storage.bytes,
                            oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
-                           newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k)
+                           newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
+                           mode: o.mode, motion: o.motion)
             }
             if json { try printJSON(rows); return }
             if rows.isEmpty { print("no cameras (add one with: nvr camera add NAME --plugin rtsp --url rtsp://...)"); return }
-            printTable(["NAME", "PLUGIN", "ENABLED", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST"], rows.map { r -> [String] in
+            printTable(["NAME", "PLUGIN", "ENABLED", "MODE", "MOTION", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST"], rows.map { r -> [String] in
                 var state = r.state ?? "never started"
                 if let reason = r.reason { state += ": " + reason }
                 let enabled = r.enabled ? "yes" : "no"
-                return [r.name, r.plugin, enabled, state, String(r.segments), formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-"]
+                return [r.name, r.plugin, enabled, r.mode ?? "-", r.motion ?? "-", state, String(r.segments), formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-"]
             })
         }
     }

@@ -15,6 +15,10 @@ public struct CameraOverview: Sendable {
     public var storage: CameraStorageSummary
     public var video: SampleEntryRecord?
     public var audio: SampleEntryRecord?
+    /// The recording mode in force now (from the settings when the camera is not running).
+    public var mode: String?
+    /// Where motion is looked for (live), or "on"/"off" from the settings.
+    public var motion: String?
 
     public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview {
         let sum = try index.storageSummary(cameraID: c.id!)
@@ -23,6 +27,13 @@ public struct CameraOverview: Sendable {
         var o = CameraOverview(camera: c, state: live?.state.rawValue ?? saved?.state, reason: live?.reason ?? saved?.reason,
                                since90k: live?.since90k ?? saved?.since90k, lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
                                fps: live?.fps, bitRate: live?.bitRate, storage: sum)
+        if let live {
+            o.mode = live.mode
+            o.motion = live.motion
+        } else if let settings = try? RecordingSettings.load(cameraID: c.id!, index: index) {
+            o.mode = settings.mode(at: Time90k.now()).rawValue
+            o.motion = settings.motionEnabled ? "on" : "off"
+        }
         if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
             o.video = try index.sampleEntry(id: seg.videoEntryID)
             o.audio = try seg.audioEntryID.flatMap { try index.sampleEntry(id: $0) }

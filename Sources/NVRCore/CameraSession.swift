@@ -17,6 +17,10 @@ public struct CameraStatus: Sendable, Equatable {
     public var audio: String?
     public var fps: Double?
     public var bitRate: Int64?
+    /// The recording mode in force (continuous, events, off).
+    public var mode: String?
+    /// Where motion is looked for: off, main stream (key frames / every frame), sub-stream.
+    public var motion: String?
 }
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
@@ -69,12 +73,14 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         }
     }
 
-    /// The recording mode in force (from the camera's mode and schedule).
-    public var recordingMode: RecordingMode { gate.currentMode }
+
 
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
         s.lastFrame90k = segmenter.lastFrame90k
+        let a = gate.activity
+        s.mode = a.mode.rawValue
+        s.motion = a.motion
         return s
     }
 
@@ -163,6 +169,15 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         let source = try instance.liveSource()
         let input = try LiveInputs.open(source, interrupter: interrupter)
         defer { input.close() }
+        // Motion on the sub-stream when the camera has one: far cheaper to decode.
+        var substream: SubstreamMotion?
+        if gate.settings.motionEnabled, instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)),
+           let sub = try? instance.liveSource(substream: true), sub.url != source.url {
+            substream = SubstreamMotion(cameraName: camera.name, instance: instance, tracker: events, settings: gate.settings.motion, logger: logger)
+            substream?.start()
+        }
+        gate.motionOnSubstream = substream != nil
+        defer { substream?.stop() }
         let streams = input.streams
         statusLock.withLock { s in
             s.video = streams.first?.summary

@@ -146,3 +146,14 @@ public final class EventTracker: @unchecked Sendable {
         onChange?(e, c.1)
     }
 }
+
+extension EventTracker {
+    /// Applies what the motion detector saw.
+    func apply(_ finding: MotionDetector.Finding) {
+        switch finding {
+        case .started(let t, let score): begin(type: "motion", source: .motion, at: t, score: score)
+        case .ongoing(let t, let score): observe(type: "motion", source: .motion, at: t, score: score)
+        case .ended(let t): end(type: "motion", source: .motion, at: t)
+        }
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import Synchronization
 
 /// Decides, packet by packet, what of a camera's stream is written: everything
 /// (`continuous`), event clips only (`events`: footage waits in a pre-roll buffer until an
@@ -21,10 +22,11 @@ public final class RecordingGate {
     private var videoTimebase: (num: Int64, den: Int64) = (1, 90_000)
     private var detector: MotionDetector?
     private var detectorFailed = false
+    private var reportedDecodeFailure = false
+    /// Set while the camera's sub-stream is watched for motion instead (SubstreamMotion).
+    public var motionOnSubstream = false
 
-    // Wall-clock time of video packets: the run's (arrival − media time), at its lowest.
-    private var mediaBase90k: Int64?
-    private var lastVideoDTS90k: Int64 = 0
+    private var captureClock = CaptureClock()
     private var lastKey90k: Int64?
     private var gop90k: Int64 = 90_000
     private var wall90k: Int64 = 0
@@ -50,10 +52,24 @@ public final class RecordingGate {
         mode = settings.mode(at: now)
         modeCheckedAt = now
         settingsCheckedAt = now
+        publish()
     }
 
-    /// The mode in force now.
-    public var currentMode: RecordingMode { mode }
+    /// What the gate is doing, for status from other threads: the mode in force and where
+    /// motion is looked for.
+    public struct Activity: Sendable, Equatable {
+        public var mode: RecordingMode
+        /// off, "main stream, key frames", "main stream, every frame", "sub-stream".
+        public var motion: String
+    }
+    private let published = Mutex(Activity(mode: .continuous, motion: "off"))
+    public var activity: Activity { published.withLock { $0 } }
+
+    private func publish() {
+        let motion = !settings.motionEnabled ? "off" : motionOnSubstream ? "sub-stream"
+            : detector.map { $0.keyFramesOnly ? "main stream, key frames" : "main stream, every frame" } ?? (detectorFailed ? "failed" : "main stream")
+        published.withLock { $0 = Activity(mode: mode, motion: motion) }
+    }
 
     /// A new connection's streams (video first).
     public func begin(streams: [StreamDescription]) throws {
@@ -61,15 +77,16 @@ public final class RecordingGate {
         try segmenter.begin(streams: streams)
         video = streams.first
         if let v = video { videoTimebase = (Int64(v.timebaseNum), Int64(max(v.timebaseDen, 1))) }
-        mediaBase90k = nil
+        captureClock.reset()
         lastKey90k = nil
         detectorFailed = false
+        reportedDecodeFailure = false
         makeDetector()
     }
 
     /// The connection ended: write what is open, end motion in progress, drop the buffer.
     public func end() throws {
-        if let f = detector?.finish() { handle(f) }
+        if let f = detector?.finish() { tracker.apply(f) }
         detector = nil
         buffer.clear()
         try segmenter.end()
@@ -87,8 +104,9 @@ public final class RecordingGate {
     }
 
     private func makeDetector() {
+        defer { publish() }
         detector = nil
-        guard settings.motionEnabled, let v = video, !detectorFailed else { return }
+        guard settings.motionEnabled, !motionOnSubstream, let v = video, !detectorFailed else { return }
         do {
             detector = try MotionDetector(stream: v, settings: settings.motion)
         } catch {
@@ -102,14 +120,20 @@ public final class RecordingGate {
         let now = clock()
         if stream == 0 {
             wall90k = wallTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
-            if let f = detector?.feed(data, isKey: isKey, at: wall90k) { handle(f) }
+            if let d = detector {
+                if let f = d.feed(data, isKey: isKey, at: wall90k) { tracker.apply(f) }
+                if d.decodeFailures > 0 && !reportedDecodeFailure {
+                    reportedDecodeFailure = true // once per connection: the detector waits for the next key frame
+                    logger.warning("camera \(camera.name): motion detection cannot decode a frame; skipping to the next key frame")
+                }
+            }
             tracker.tick(now: wall90k)
         }
         if now >= settingsCheckedAt + settingsReload90k { reloadSettings(now) }
         if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
             let m = settings.mode(at: now)
             if m != mode { logger.info("camera \(camera.name): recording mode \(mode.rawValue) → \(m.rawValue)") }
-            mode = m
+            if m != mode { mode = m; publish() }
             modeCheckedAt = now
         }
         let clipFrom = tracker.clipStart(now: wall90k)
@@ -141,33 +165,19 @@ public final class RecordingGate {
         }
     }
 
-    /// When a video packet was captured: media time since the run began, anchored where
-    /// (arrival − media time) is lowest, since packets arrive late but never early.
+    /// When a video packet was captured (see CaptureClock); tracks the GOP length too.
     private func wallTime(pts: Int64, dts: Int64, isKey: Bool, arrival: Int64) -> Int64 {
         let raw = dts != Int64.min ? dts : pts
         guard raw != Int64.min else { return arrival }
         let t = videoTimebase.num == 1 && videoTimebase.den == 90_000 ? raw : raw * videoTimebase.num * 90_000 / videoTimebase.den
-        if let base = mediaBase90k, t >= lastVideoDTS90k, t - lastVideoDTS90k <= 5 * 90_000 {
-            mediaBase90k = min(base, arrival - t)
-        } else {
-            mediaBase90k = arrival - t // first packet, or a jump: start again
-            lastKey90k = nil
-        }
-        lastVideoDTS90k = t
-        let wall = mediaBase90k! + t
+        var jumped = false
+        let wall = captureClock.wallTime(media: t, arrival: arrival, jumped: &jumped)
+        if jumped { lastKey90k = nil }
         if isKey {
             if let k = lastKey90k, wall > k { gop90k = wall - k }
             lastKey90k = wall
         }
         return wall
-    }
-
-    private func handle(_ f: MotionDetector.Finding) {
-        switch f {
-        case .started(let t, let score): tracker.begin(type: "motion", source: .motion, at: t, score: score)
-        case .ongoing(let t, let score): tracker.observe(type: "motion", source: .motion, at: t, score: score)
-        case .ended(let t): tracker.end(type: "motion", source: .motion, at: t)
-        }
     }
 
     private func reloadSettings(_ now: Int64) {

@@ -62,6 +62,7 @@ struct API: Sendable {
         var fps: Double?, bitRate: Int64?
         var bytes: Int64, segments: Int
         var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
+        var mode: String?, motion: String?
     }
 
     func cameraJSON(_ c: CameraRecord) throws -> CameraJSON {
@@ -78,7 +79,8 @@ struct API: Sendable {
                           video: stream(o.video), audio: stream(o.audio), fps: o.fps, bitRate: o.bitRate,
                           bytes: o.storage.bytes, segments: o.storage.segments,
                           oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
-                          newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k)
+                          newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
+                          mode: o.mode, motion: o.motion)
     }
 
     // MARK: days, timeline, recordings

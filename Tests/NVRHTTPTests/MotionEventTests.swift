@@ -8,8 +8,8 @@ import TestSupport
 /// Motion detection end to end: a GStreamer camera shows a scripted scene (still, then a
 /// square crossing it from 8 s to 14 s, then the whole picture 40 % brighter from 20 s to
 /// 26 s); two cameras record it — one in `events` mode looking at key frames only, one in
-/// `continuous` mode decoding every frame — and the events, the stored footage, the clip
-/// and the API are checked against the script's clock.
+/// `continuous` mode watching its sub-stream (every frame) — and the events, the stored
+/// footage, the clip and the API are checked against the script's clock.
 @Suite(.serialized) struct MotionEventTests {
     static let motion = (start: 8.0, end: 14.0)
     static let preRoll = 2.0, postRoll = 3.0
@@ -24,7 +24,8 @@ import TestSupport
         o.extraArguments = ["--motion", "8-14", "--light", "20-26", "--t0-file", t0File]
         let cam = try RTSPCameraFixture(o)
         try h.add("kf", ["url": cam.url])
-        try h.add("all", ["url": cam.url])
+        // The fixture has one stream; a different URL for it makes it the camera's sub-stream.
+        try h.add("all", ["url": cam.url, "substream_url": cam.url + "?sub=1"])
         let kf = try h.camera("kf"), all = try h.camera("all")
         var keyOnly = MotionSettings()
         keyOnly.frames = .keyframes
@@ -41,6 +42,9 @@ import TestSupport
         let t0Seconds = try #require(Double(try String(contentsOfFile: t0File, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         let t0 = Int64(t0Seconds * 90_000)
         // The scene lasts 26 s; give the post-roll and a still tail time to pass.
+        #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "all")?.status.motion == "sub-stream" })
+        #expect(h.recorder.session(named: "kf")?.status.motion == "main stream, key frames")
+        #expect(h.recorder.session(named: "kf")?.status.mode == "events")
         #expect(TestEnvironment.wait(timeout: 60) { Date().timeIntervalSince1970 > t0Seconds + 32 })
         h.recorder.stop()
 

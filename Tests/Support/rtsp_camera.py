@@ -69,7 +69,8 @@ class Scene:
         self.chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
         self.motion = tuple(float(x) for x in a.motion.split("-"))
         self.light = tuple(float(x) for x in a.light.split("-"))
-        self.started = False
+        self.t0 = None
+        self.lock = threading.Lock()
 
     def frame(self, t):
         a = self.a
@@ -88,14 +89,16 @@ class Scene:
         return bytes(y) + self.chroma
 
     def run(self, src):
-        if self.started:
-            return
-        self.started = True
-        t0 = time.time()
-        if self.a.t0_file:
-            with open(self.a.t0_file, "w") as f:
-                f.write(f"{t0:.6f}\n")
-        n = 0
+        # Every media (a URL with another query string is another media) shows the same
+        # scene on the same clock: the first one's.
+        with self.lock:
+            if self.t0 is None:
+                self.t0 = time.time()
+                if self.a.t0_file:
+                    with open(self.a.t0_file, "w") as f:
+                        f.write(f"{self.t0:.6f}\n")
+        t0 = self.t0
+        n = int((time.time() - t0) * self.a.fps) + 1
         while True:
             due = t0 + n / self.a.fps
             delay = due - time.time()
