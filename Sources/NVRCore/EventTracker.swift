@@ -101,7 +101,9 @@ public final class EventTracker: @unchecked Sendable {
             for (key, o) in open {
                 if let d = o.deadline90k, now >= d, let c = close(key, at: d) { ended.append(c) }
             }
-            recent = recent.filter { ($0.value.end90k ?? now) + $0.value.postRoll90k + $0.value.preRoll90k > now }
+            // Called per packet: touch the dictionary only when something expired (no allocation).
+            func expired(_ r: EventRecord) -> Bool { (r.end90k ?? now) + r.postRoll90k + r.preRoll90k <= now }
+            if recent.values.contains(where: expired) { recent = recent.filter { !expired($0.value) } }
         }
         for c in ended { report(c) }
     }

@@ -135,4 +135,55 @@ import TestSupport
         r = try nvr(["db", "check"], config)
         #expect(r.status == 0)
     }
+
+    @Test func cameraSetShowAndEventsList() throws {
+        let root = TestEnvironment.tempDir("admin")
+        defer { TestEnvironment.cleanup(root) }
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 1)
+        var r = try nvr(["camera", "add", "gate", "--plugin", "demo"], config)
+        #expect(r.status == 0, "\(r.stderr)")
+        r = try nvr(["camera", "set", "gate", "--mode", "events", "--schedule", "mon-fri 08:00-18:00 continuous; * events", "--tz", "Europe/Paris",
+                     "--pre-roll", "3", "--post-roll", "7.5", "--motion-sensitivity", "70", "--motion-mask", "0,0 1,0 1,0.2", "--json"], config)
+        #expect(r.status == 0, "\(r.stderr)")
+        struct Shown: Decodable {
+            struct Motion: Decodable { var sensitivity: Int; var masks: [[[Double]]]; var enabled: String }
+            var mode: String; var schedule: String?; var tz: String?; var preRollSeconds: Double; var postRollSeconds: Double
+            var motionActive: Bool; var motion: Motion
+        }
+        let shown = try JSONDecoder().decode(Shown.self, from: Data(r.stdout.utf8))
+        #expect(shown.mode == "events" && shown.schedule == "mon-fri 08:00-18:00 continuous; * events" && shown.tz == "Europe/Paris")
+        #expect(shown.preRollSeconds == 3 && shown.postRollSeconds == 7.5 && shown.motionActive)
+        #expect(shown.motion.sensitivity == 70 && shown.motion.masks == [[[0, 0], [1, 0], [1, 0.2]]] && shown.motion.enabled == "auto")
+        // Mistakes are refused with a clear line and change nothing.
+        for bad in [["--mode", "sometimes"], ["--schedule", "weekdays continuous"], ["--tz", "Mars/Base"], ["--motion-mask", "0,0 1,1"],
+                    ["--motion-sensitivity", "0"], ["--pre-roll", "-1"], ["--motion-frames", "some"]] {
+            r = try nvr(["camera", "set", "gate"] + bad, config)
+            #expect(r.status != 0 && !r.stderr.isEmpty, "\(bad): \(r.stdout)")
+        }
+        r = try nvr(["camera", "show", "gate"], config)
+        #expect(r.status == 0 && r.stdout.contains("sensitivity 70") && r.stdout.contains("pre-roll   3.0 s"), "\(r.stdout)")
+        r = try nvr(["camera", "set", "nobody", "--mode", "off"], config)
+        #expect(r.status != 0 && r.stderr.contains("no camera named 'nobody'"))
+
+        // Events as the recorder stores them, listed by local day and by range.
+        let index = try IndexDatabase(path: root + "/Storage/index.sqlite")
+        let cam = try #require(try index.camera(named: "gate"))
+        let start = try #require(Time90k.parse("2026-11-21T23:30:00Z")) // 00:30 on the 22nd in Paris
+        _ = try index.insertEvent(EventRecord(cameraID: cam.id!, start90k: start, end90k: start + 12 * 90_000, type: "motion", source: .motion,
+                                              score: 0.02, snapshot90k: start + 90_000, preRoll90k: 270_000, postRoll90k: 675_000))
+        _ = try index.insertEvent(EventRecord(cameraID: cam.id!, start90k: start + 3600 * 90_000, type: "doorbell", source: .plugin,
+                                              preRoll90k: 270_000, postRoll90k: 675_000))
+        r = try nvr(["events", "list", "--camera", "gate", "--date", "2026-11-22", "--tz", "Europe/Paris", "--json"], config)
+        #expect(r.status == 0, "\(r.stderr)")
+        struct Listed: Decodable { struct E: Decodable { var type: String; var source: String; var seconds: Double; var inProgress: Bool }; var events: [E] }
+        let listed = try JSONDecoder().decode(Listed.self, from: Data(r.stdout.utf8))
+        #expect(listed.events.map(\.type) == ["motion", "doorbell"])
+        #expect(listed.events[0].seconds == 12 && !listed.events[0].inProgress && listed.events[1].inProgress)
+        r = try nvr(["events", "list", "--camera", "gate", "--date", "2026-11-22", "--tz", "UTC", "--type", "motion"], config)
+        #expect(r.status == 0 && r.stdout.contains("no events"), "the motion event was on the 21st in UTC: \(r.stdout)")
+        r = try nvr(["events", "list", "--camera", "gate", "--start", "2026-11-22T00:00:00Z", "--end", "2026-11-23T00:00:00Z"], config)
+        #expect(r.status == 0 && r.stdout.contains("doorbell") && r.stdout.contains("in progress"), "\(r.stdout)")
+        r = try nvr(["events", "list", "--camera", "gate"], config)
+        #expect(r.status != 0, "a day or a range is required")
+    }
 }
