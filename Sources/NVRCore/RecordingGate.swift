@@ -66,7 +66,7 @@ public final class RecordingGate {
     public var activity: Activity { published.withLock { $0 } }
 
     private func publish() {
-        let motion = !settings.motionEnabled ? "off" : motionOnSubstream ? "sub-stream"
+        let motion = !settings.motionEnabled || mode == .off ? "off" : motionOnSubstream ? "sub-stream"
             : detector.map { $0.keyFramesOnly ? "main stream, key frames" : "main stream, every frame" } ?? (detectorFailed ? "failed" : "main stream")
         published.withLock { $0 = Activity(mode: mode, motion: motion) }
     }
@@ -106,7 +106,7 @@ public final class RecordingGate {
     private func makeDetector() {
         defer { publish() }
         detector = nil
-        guard settings.motionEnabled, !motionOnSubstream, let v = video, !detectorFailed else { return }
+        guard settings.motionEnabled, mode != .off, !motionOnSubstream, let v = video, !detectorFailed else { return }
         do {
             detector = try MotionDetector(stream: v, settings: settings.motion)
         } catch {
@@ -132,8 +132,14 @@ public final class RecordingGate {
         if now >= settingsCheckedAt + settingsReload90k { reloadSettings(now) }
         if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
             let m = settings.mode(at: now)
-            if m != mode { logger.info("camera \(camera.name): recording mode \(mode.rawValue) → \(m.rawValue)") }
-            if m != mode { mode = m; publish() }
+            if m != mode {
+                logger.info("camera \(camera.name): recording mode \(mode.rawValue) → \(m.rawValue)")
+                let wasOff = mode == .off
+                mode = m
+                // Nothing is recorded while off, so nothing is looked at either.
+                if m == .off, let f = detector?.finish() { tracker.apply(f) }
+                if m == .off || wasOff { makeDetector() } else { publish() }
+            }
             modeCheckedAt = now
         }
         let clipFrom = tracker.clipStart(now: wall90k)
