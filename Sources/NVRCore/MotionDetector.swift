@@ -38,7 +38,10 @@ public final class MotionDetector {
     private var background: [Float] = []
     private var analysed: [Bool]
     private let analysedCount: Int
-    private var lastAnalysed90k: Int64?
+    /// When the previous look was (its picture is in the background now).
+    private var lastLook90k: Int64?
+    /// Which analysis pixels differ from the background in the newest look.
+    private var changedMask: [Bool] = []
     private var sawKey = false
     private var lightUntil90k: Int64 = .min
     // Event state.
@@ -128,8 +131,7 @@ public final class MotionDetector {
             return nil
         }
         guard let picture else { return nil }
-        if !keyFramesOnly, let last = lastAnalysed90k, t - last < interval90k - interval90k / 4 { return nil }
-        lastAnalysed90k = t
+        if !keyFramesOnly, let last = lastLook90k, t - last < interval90k - interval90k / 4 { return nil }
         do { try grey.withUnsafeMutableBufferPointer { try scaler.scale(picture, into: $0.baseAddress!) } } catch { return nil }
         return analyse(at: t)
     }
@@ -140,27 +142,25 @@ public final class MotionDetector {
     /// Compares the newest grey image with the background and updates both.
     func analyse(at t: Int64) -> Finding? {
         let n = grey.count
+        let dt = Double(max(t - (lastLook90k ?? t), 0)) / 90_000
+        lastLook90k = t
         if background.isEmpty {
             background = grey.map { Float($0) }
             previousStill90k = t
             return nil
         }
-        let dt = Double(max(t - (lastSeen90k ?? t), 0)) / 90_000
-        lastSeen90k = t
         // Gain: a light change scales every pixel alike; motion changes a part of the picture.
         var sumF: Float = 0, sumB: Float = 0
         for i in 0..<n where analysed[i] { sumF += Float(grey[i]); sumB += background[i] }
         let gain = sumB > 0 ? min(max(sumF / sumB, 0.25), 4) : 1
         var changed = 0
-        var mask = changedMask
-        if mask.count != n { mask = [Bool](repeating: false, count: n) }
+        if changedMask.count != n { changedMask = [Bool](repeating: false, count: n) }
         for i in 0..<n {
             let d = abs(Float(grey[i]) - gain * background[i])
             let c = analysed[i] && d > threshold
-            mask[i] = c
+            changedMask[i] = c // in place: no copy per look
             if c { changed += 1 }
         }
-        changedMask = mask
         let fraction = Double(changed) / Double(analysedCount)
         if fraction > Self.lightChangeFraction {
             // Light, not motion: start the background again from this picture.
@@ -170,15 +170,12 @@ public final class MotionDetector {
         }
         let aQuiet = Float(1 - exp(-dt / Self.tauQuiet)), aChanged = Float(1 - exp(-dt / Self.tauChanged))
         for i in 0..<n {
-            let a = mask[i] ? aChanged : aQuiet
+            let a = changedMask[i] ? aChanged : aQuiet
             background[i] += a * (Float(grey[i]) - background[i])
         }
         let motion = changed >= minChanged && t >= lightUntil90k
         return step(motion: motion, score: fraction, at: t)
     }
-
-    private var lastSeen90k: Int64?
-    private var changedMask: [Bool] = []
 
     /// The event state machine: start after `minFrames` frames with motion, end after `quiet`
     /// without. Start and end are put halfway between the frames that saw the change, the
