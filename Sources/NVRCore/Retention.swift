@@ -76,6 +76,11 @@ public final class Retention: Sendable {
                 let mine = plan.filter { $0.segment.cameraID == cam.id }
                 let remaining = try index.oldestSegments(cameraID: cam.id!, limit: mine.count + 1)
                     .first { !doomed.contains($0.id!) }?.start90k
+                if !dryRun && !mine.isEmpty {
+                    // Events whose whole clip was deleted have nothing left to show.
+                    let gone = try index.deleteEvents(cameraID: cam.id!, clipEndingBefore: remaining)
+                    if gone > 0 { logger.info("retention: removed \(gone) events of \(cam.name) whose footage is gone") }
+                }
                 cameras.append(.init(camera: cam.name, segments: mine.count, bytes: mine.reduce(0) { $0 + $1.segment.bytes },
                                      oldestRemaining: remaining.map(Time90k.rfc3339), oldestRemaining90k: remaining))
             }

@@ -113,6 +113,17 @@ extension IndexDatabase {
         }
     }
 
+    /// Deletes the camera's ended events whose clip (end + post-roll) ends before `t`: what
+    /// retention does once their footage is gone. nil `t`: the camera has no footage left.
+    @discardableResult
+    public func deleteEvents(cameraID: Int64, clipEndingBefore t: Int64?) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM event WHERE camera_id = ? AND end90k IS NOT NULL AND end90k + post_roll90k < ?",
+                           arguments: [cameraID, t ?? Int64.max])
+            return db.changesCount
+        }
+    }
+
     /// Marks the camera's segments overlapping [start, end) as holding an event, so
     /// retention keeps them as long as event footage.
     public func markEventSegments(cameraID: Int64, start90k: Int64, end90k: Int64) throws {

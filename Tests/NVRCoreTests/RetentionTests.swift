@@ -21,6 +21,24 @@ import TestSupport
         }
     }
 
+    @Test func eventsGoWithTheirFootage() throws {
+        let h = try recorded(count: 4)
+        let segs = try h.completeSegments("demo")
+        try age(h, segs[0], days: 10)
+        let cam = try h.camera("demo")
+        let old = try #require(try h.index.segments(cameraID: cam.id!).first)
+        let oldEvent = try h.index.insertEvent(EventRecord(cameraID: cam.id!, start90k: old.start90k, end90k: old.start90k + 90_000,
+                                                           type: "motion", source: .motion, preRoll90k: 0, postRoll90k: 90_000))
+        let newEvent = try h.index.insertEvent(EventRecord(cameraID: cam.id!, start90k: segs[2].start90k, end90k: segs[2].start90k + 90_000,
+                                                           type: "motion", source: .motion, preRoll90k: 0, postRoll90k: 90_000))
+        try h.index.setRetention(CameraRetention(cameraID: cam.id!, continuousDays: 7))
+        #expect(try h.recorder.retention.enforce(dryRun: true).segments == 1)
+        #expect(try h.index.event(id: oldEvent.id!) != nil, "a dry run deletes nothing")
+        #expect(try h.recorder.retention.enforce(dryRun: false).segments == 1)
+        #expect(try h.index.event(id: oldEvent.id!) == nil, "its footage is gone")
+        #expect(try h.index.event(id: newEvent.id!) != nil)
+    }
+
     @Test func ageLimitsKeepEventsLongerAndDryRunChangesNothing() throws {
         let h = try recorded(count: 6)
         let segs = try h.completeSegments("demo")
