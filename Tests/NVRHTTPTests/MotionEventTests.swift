@@ -43,7 +43,7 @@ import TestSupport
         let t0 = Int64(t0Seconds * 90_000)
         // The scene lasts 26 s; give the post-roll and a still tail time to pass.
         #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "all")?.status.motion == "sub-stream" })
-        #expect(h.recorder.session(named: "kf")?.status.motion == "main stream, key frames")
+        #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "kf")?.status.motion == "main stream, key frames" })
         #expect(h.recorder.session(named: "kf")?.status.mode == "events")
         #expect(TestEnvironment.wait(timeout: 60) { Date().timeIntervalSince1970 > t0Seconds + 32 })
         h.recorder.stop()
@@ -121,7 +121,7 @@ import TestSupport
         let duration = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let expected = Double(wantedEnd - clipStart) / 90_000
         #expect(abs(duration - expected) < 0.6, "clip lasts \(duration) s, expected \(expected) s")
-        let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-f", "null", "-"])
+        let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "clip decodes cleanly: \(decode.stderr)")
 
         let snapshot = try await server.get("/api/events/\(e.id!)/snapshot.jpg?width=320")
