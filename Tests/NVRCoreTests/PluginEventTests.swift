@@ -44,4 +44,21 @@ import TestSupport
         }
         #expect(Set(segs.map(\.runID)).count >= 2, "a recording per event, nothing between")
     }
+
+    @Test func settingsChangedWhileServingTakeEffect() throws {
+        let h = try RecorderHarness(segmentSeconds: 1)
+        try h.add("live", plugin: "demo", ["gop_seconds": "1", "fps": "10"])
+        let cam = try h.camera("live")
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("live").count) ?? 0) >= 2 })
+        #expect(h.recorder.session(named: "live")?.status.mode == "continuous")
+        // As `nvr camera set live --mode off` does, from another process.
+        try h.index.setRecordingSettings(CameraRecordingRecord(cameraID: cam.id!, mode: "off"))
+        #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "live")?.status.mode == "off" }, "picked up within 5 s")
+        let switched = Time90k.now()
+        Thread.sleep(forTimeInterval: 3)
+        h.recorder.stop()
+        let last = try #require(try h.completeSegments("live").map(\.end90k).max())
+        #expect(last <= switched + 90_000, "nothing recorded after the switch to off (last frame \(Double(last - switched) / 90_000) s after it)")
+    }
 }
