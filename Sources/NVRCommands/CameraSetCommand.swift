@@ -12,10 +12,13 @@ extension CameraCommand {
             discussion: """
                 Modes: continuous (keep everything; event footage is marked), events (keep only event clips \
                 with their pre/post-roll), off.
-                Schedule: rules separated by ';', each 'DAYS [HH:MM-HH:MM] MODE'; the first that matches wins,
-                else --mode applies. DAYS: '*', 'mon', 'mon-fri', 'sat,sun'. A range ending before it starts
+
+                Schedule: rules separated by ';', each 'DAYS [HH:MM-HH:MM] MODE'; the first that matches wins, \
+                else --mode applies. DAYS: '*', 'mon', 'mon-fri', 'sat,sun'. A range ending before it starts \
                 runs past midnight. Example: --schedule "mon-fri 08:00-18:00 continuous; * events" --tz Europe/Paris
-                Masks: polygons of normalized points 'x,y x,y x,y' (0…1 from the top left) that motion ignores.
+
+                Masks: polygons of normalized points 'x,y x,y x,y' (0…1 from the top left) that motion ignores. \
+                More in design/motion.md.
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Camera name.") var name: String
