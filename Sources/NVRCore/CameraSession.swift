@@ -73,8 +73,6 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         }
     }
 
-
-
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
         s.lastFrame90k = segmenter.lastFrame90k
@@ -144,7 +142,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 failure = "\(error)"
             }
             try? gate.end()
-            events.closeAll(at: segmenter.lastFrame90k ?? Time90k.now())
+            events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
             if isStopping { break }
             if recorded { backoff = minBackoff }
             setState(failed ? .failed : .lost, failure, log: .warning, extra: "; reconnecting in \(Int(backoff)) s")
@@ -152,7 +150,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             backoff = min(backoff * 2, maxBackoff)
         }
         do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
-        events.closeAll(at: segmenter.lastFrame90k ?? Time90k.now())
+        events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
         setState(.stopped, nil)
     }
 

@@ -30,6 +30,9 @@ public final class RecordingGate {
     private var lastKey90k: Int64?
     private var gop90k: Int64 = 90_000
     private var wall90k: Int64 = 0
+    /// Capture time of the newest video packet, recorded or not (events end there when the
+    /// camera goes away).
+    public var lastPacket90k: Int64? { wall90k == 0 ? nil : wall90k }
 
     // The mode in force, looked up at most once a second.
     private var mode: RecordingMode = .continuous
@@ -87,7 +90,7 @@ public final class RecordingGate {
     /// The connection ended: write what is open, end motion in progress, drop the buffer.
     public func end() throws {
         if let f = detector?.finish() { tracker.apply(f) }
-        detector = nil
+        detector = nil // the next connection's streams make the next one
         buffer.clear()
         try segmenter.end()
     }
@@ -103,8 +106,11 @@ public final class RecordingGate {
         logger.info("camera \(camera.name): recording settings changed (mode \(new.mode.rawValue)\(new.schedule.map { ", schedule \($0.text)" } ?? ""))")
     }
 
+    /// (Re)makes the detector for the current settings, mode and stream; a motion in progress
+    /// in the old one ends here.
     private func makeDetector() {
         defer { publish() }
+        if let f = detector?.finish() { tracker.apply(f) }
         detector = nil
         guard settings.motionEnabled, mode != .off, !motionOnSubstream, let v = video, !detectorFailed else { return }
         do {
@@ -137,7 +143,6 @@ public final class RecordingGate {
                 let wasOff = mode == .off
                 mode = m
                 // Nothing is recorded while off, so nothing is looked at either.
-                if m == .off, let f = detector?.finish() { tracker.apply(f) }
                 if m == .off || wasOff { makeDetector() } else { publish() }
             }
             modeCheckedAt = now
