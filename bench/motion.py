@@ -109,7 +109,7 @@ def main():
         date = datetime.date.today().isoformat()
         table = (f"### {date}: {a.cameras} cameras per run, {a.seconds} s measured after {a.warmup} s, release build, "
                  f"{os.cpu_count()} cores\n\n"
-                 "| stream | recording, motion off | + motion, default (key frames) | + motion, every frame at 5 fps |\n"
+                 "| stream | recording, motion off | + motion, default (key frames over 0.5 MP, else every frame) | + motion, every frame at 5 fps |\n"
                  "| --- | --- | --- | --- |\n")
         for name, c in rows:
             table += (f"| {name} | {c['off']:.2f} % | **+{c['auto'] - c['off']:.2f} %** ({c['auto']:.2f} %) | "
