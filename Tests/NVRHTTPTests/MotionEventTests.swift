@@ -129,6 +129,9 @@ import TestSupport
         #expect(snapshot.header("Content-Type") == "image/jpeg")
         #expect(snapshot.body.starts(with: [0xFF, 0xD8]))
 
+        let camera = try await server.get("/api/cameras/kf")
+        #expect(camera.json["mode"] as? String == "events" && camera.json["motion"] as? String == "on", "settings of a camera not running")
+
         #expect(try await server.get("/api/events/99999").status == 404)
         #expect(try await server.get("/api/events/abc").status == 400)
         #expect(try await server.get("/api/events?camera=nope").status == 404)
