@@ -17,7 +17,12 @@ public final class EventTracker: @unchecked Sendable {
         var record: EventRecord
         /// Pulse events end here unless another pulse comes.
         var deadline90k: Int64?
-        var bestScore: Double?
+        /// A higher score than any so far becomes the event's score and its snapshot time.
+        mutating func note(score: Double?, at t: Int64) {
+            guard let score, score > (record.score ?? -1) else { return }
+            record.score = score
+            record.snapshot90k = t
+        }
     }
 
     private let cameraID: Int64
@@ -51,26 +56,27 @@ public final class EventTracker: @unchecked Sendable {
             let key = Key(source: source, type: type)
             if var o = open[key] {
                 if let deadline { o.deadline90k = max(o.deadline90k ?? deadline, deadline) }
-                if let score, score > (o.bestScore ?? -1) { o.bestScore = score; o.record.score = score; o.record.snapshot90k = t }
+                o.note(score: score, at: t)
                 open[key] = o
                 return
             }
-            var record: EventRecord
+            var o: Open
             if var previous = recent[key], let end = previous.end90k, t - previous.preRoll90k < end + previous.postRoll90k {
                 previous.end90k = nil // the clips overlap: one event
-                record = previous
                 recent[key] = nil
+                o = Open(record: previous, deadline90k: deadline)
             } else {
-                record = EventRecord(cameraID: cameraID, start90k: t, type: type, source: source, score: score,
-                                     snapshot90k: t, preRoll90k: preRoll90k, postRoll90k: postRoll90k)
+                o = Open(record: EventRecord(cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
+                                             preRoll90k: preRoll90k, postRoll90k: postRoll90k), deadline90k: deadline)
             }
+            o.note(score: score, at: t)
             do {
-                if record.id == nil { record = try index.insertEvent(record) } else { try index.updateEvent(record) }
+                if o.record.id == nil { o.record = try index.insertEvent(o.record) } else { try index.updateEvent(o.record) }
             } catch {
                 logger.error("camera \(cameraName): cannot store \(type) event: \(error)")
             }
-            open[key] = Open(record: record, deadline90k: deadline, bestScore: score)
-            changed = (record, true)
+            open[key] = o
+            changed = (o.record, true)
         }
         if let changed { report(changed) }
     }
@@ -86,10 +92,8 @@ public final class EventTracker: @unchecked Sendable {
     public func observe(type: String, source: EventRecord.Source, at t: Int64, score: Double) {
         lock.withLock {
             let key = Key(source: source, type: type)
-            guard var o = open[key], score > (o.bestScore ?? -1) else { return }
-            o.bestScore = score
-            o.record.score = score
-            o.record.snapshot90k = t
+            guard var o = open[key] else { return }
+            o.note(score: score, at: t)
             open[key] = o
         }
     }

@@ -85,10 +85,19 @@ extension IndexDatabase {
     /// of one camera or all, of one type or all. `limit` keeps the newest of them.
     public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String? = nil, limit: Int = 1000) throws -> [EventRecord] {
         try pool.read { db in
-            // Events are short next to a day, but not bounded: the longest one bounds the scan.
-            let longest = try Int64.fetchOne(db, sql: "SELECT MAX(COALESCE(end90k, start90k) - start90k) FROM event") ?? 0
-            var sql = "SELECT * FROM event WHERE start90k < ? AND start90k >= ? AND (end90k IS NULL OR end90k > ?)"
-            var args: [any DatabaseValueConvertible] = [end90k, start90k == .min ? Int64.min : start90k - longest - 1, start90k]
+            // Ended events: start within [start − longest, end), an index lookup each way
+            // (event_length answers "longest" at once). Events in progress: their own partial
+            // index, named because with a camera filter SQLite would otherwise walk all of that
+            // camera's events before `end` to find the few open ones.
+            let longest = try Int64.fetchOne(db, sql: "SELECT MAX(end90k - start90k) FROM event") ?? 0
+            var sql = """
+                SELECT * FROM (
+                  SELECT * FROM event WHERE start90k < ? AND start90k >= ? AND end90k > ?
+                  UNION ALL
+                  SELECT * FROM event INDEXED BY event_open WHERE end90k IS NULL AND start90k < ?
+                ) WHERE 1
+                """
+            var args: [any DatabaseValueConvertible] = [end90k, start90k == .min ? Int64.min : start90k - longest - 1, start90k, end90k]
             if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
             if let type { sql += " AND type = ?"; args.append(type) }
             sql += " ORDER BY start90k DESC, id DESC LIMIT ?"

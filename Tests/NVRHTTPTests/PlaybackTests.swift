@@ -69,10 +69,8 @@ import TestSupport
         let streams = pj["streams"] as! [[String: Any]]
         #expect(streams.map { $0["codec_name"] as? String } == ["h264", "aac"])
         #expect(Int(streams[0]["nb_frames"] as? String ?? "") == expected)
-        // passthrough: a gap's held picture lowers the average frame rate ffmpeg guesses, and its
-        // null muxer would then complain about timestamps colliding on that guessed grid.
-        let decode = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-fps_mode", "passthrough", "-f", "null", "-"])
-        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        let errors = try decodeErrors(file)
+        #expect(errors.isEmpty, "\(errors)")
 
         // The first picture shown is the frame at `start`: decoded from view.mp4 (edit list
         // honoured) and from the segment file at that time, the pictures are bit-identical.

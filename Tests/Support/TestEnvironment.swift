@@ -99,3 +99,12 @@ public func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
         ProbedStream(codec: $0.codec_name, frames: Int($0.nb_read_frames ?? "") ?? -1, duration: Double($0.duration ?? "") ?? 0)
     }
 }
+
+/// Decodes every frame of every stream of `path` (ffprobe -show_frames, which decodes without
+/// muxing) and returns what the decoders complained about: "" for a clean file. `ffmpeg -f
+/// null` is not used: its muxer re-times frames on a frame rate it guesses, and a file whose
+/// picture is held through a gap makes it guess low and print timestamp warnings.
+public func decodeErrors(_ path: String) throws -> String {
+    let r = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "frame=pts", "-of", "csv", path])
+    return r.status == 0 ? r.stderr : "ffprobe exited \(r.status): \(r.stderr)"
+}

@@ -24,6 +24,10 @@ enum MigrationV4 {
             );
             CREATE INDEX event_camera_start ON event(camera_id, start90k);
             CREATE INDEX event_start ON event(start90k);
+            -- The longest ended event bounds range queries from below (as segment durations do);
+            -- events in progress are few and found on their own.
+            CREATE INDEX event_length ON event(end90k - start90k);
+            CREATE INDEX event_open ON event(start90k) WHERE end90k IS NULL;
             -- How a camera records; no row = continuous, no schedule, 5 s / 10 s, motion auto.
             CREATE TABLE camera_recording (
               camera_id INTEGER PRIMARY KEY REFERENCES camera(id) ON DELETE CASCADE,
