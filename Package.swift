@@ -10,6 +10,8 @@ let package = Package(
         .executable(name: "nvr", targets: ["nvr"]),
         .library(name: "nvr-plugin-rtsp", type: .dynamic, targets: ["RTSPPlugin"]),
         .library(name: "nvr-plugin-demo", type: .dynamic, targets: ["DemoPlugin"]),
+        .library(name: "nvr-plugin-gopro", type: .dynamic, targets: ["GoProPlugin"]),
+        .executable(name: "camsim", targets: ["camsim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -53,12 +55,19 @@ let package = Package(
         // Camera plugins: dynamic libraries that share only the C ABI with the host.
         .target(name: "RTSPPlugin", dependencies: ["CNVRPlugin", "PluginSupport"], path: "Plugins/RTSP", swiftSettings: swiftSettings),
         .target(name: "DemoPlugin", dependencies: ["CNVRPlugin", "CFFmpeg", "PluginSupport"], path: "Plugins/Demo", swiftSettings: swiftSettings),
+        .target(name: "GoProPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "GoProAPI"], path: "Plugins/GoPro", swiftSettings: swiftSettings),
         .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
+        // The GoPro API's answers, decoded: shared by the plugin and the tests that check it against GoPro's OpenAPI.
+        .target(name: "GoProAPI", path: "Plugins/GoProAPI", swiftSettings: swiftSettings),
+
+        // Camera simulators for tests, also runnable by hand: swift run camsim gopro
+        .target(name: "CamSim", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
+        .executableTarget(name: "camsim", dependencies: ["CamSim"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
 
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

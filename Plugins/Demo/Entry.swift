@@ -36,7 +36,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
             let c = Unmanaged<DemoCamera>.fromOpaque(p).takeUnretainedValue()
             return makeCString(jsonText(["width": c.width, "height": c.height, "fps": c.fps, "bitrate": c.bitRate]))
         },
-        free_string: freeCString))
+        free_string: freeCString,
+        card: nvr_card_functions()))
     return e
 }()
 

@@ -28,7 +28,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         start_push: nil,
         stop_push: nil,
         status: nil,
-        free_string: freeCString))
+        free_string: freeCString,
+        card: nvr_card_functions()))
     return e
 }()
 

@@ -42,6 +42,8 @@ struct CameraCommand: ParsableCommand {
             var segments: Int, bytes: Int64
             var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
             var mode: String?, motion: String?
+            /// The camera's own report through its plugin: `summary` plus plugin-specific fields.
+            var camera: JSONValue?
         }
 
         func run() throws {
@@ -53,15 +55,15 @@ struct CameraCommand: ParsableCommand {
                            segments: o.storage.segments, bytes: o.storage.bytes,
                            oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
                            newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-                           mode: o.mode, motion: o.motion)
+                           mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) })
             }
             if json { try printJSON(rows); return }
             if rows.isEmpty { print("no cameras (add one with: nvr camera add NAME --plugin rtsp --url rtsp://...)"); return }
-            printTable(["NAME", "PLUGIN", "ENABLED", "MODE", "MOTION", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST"], rows.map { r -> [String] in
+            printTable(["NAME", "PLUGIN", "ENABLED", "MODE", "MOTION", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST", "CAMERA"], rows.map { r -> [String] in
                 var state = r.state ?? "never started"
                 if let reason = r.reason { state += ": " + reason }
                 let enabled = r.enabled ? "yes" : "no"
-                return [r.name, r.plugin, enabled, r.mode ?? "-", r.motion ?? "-", state, String(r.segments), formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-"]
+                return [r.name, r.plugin, enabled, r.mode ?? "-", r.motion ?? "-", state, String(r.segments), formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-", r.camera?[text: "summary"] ?? "-"]
             })
         }
     }

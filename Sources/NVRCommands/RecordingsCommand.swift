@@ -109,7 +109,7 @@ extension RecordingsCommand {
         @Option(help: "IANA time zone (default: the server's).") var tz: String?
         @Flag(help: "Print JSON.") var json = false
 
-        struct Row: Encodable { var date: String; var seconds: Double; var slices: Int }
+        struct Row: Encodable { var date: String; var seconds: Double; var cardOnlySeconds: Double; var slices: Int }
 
         func run() throws {
             let days = try LocalDays(tz: tz)
@@ -117,7 +117,8 @@ extension RecordingsCommand {
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let month = try days.month(self.month)
             let rows = try Timeline.recordedDays(index: index, cameraID: cam.id!, month: month).map {
-                Row(date: $0.date, seconds: Double($0.slices.reduce(0) { $0 + $1.duration90k }) / 90_000, slices: $0.slices.count)
+                Row(date: $0.date, seconds: Double($0.slices.filter { !$0.onCameraOnly }.reduce(0) { $0 + $1.duration90k }) / 90_000,
+                    cardOnlySeconds: Double($0.slices.filter(\.onCameraOnly).reduce(0) { $0 + $1.duration90k }) / 90_000, slices: $0.slices.count)
             }
             if json {
                 struct Output: Encodable { var camera: String; var month: String; var tz: String; var days: [Row] }
@@ -125,7 +126,10 @@ extension RecordingsCommand {
                 return
             }
             if rows.isEmpty { print("no recordings of \(camera) in \(self.month) (\(days.name))"); return }
-            printTable(["DATE", "RECORDED", "SLICES"], rows.map { [$0.date, Time90k.describeDuration(Int64($0.seconds * 90_000)), String($0.slices)] })
+            printTable(["DATE", "RECORDED", "ON CARD ONLY", "SLICES"], rows.map {
+                [$0.date, Time90k.describeDuration(Int64($0.seconds * 90_000)),
+                 $0.cardOnlySeconds > 0 ? Time90k.describeDuration(Int64($0.cardOnlySeconds * 90_000)) : "-", String($0.slices)]
+            })
         }
     }
 

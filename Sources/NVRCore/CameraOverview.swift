@@ -19,6 +19,8 @@ public struct CameraOverview: Sendable {
     public var mode: String?
     /// Where motion is looked for (live), or "on"/"off" from the settings.
     public var motion: String?
+    /// What the camera itself reports through its plugin (battery, card...), as JSON.
+    public var cameraStatus: String?
 
     public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview {
         let sum = try index.storageSummary(cameraID: c.id!)
@@ -34,6 +36,7 @@ public struct CameraOverview: Sendable {
             o.mode = settings.mode(at: Time90k.now()).rawValue
             o.motion = settings.motionEnabled ? "on" : "off"
         }
+        o.cameraStatus = try recorder?.session(named: c.name)?.pluginInstance?.status() ?? index.pluginStatus(cameraID: c.id!)?.json
         if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
             o.video = try index.sampleEntry(id: seg.videoEntryID)
             o.audio = try seg.audioEntryID.flatMap { try index.sampleEntry(id: $0) }

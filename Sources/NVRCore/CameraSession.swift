@@ -46,6 +46,10 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
     private let done = DispatchSemaphore(value: 0)
+    /// The camera's plugin instance, kept across reconnects (card work and status use it too).
+    private let instanceLock = Mutex<PluginInstance?>(nil)
+    /// How many times the camera has started streaming (card sync runs after each connect).
+    private let connectionCount = Atomic<Int>(0)
     private var thread: Thread?
     /// Seconds to wait before the first retry; doubles to `maxBackoff`.
     public var minBackoff: Double = 1
@@ -82,6 +86,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         return s
     }
 
+    /// The plugin instance while the session runs (nil before the first connection attempt,
+    /// after stop, or while the plugin refuses the camera's config).
+    public var pluginInstance: PluginInstance? { instanceLock.withLock { $0 } }
+
+    /// Times the camera has started streaming since the session began.
+    public var connections: Int { connectionCount.load(ordering: .relaxed) }
+
     /// Called after each completed segment (tests and status use it).
     public func onSegmentComplete(_ f: @escaping (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
 
@@ -105,6 +116,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
         let changed = statusLock.withLock { s -> Bool in
             let changed = s.state != state || s.reason != reason
+            if state == .streaming && s.state != .streaming { connectionCount.add(1, ordering: .relaxed) }
             s.state = state; s.reason = reason
             if changed { s.since90k = Time90k.now() }
             return changed
@@ -127,7 +139,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             var failed = false
             do {
                 let plugin = try plugins.plugin(named: camera.plugin)
-                let instance = try PluginInstance(plugin: plugin, configJSON: camera.config, callbacks: self)
+                let instance = try instanceLock.withLock { current in
+                    if let current { return current }
+                    let made = try PluginInstance(plugin: plugin, configJSON: camera.config, callbacks: self)
+                    current = made
+                    return made
+                }
                 if plugin.has(UInt64(NVR_CAP_LIVE_URL)) {
                     failure = try recordURL(instance, recorded: &recorded)
                 } else if plugin.has(UInt64(NVR_CAP_LIVE_PUSH)) {
@@ -151,6 +168,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         }
         do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
         events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
+        let instance = instanceLock.withLock { i -> PluginInstance? in let k = i; i = nil; return k }
+        _ = instance // destroyed here, after the last use
         setState(.stopped, nil)
     }
 

@@ -12,6 +12,12 @@ public struct NVRConfig: Sendable, Equatable {
     public var segmentSeconds: Int = 60
     /// Where plugins are loaded from; nil = next to the executable.
     public var pluginsDir: String?
+    /// Cameras with a memory card: how often the card is listed (also after every connect).
+    public var cardRefreshSeconds: Int = 600
+    /// Fill recording gaps from the card automatically.
+    public var cardBackfill = true
+    /// How far back automatic backfill looks (older gaps only with `nvr card sync --start`).
+    public var cardBackfillHours: Int = 24
 
     public init() {}
 
@@ -31,7 +37,7 @@ public struct NVRConfig: Sendable, Equatable {
             throw ConfigError("\(source): not valid TOML: \(error)")
         }
         var c = NVRConfig()
-        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds"], "recording": ["segment_seconds"], "plugins": ["dir"]]
+        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
             guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
@@ -52,6 +58,18 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["recording"]?["segment_seconds"] {
             guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }
             c.segmentSeconds = n
+        }
+        if let v = table["card"]?["refresh_seconds"] {
+            guard let n = v.int, (5...86_400).contains(n) else { throw ConfigError("\(source): card.refresh_seconds must be 5…86400") }
+            c.cardRefreshSeconds = n
+        }
+        if let v = table["card"]?["backfill"] {
+            guard let b = v.bool else { throw ConfigError("\(source): card.backfill must be true or false") }
+            c.cardBackfill = b
+        }
+        if let v = table["card"]?["backfill_hours"] {
+            guard let n = v.int, (1...(24 * 366)).contains(n) else { throw ConfigError("\(source): card.backfill_hours must be 1…8784") }
+            c.cardBackfillHours = n
         }
         if let v = table["plugins"]?["dir"] {
             guard let s = v.string else { throw ConfigError("\(source): plugins.dir must be a string") }

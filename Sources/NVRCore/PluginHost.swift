@@ -16,6 +16,11 @@ public struct LoadedPlugin: @unchecked Sendable {
 
     public var capabilityNames: [String] { PluginCapability.names(capabilities) }
     public func has(_ cap: UInt64) -> Bool { capabilities & cap != 0 }
+    /// The card functions, if the plugin's entry struct is recent enough to have them.
+    var cardFunctions: nvr_card_functions? {
+        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)! + MemoryLayout<nvr_card_functions>.size
+        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.card : nil
+    }
     /// True when the host opens the plugin's live URL (rather than receiving pushed packets).
     public var offersLiveURL: Bool { has(UInt64(NVR_CAP_LIVE_URL)) }
 }
@@ -86,7 +91,8 @@ public final class PluginHost: Sendable {
         guard abi == NVR_PLUGIN_ABI_VERSION else {
             throw PluginError("plugin '\(name)' speaks plugin ABI \(abi), this NVR speaks \(NVR_PLUGIN_ABI_VERSION): rebuild the plugin")
         }
-        guard entry.pointee.struct_size >= UInt32(MemoryLayout<nvr_plugin_entry_v1>.size) else {
+        // Fields appended later (card) may be missing from an older plugin: see `cardFunctions`.
+        guard entry.pointee.struct_size >= UInt32(MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)!) else {
             throw PluginError("plugin '\(name)': entry struct too small (\(entry.pointee.struct_size) bytes)")
         }
         guard entry.pointee.create != nil, entry.pointee.destroy != nil, entry.pointee.free_string != nil else {

@@ -109,6 +109,53 @@ public final class PluginInstance: @unchecked Sendable {
 
     /// The plugin's status object as JSON, if it has one.
     public func status() -> String? { plugin.entry.pointee.status.flatMap { takeString($0(instance)) } }
+
+    /// True when the plugin can list and read its camera's memory card.
+    public var offersCard: Bool {
+        plugin.has(UInt64(NVR_CAP_CARD_LIST)) && plugin.has(UInt64(NVR_CAP_CARD_DOWNLOAD))
+            && plugin.cardFunctions?.card_list != nil && plugin.cardFunctions?.card_read != nil
+    }
+
+    /// The card's media list as the plugin's JSON (see nvr_plugin.h, card_list).
+    public func cardList() throws -> String {
+        guard offersCard, let fn = plugin.cardFunctions?.card_list else {
+            throw PluginError("\(plugin.name): plugin cannot list a memory card")
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let json = takeString(fn(instance, &error)) else {
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "card listing failed")")
+        }
+        return json
+    }
+
+    /// Streams bytes [offset, offset + length) of card file `id` (length -1: to the end) to
+    /// `sink`, which returns false to cancel. Returns false when cancelled.
+    public func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+        guard offersCard, let fn = plugin.cardFunctions?.card_read else {
+            throw PluginError("\(plugin.name): plugin cannot read a memory card")
+        }
+        return try withoutActuallyEscaping(sink) { sink in
+            var box = CardSinkBox(sink: sink)
+            var error: UnsafeMutablePointer<CChar>?
+            let rc = withUnsafeMutablePointer(to: &box) { boxPointer in
+                fn(instance, id, offset, length, { ctx, data, size in
+                    guard let ctx else { return 1 }
+                    let box = ctx.assumingMemoryBound(to: CardSinkBox.self)
+                    return box.pointee.sink(UnsafeRawBufferPointer(start: data, count: size)) ? 0 : 1
+                }, boxPointer, &error)
+            }
+            switch rc {
+            case 0: return true
+            case 1: return false
+            default: throw PluginError("\(plugin.name): reading \(id) failed: \(takeString(error) ?? "unknown error")")
+            }
+        }
+    }
+}
+
+/// What card_read's sink_ctx points at during one call.
+private struct CardSinkBox {
+    let sink: (UnsafeRawBufferPointer) -> Bool
 }
 
 /// What host_ctx points at: a concrete box, so callbacks need no dynamic cast per packet.

@@ -21,6 +21,7 @@ public final class Recorder: @unchecked Sendable {
     private var retentionThread: Thread?
     private var stopping = false
     private var serveLock: ServeLock?
+    private var upkeep: CameraUpkeep?
 
     public init(config: NVRConfig, logger: Logger) throws {
         self.config = config
@@ -58,6 +59,9 @@ public final class Recorder: @unchecked Sendable {
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
+        let u = CameraUpkeep(config: config, index: index, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
+        upkeep = u
+        u.start()
         let t = Thread { [self] in retentionLoop() }
         t.name = "retention"
         retentionThread = t
@@ -104,6 +108,8 @@ public final class Recorder: @unchecked Sendable {
 
     /// Stops every camera; each completes its open segment first.
     public func stop() {
+        upkeep?.stop()
+        upkeep = nil
         let all = lock.withLock { () -> [CameraSession] in
             let s = Array(sessions.values); sessions.removeAll(); return s
         }

@@ -19,6 +19,8 @@ public final class Segmenter {
         public var maxFrameGap90k: Int64 = 5 * 90_000
         /// How often a segment being written has its row's duration and size refreshed.
         public var progressEvery90k: Int64 = 5 * 90_000
+        /// Where the footage comes from: "live" (the camera's stream) or "card" (backfilled).
+        public var source = "live"
         public init(segmentSeconds: Int) { self.segmentSeconds = segmentSeconds }
     }
 
@@ -318,7 +320,7 @@ public final class Segmenter {
         // Row first, then file: after a crash a *writing* row may lack its file (recovery drops
         // it), but no file ever lacks a row. See design/crash-safety.md.
         var row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
-                                videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil)
+                                videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil, source: settings.source)
         row = try index.insertSegment(row)
         do {
             writer = try retryingOnNoSpace {

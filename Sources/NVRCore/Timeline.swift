@@ -12,6 +12,8 @@ public struct TimelineSlice: Sendable, Equatable {
     public var source: Source
     public var segments: Int
     public var bytes: Int64
+    /// True for footage only on the camera's memory card (not downloaded: not playable here).
+    public var onCameraOnly = false
     public var duration90k: Int64 { end90k - start90k }
 }
 
@@ -41,18 +43,49 @@ public enum Timeline {
         return out
     }
 
+    /// What a camera's card holds that the NVR does not: the card slices minus the recorded
+    /// spans, clipped to `range`, as `source: card` slices marked `onCameraOnly`.
+    public static func cardOnly(_ cards: [CardSliceRecord], covered spans: [SegmentSpan], within range: Range<Int64>) -> [TimelineSlice] {
+        let covered = spans.map { $0.start90k..<$0.end90k }
+        var out: [TimelineSlice] = []
+        for c in cards {
+            let a = max(c.start90k, range.lowerBound), b = min(c.end90k, range.upperBound)
+            guard b > a else { continue }
+            for g in CardSync.gaps(in: a..<b, covered: covered, minimum: joinTolerance90k) {
+                if let last = out.last, last.end90k >= g.lowerBound - joinTolerance90k {
+                    out[out.count - 1].end90k = max(last.end90k, g.upperBound)
+                } else {
+                    out.append(TimelineSlice(start90k: g.lowerBound, end90k: g.upperBound, kind: .continuous, source: .card,
+                                             segments: 0, bytes: 0, onCameraOnly: true))
+                }
+            }
+        }
+        return out
+    }
+
+    /// Recorded slices and card-only slices of a range, by start.
+    public static func all(index: IndexDatabase, cameraID: Int64, range: Range<Int64>) throws -> [TimelineSlice] {
+        let spans = try index.timelineSpans(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
+        let cards = try index.cardSlices(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
+        return (slices(spans, within: range) + cardOnly(cards, covered: spans, within: range)).sorted { $0.start90k < $1.start90k }
+    }
+
     /// The same, from full segment rows (any order).
     public static func slices(_ segments: [SegmentRecord], within range: Range<Int64>? = nil) -> [TimelineSlice] {
         slices(segments.sorted { $0.start90k < $1.start90k }.map(SegmentSpan.init), within: range)
     }
 
-    /// The days of `month` (from LocalDays.month) that have recordings, with their slices.
+    /// The days of `month` (from LocalDays.month) that have recordings or footage on the
+    /// camera's card, with their slices (card-only ones included).
     public static func recordedDays(index: IndexDatabase, cameraID: Int64, month: [(date: String, range: Range<Int64>)])
         throws -> [(date: String, range: Range<Int64>, slices: [TimelineSlice])] {
         try month.compactMap { d in
-            guard try index.hasRecordings(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound) else { return nil }
-            let spans = try index.timelineSpans(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound)
-            return (d.date, d.range, slices(spans, within: d.range))
+            let recorded = try index.hasRecordings(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound)
+            let cards = try index.cardSlices(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound)
+            guard recorded || !cards.isEmpty else { return nil }
+            let spans = recorded ? try index.timelineSpans(cameraID: cameraID, start90k: d.range.lowerBound, end90k: d.range.upperBound) : []
+            let all = (slices(spans, within: d.range) + cardOnly(cards, covered: spans, within: d.range)).sorted { $0.start90k < $1.start90k }
+            return all.isEmpty ? nil : (d.date, d.range, all)
         }
     }
 }

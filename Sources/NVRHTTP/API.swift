@@ -63,6 +63,8 @@ struct API: Sendable {
         var bytes: Int64, segments: Int
         var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
         var mode: String?, motion: String?
+        /// What the camera reports through its plugin (battery, card, stream...).
+        var camera: JSONValue?
     }
 
     func cameraJSON(_ c: CameraRecord) throws -> CameraJSON {
@@ -80,12 +82,18 @@ struct API: Sendable {
                           bytes: o.storage.bytes, segments: o.storage.segments,
                           oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
                           newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-                          mode: o.mode, motion: o.motion)
+                          mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) })
     }
 
     // MARK: days, timeline, recordings
 
-    struct DayJSON: Encodable { var date: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var hours: Double; var recordedSeconds: Double }
+    struct DayJSON: Encodable {
+        var date: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var hours: Double
+        /// Footage the NVR has (recorded live or backfilled from a card).
+        var recordedSeconds: Double
+        /// Footage only on the camera's card.
+        var cardOnlySeconds: Double
+    }
     struct DaysJSON: Encodable { var camera: String; var month: String; var tz: String; var days: [DayJSON] }
 
     func days(_ r: Request, _ cam: CameraRecord) async throws -> Response {
@@ -99,7 +107,8 @@ struct API: Sendable {
                 DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
                         end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
                         hours: Double(d.range.count) / 90_000 / 3600,
-                        recordedSeconds: Double(d.slices.reduce(0) { $0 + $1.duration90k }) / 90_000)
+                        recordedSeconds: Double(d.slices.filter { !$0.onCameraOnly }.reduce(0) { $0 + $1.duration90k }) / 90_000,
+                        cardOnlySeconds: Double(d.slices.filter(\.onCameraOnly).reduce(0) { $0 + $1.duration90k }) / 90_000)
             }
             return try JSON.response(DaysJSON(camera: cam.name, month: month, tz: zone.name, days: out))
         }
@@ -108,6 +117,8 @@ struct API: Sendable {
     struct SliceJSON: Encodable {
         var start: String, end: String, start90k: Int64, end90k: Int64
         var kind: String, source: String, segments: Int, bytes: Int64
+        /// "nvr": playable here (view.mp4); "camera": only on the camera's card so far.
+        var location: String
     }
     struct TimelineJSON: Encodable { var camera: String; var tz: String?; var date: String?; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var slices: [SliceJSON] }
 
@@ -126,10 +137,10 @@ struct API: Sendable {
             throw APIError.badRequest("give date=YYYY-MM-DD (and tz=) or start= and end=")
         }
         return try await offload { [tz] in
-            let spans = try index.timelineSpans(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
-            let slices = Timeline.slices(spans, within: range).map {
+            let slices = try Timeline.all(index: index, cameraID: cam.id!, range: range).map {
                 SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,
-                          kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes)
+                          kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes,
+                          location: $0.onCameraOnly ? "camera" : "nvr")
             }
             return try JSON.response(TimelineJSON(camera: cam.name, tz: tz, date: date, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
                                                   end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, slices: slices))

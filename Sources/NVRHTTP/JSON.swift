@@ -57,3 +57,4 @@ struct Query {
         do { return try LocalDays(tz: string("tz")) } catch { throw APIError.badRequest("\(error)") }
     }
 }
+

@@ -29,6 +29,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV2.name, migrate: MigrationV2.migrate)
         m.registerMigration(MigrationV3.name, migrate: MigrationV3.migrate)
         m.registerMigration(MigrationV4.name, migrate: MigrationV4.migrate)
+        m.registerMigration(MigrationV5.name, migrate: MigrationV5.migrate)
         return m
     }
 

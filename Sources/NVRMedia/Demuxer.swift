@@ -36,8 +36,22 @@ public final class Demuxer {
     /// Frame rate of the video stream as the input reports it.
     public private(set) var frameRate: Double = 0
 
-    public init(_ options: Options, interrupter: Interrupter) throws {
+    /// Custom I/O for a `RandomAccessSource` input (nil for URLs).
+    private var io: CustomIO?
+
+    /// Opens a file that is read through `source` (e.g. a camera's card over HTTP Range) rather
+    /// than a URL. `name` is for errors.
+    public convenience init(source: any RandomAccessSource, name: String, format: String? = nil, interrupter: Interrupter, timeoutSeconds: Double = 60) throws {
+        try self.init(Options(url: name, format: format, timeoutSeconds: timeoutSeconds), interrupter: interrupter, io: CustomIO(source))
+    }
+
+    public convenience init(_ options: Options, interrupter: Interrupter) throws {
+        try self.init(options, interrupter: interrupter, io: nil)
+    }
+
+    private init(_ options: Options, interrupter: Interrupter, io: CustomIO?) throws {
         self.interrupter = interrupter
+        self.io = io
         self.timeout = options.timeoutSeconds
         guard let pkt = av_packet_alloc() else { throw MediaError(.open, "out of memory") }
         packet = pkt
@@ -45,6 +59,10 @@ public final class Demuxer {
         guard let c = ctx else { throw MediaError(.open, "out of memory") }
         c.pointee.interrupt_callback = AVIOInterruptCB(callback: Interrupter.callback,
                                                        opaque: Unmanaged.passUnretained(interrupter).toOpaque())
+        if let io {
+            c.pointee.pb = io.context
+            c.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        }
         var dict: OpaquePointer?
         for (k, v) in options.avOptions { av_dict_set(&dict, k, v, 0) }
         // Socket timeout (µs) for protocols that honour it, in addition to our deadline.
@@ -108,6 +126,7 @@ public final class Demuxer {
             if rc < 0 {
                 interrupter.disarm()
                 if rc == nvr_averror_eof() { throw MediaError(.read, "end of stream", code: rc) }
+                if let e = io?.lastError { throw MediaError(.read, "read failed: \(e)", code: rc) }
                 throw Demuxer.describe(rc, "read failed", interrupter)
             }
             let idx = Int(packet.pointee.stream_index)
@@ -117,6 +136,27 @@ public final class Demuxer {
 
     public func close() {
         if ctx != nil { avformat_close_input(&ctx) }
+        io = nil // custom I/O outlives the format context, never the other way round
+    }
+
+    /// Moves to the key frame at or before `time90k` of the video stream (in the stream's own
+    /// time, see `videoStartTime90k`).
+    public func seekVideo(to time90k: Int64) throws {
+        guard let c = ctx, let v = keptStreams.first, let st = c.pointee.streams[Int(v.inputIndex)] else { return }
+        let tb = st.pointee.time_base
+        let ts = time90k * Int64(tb.den) / (90_000 * Int64(max(tb.num, 1)))
+        interrupter.arm(seconds: timeout)
+        let rc = av_seek_frame(c, v.inputIndex, ts, AVSEEK_FLAG_BACKWARD)
+        interrupter.disarm()
+        if rc < 0 { throw Demuxer.describe(rc, "seek failed", interrupter) }
+    }
+
+    /// The video stream's first timestamp on a 90 kHz clock (0 when unknown).
+    public var videoStartTime90k: Int64 {
+        guard let c = ctx, let v = keptStreams.first, let st = c.pointee.streams[Int(v.inputIndex)],
+              st.pointee.start_time != nvr_av_nopts_value() else { return 0 }
+        let tb = st.pointee.time_base
+        return st.pointee.start_time * 90_000 * Int64(tb.num) / Int64(max(tb.den, 1))
     }
 
     /// Replaces user:password in a URL with *** for logs and errors.

@@ -98,6 +98,30 @@ typedef struct {
 } nvr_host_v1;
 
 /*
+ * Memory card (appended fields: present when struct_size covers them).
+ *
+ * card_list (NVR_CAP_CARD_LIST): the videos on the camera's card, as JSON
+ *   {"clock_local": 1763800000.5 | null,
+ *    "media": [{"id": "100GOPRO/GH010001.MP4", "name": "GH010001.MP4",
+ *               "start_local": 1763799000 | "start_utc": 1763795400.25,
+ *               "duration": 20.0, "size": 12345678}]}
+ *   Times are seconds. "start_local" is the camera's wall clock read as if it were UTC
+ *   (what most cameras stamp files with); "clock_local" is the camera's clock in the same
+ *   form, read while listing, so the host can turn local times into UTC (design/card.md).
+ *   A camera that knows its zone gives "start_utc" instead.
+ * card_read (NVR_CAP_CARD_DOWNLOAD): streams bytes [offset, offset + length) of one file
+ *   (length -1 = to the end) through sink, in chunks, on the calling thread. sink returns
+ *   non-zero to cancel. Returns 0 when done, 1 when cancelled, -1 on failure (*error set).
+ */
+typedef int32_t (*nvr_card_sink)(void *sink_ctx, const uint8_t *data, size_t size);
+
+typedef struct {
+    char *(*card_list)(void *instance, char **error);
+    int32_t (*card_read)(void *instance, const char *id, int64_t offset, int64_t length,
+                         nvr_card_sink sink, void *sink_ctx, char **error);
+} nvr_card_functions;
+
+/*
  * The plugin's description and entry points. Returned by nvr_plugin_entry();
  * static storage owned by the plugin, never freed.
  * Functions returning char * return strings allocated by the plugin; the host
@@ -133,7 +157,11 @@ typedef struct {
     char *(*status)(void *instance);
 
     void (*free_string)(char *string);
+
+    /* Appended: NULL members (or a smaller struct_size) mean "not offered". */
+    nvr_card_functions card;
 } nvr_plugin_entry_v1;
+
 
 /* The exported entry symbol's type. */
 typedef const nvr_plugin_entry_v1 *(*nvr_plugin_entry_fn)(void);

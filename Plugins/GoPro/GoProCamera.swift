@@ -1,0 +1,300 @@
+import CNVRPlugin
+import Foundation
+import GoProAPI
+import PluginSupport
+
+/// One GoPro reached over the Open GoPro HTTP API: keeps it awake, watches its state, starts
+/// its live stream for the host (UDP MPEG-TS that the host opens with libavformat), and lists
+/// and reads its memory card.
+final class GoProCamera: @unchecked Sendable {
+    // @unchecked Sendable: mutable state is guarded by `lock`; `config`, `http` and `host`
+    // are immutable. The ABI lets the host call in from any thread.
+
+    /// Where the live stream is, like the vendor SDK's player: stopped, starting, streaming, failed.
+    enum StreamState: Equatable {
+        case stopped, starting, streaming, failed(String)
+        var name: String {
+            switch self { case .stopped: "stopped"; case .starting: "starting"; case .streaming: "streaming"; case .failed: "failed" }
+        }
+    }
+
+    let config: GoProConfig
+    private let http: HTTPClient
+    private let host: PluginHostCallbacks
+    private let lock = NSCondition()
+    private var state: GoProState?
+    private var reachable: Bool?
+    private var lastError: String?
+    private var stream: StreamState = .stopped
+    private var streamStarts = 0
+    private var keeper: Thread?
+    private var stopping = false
+    private var prepared = false
+    /// media/info answers by path, size and creation time (files on a card do not change).
+    private var infoCache: [String: GoProMediaInfo] = [:]
+
+    init(configJSON: String, host: PluginHostCallbacks) throws {
+        config = try GoProConfig(json: configJSON)
+        http = HTTPClient(timeout: config.httpTimeout)
+        self.host = host
+    }
+
+    deinit { stop() }
+
+    /// Stops the keep-alive thread and asks the camera to stop streaming.
+    func stop() {
+        lock.lock()
+        let wasRunning = keeper != nil
+        stopping = true
+        lock.broadcast()
+        lock.unlock()
+        if wasRunning, stream != .stopped {
+            _ = try? call(config.mode == "preview" ? "/gopro/camera/stream/stop" : "/gopro/webcam/stop")
+        }
+    }
+
+    // MARK: HTTP
+
+    /// GET a path of the camera's API; the body of a 200, else a clear error.
+    @discardableResult
+    func call(_ path: String) throws -> Data {
+        let r: HTTPClient.Response
+        do { r = try http.get(config.baseURL + path) } catch {
+            throw GoProError("camera unreachable at \(config.baseURL): \(error)")
+        }
+        guard r.status == 200 else {
+            let detail = r.text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(120)
+            throw GoProError("camera answered HTTP \(r.status) to \(path.split(separator: "?").first ?? "")\(detail.isEmpty ? "" : ": \(detail)")")
+        }
+        return r.body
+    }
+
+    private func note(error: String?) {
+        lock.lock()
+        let was = reachable
+        reachable = error == nil
+        lastError = error ?? lastError
+        lock.unlock()
+        if let error, was != false { host.log(NVR_LOG_WARNING, error) }
+        if error == nil, was == false { host.log(NVR_LOG_INFO, "camera reachable again") }
+    }
+
+    // MARK: keep-alive and state
+
+    /// Starts the keep-alive/state thread once (not in create: `nvr camera add` only validates).
+    private func ensureKeeper() {
+        lock.lock(); defer { lock.unlock() }
+        guard keeper == nil, !stopping else { return }
+        let t = Thread { [weak self] in self?.keepAliveLoop() }
+        t.name = "gopro keep-alive"
+        keeper = t
+        t.start()
+    }
+
+    private func keepAliveLoop() {
+        var nextKeepAlive = Date()
+        var nextState = Date()
+        while true {
+            let now = Date()
+            if now >= nextKeepAlive {
+                do { try call("/gopro/camera/keep_alive"); note(error: nil) } catch { note(error: "\(error)") }
+                nextKeepAlive = now.addingTimeInterval(config.keepAliveSeconds)
+            }
+            if now >= nextState {
+                let poll = (try? refreshState())?.minPollMilliseconds ?? 0
+                nextState = now.addingTimeInterval(max(config.statusSeconds, Double(poll) / 1000))
+            }
+            lock.lock()
+            if stopping { lock.unlock(); return }
+            _ = lock.wait(until: min(nextKeepAlive, nextState))
+            let stop = stopping
+            lock.unlock()
+            if stop { return }
+        }
+    }
+
+    /// Reads /gopro/camera/state and keeps it for status().
+    @discardableResult
+    func refreshState() throws -> GoProState {
+        do {
+            let s = try GoProState(json: try call("/gopro/camera/state"))
+            lock.lock()
+            state = s
+            if config.mode == "preview" {
+                if s.previewActive, stream == .starting { stream = .streaming }
+            }
+            lock.unlock()
+            note(error: nil)
+            return s
+        } catch {
+            note(error: "\(error)")
+            throw error
+        }
+    }
+
+    // MARK: live
+
+    /// Starts (or restarts) the camera's stream and returns the UDP input for the host.
+    /// The host calls this before every connection, so a stream that fell silent for
+    /// `silence_seconds` (the input's read timeout) is stopped and started again here.
+    func liveSource() throws -> String {
+        ensureKeeper()
+        setStream(.starting)
+        do {
+            try prepare()
+            try waitUntilNotBusy()
+            if config.mode == "preview" {
+                _ = try? call("/gopro/camera/stream/stop")
+                try call("/gopro/camera/stream/start" + (config.sendPort ? "?port=\(config.port)" : ""))
+            } else {
+                _ = try? call("/gopro/webcam/stop")
+                var q = "?res=\(config.webcamResolution)&fov=\(config.webcamFOV)&protocol=TS"
+                if config.sendPort { q += "&port=\(config.port)" }
+                try call("/gopro/webcam/start" + q)
+            }
+        } catch {
+            setStream(.failed("\(error)"))
+            throw error
+        }
+        lock.lock(); streamStarts += 1; if config.mode == "webcam" { stream = .streaming }; lock.unlock()
+        let timeout = config.silenceSeconds * 1_000_000
+        return jsonText([
+            "url": "udp://@:\(config.port)?timeout=\(timeout)&fifo_size=1000000&overrun_nonfatal=1&buffer_size=4194304",
+            "format": "mpegts",
+        ])
+    }
+
+    private func setStream(_ s: StreamState) {
+        lock.lock(); stream = s; lock.unlock()
+    }
+
+    /// USB: wired control on; then claim control from the camera's own UI (HERO10+; older
+    /// models answer an error, which is fine).
+    private func prepare() throws {
+        lock.lock(); let done = prepared; lock.unlock()
+        guard !done else { return }
+        if config.usb { try call("/gopro/camera/control/wired_usb?p=1") }
+        _ = try? call("/gopro/camera/control/set_ui_controller?p=2")
+        lock.lock(); prepared = true; lock.unlock()
+    }
+
+    /// Waits while status 8 (busy) is set, up to busy_wait_seconds.
+    private func waitUntilNotBusy() throws {
+        let deadline = Date(timeIntervalSinceNow: config.busyWaitSeconds)
+        while true {
+            let s = try refreshState()
+            if !s.busy { return }
+            if Date() >= deadline {
+                throw GoProError("camera is busy (status 8) for more than \(Int(config.busyWaitSeconds)) s; will retry")
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+    }
+
+    // MARK: status
+
+    /// Status for the NVR's camera list and API.
+    func statusJSON() -> String {
+        lock.lock()
+        let s = state, reachable = self.reachable, lastError = self.lastError, stream = self.stream, starts = streamStarts
+        lock.unlock()
+        var o: [String: Any] = ["stream": stream.name, "stream_starts": starts]
+        if case .failed(let why) = stream { o["stream_error"] = why }
+        if let reachable { o["reachable"] = reachable }
+        if let lastError { o["last_error"] = lastError }
+        var summary: [String] = []
+        if let s {
+            if let p = s.batteryPercent { o["battery_percent"] = p; summary.append("battery \(p) %") }
+            if let b = s.batteryBars { o["battery_bars"] = b; if b == 4 { summary.append("charging") } }
+            o["busy"] = s.busy
+            o["encoding"] = s.encoding
+            if let d = s.encodingSeconds { o["encoding_seconds"] = d }
+            o["overheating"] = s.overheating
+            if let st = s.storage { o["sd"] = st.text }
+            if let kb = s.sdRemainingKB { o["sd_remaining_kb"] = kb }
+            if let kb = s.sdCapacityKB { o["sd_capacity_kb"] = kb }
+            if let m = s.remainingVideoMinutes { o["remaining_video_minutes"] = m }
+            var sd = "SD \(s.storage?.text ?? "?")"
+            if let kb = s.sdRemainingKB { sd += String(format: " (%.1f GB free)", Double(kb) / 1_048_576) }
+            summary.append(sd)
+            if s.encoding { summary.append("recording on card") }
+            if s.overheating { summary.append("OVERHEATING") }
+        }
+        summary.append("stream \(stream.name)")
+        if reachable == false { summary.append("unreachable") }
+        o["summary"] = summary.joined(separator: ", ")
+        return jsonText(o)
+    }
+
+    // MARK: card
+
+    /// The videos on the card with their camera-local spans (see nvr_plugin.h, card_list).
+    func cardList() throws -> String {
+        ensureKeeper()
+        let list = try GoProMediaList(json: try call("/gopro/media/list"))
+        var videos: [(item: GoProMediaList.Item, info: GoProMediaInfo)] = []
+        for item in list.items where item.isVideo {
+            let key = "\(item.path) \(item.size) \(item.created)"
+            lock.lock(); let cached = infoCache[key]; lock.unlock()
+            let info: GoProMediaInfo
+            if let cached { info = cached } else {
+                let path = item.path.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? item.path
+                info = try GoProMediaInfo(json: try call("/gopro/media/info?path=\(path)"))
+                lock.lock(); infoCache[key] = info; lock.unlock()
+            }
+            videos.append((item, info))
+        }
+        let media = GoProCardVideo.spans(videos).map { v -> [String: Any] in
+            ["id": v.path, "name": v.name, "start_local": v.startLocal, "duration": v.durationSeconds, "size": v.size]
+        }
+        // Read the clock last, right before answering, so the host's "now" is close to it.
+        // The camera gives whole seconds (truncated): the middle of that second is the best guess.
+        var out: [String: Any] = ["media": media]
+        if let clock = try? GoProDateTime(json: try call("/gopro/camera/get_date_time")) {
+            out["clock_local"] = Double(clock.localEpoch) + 0.5
+        }
+        return jsonText(out)
+    }
+
+    /// Streams a byte range of a card file from /videos/DCIM with an HTTP Range request.
+    /// Returns false when the sink cancelled.
+    func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+        guard !id.contains(".."), id.split(separator: "/").count == 2 else { throw GoProError("'\(id)' is not a card file (DIR/NAME)") }
+        let path = "/videos/DCIM/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)
+        var headers: [String: String] = [:]
+        if offset > 0 || length >= 0 {
+            headers["Range"] = "bytes=\(offset)-" + (length >= 0 ? String(offset + length - 1) : "")
+        }
+        var skip: Int64 = 0
+        var remaining = length // -1: to the end
+        var cancelled = false
+        var status = 0
+        let r: HTTPClient.Response
+        do {
+            r = try http.request(config.baseURL + path, headers: headers, sink: { chunk in
+                guard status == 206 || status == 200 else { return false }
+                var c = chunk
+                if skip > 0 {
+                    let n = Int(min(skip, Int64(c.count)))
+                    skip -= Int64(n)
+                    c = UnsafeRawBufferPointer(rebasing: c[n...])
+                    if c.isEmpty { return true }
+                }
+                if remaining >= 0 {
+                    c = UnsafeRawBufferPointer(rebasing: c[..<Int(min(remaining, Int64(c.count)))])
+                    remaining -= Int64(c.count)
+                }
+                if !sink(c) { cancelled = true; return false }
+                return remaining != 0
+            }, onHead: { head in
+                status = head.status
+                // A camera that ignores Range answers 200 with the whole file: skip to the offset.
+                if head.status == 200 { skip = offset }
+            })
+        } catch {
+            throw GoProError("reading \(id) from the card failed: \(error)")
+        }
+        guard r.status == 206 || r.status == 200 else { throw GoProError("camera answered HTTP \(r.status) to \(path)") }
+        return !cancelled
+    }
+}

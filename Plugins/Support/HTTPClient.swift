@@ -1,0 +1,225 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small blocking HTTP/1.1 client for cameras' plain-HTTP control APIs (GoPro, OSC).
+///
+/// One connection per request (`Connection: close`): camera web servers are simple and often
+/// mishandle pipelining, and a fresh connection makes every failure local to one call. Every
+/// connect, write and read has a deadline; bodies can be streamed in chunks with cancel.
+public struct HTTPClient: Sendable {
+    public struct Response: Sendable {
+        public var status: Int
+        public var headers: [String: String] // lower-cased names
+        public var body: Data
+        public var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// Seconds any connect, write or read may take before the request fails.
+    public var timeout: Double
+
+    public init(timeout: Double = 5) { self.timeout = timeout }
+
+    /// GET `url`, the whole body in memory (for JSON answers; capped at `maxBody`).
+    public func get(_ url: String, headers: [String: String] = [:], maxBody: Int = 8 << 20) throws -> Response {
+        var body = Data()
+        var response = try request(url, headers: headers) { chunk in
+            body.append(contentsOf: chunk)
+            return body.count <= maxBody
+        }
+        guard body.count <= maxBody else { throw HTTPError("\(url): answer larger than \(maxBody) bytes") }
+        response.body = body
+        return response
+    }
+
+    /// GET `url`, handing the body to `sink` chunk by chunk; the sink returns false to cancel
+    /// (the result's status is then still the server's). The returned body is empty.
+    public func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+                        sink: (UnsafeRawBufferPointer) -> Bool, onHead: (Response) -> Void = { _ in }) throws -> Response {
+        guard let u = URLComponents(string: url), u.scheme?.lowercased() == "http", let host = u.host, !host.isEmpty else {
+            throw HTTPError("'\(url)' is not an http:// URL")
+        }
+        let port = u.port ?? 80
+        var target = u.percentEncodedPath.isEmpty ? "/" : u.percentEncodedPath
+        if let q = u.percentEncodedQuery { target += "?" + q }
+        let conn = try Connection(host: host, port: port, timeout: timeout)
+        defer { conn.close() }
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\nUser-Agent: nvr\r\n"
+        for (k, v) in headers { head += "\(k): \(v)\r\n" }
+        if let body { head += "Content-Length: \(body.count)\r\n" }
+        head += "\r\n"
+        try conn.write(Data(head.utf8) + (body ?? Data()))
+
+        let statusLine = try conn.readLine()
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw HTTPError("\(host):\(port) did not answer HTTP (\(statusLine.prefix(60)))")
+        }
+        var headers: [String: String] = [:]
+        while true {
+            let line = try conn.readLine()
+            if line.isEmpty { break }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let response = Response(status: status, headers: headers, body: Data())
+        onHead(response)
+        if method == "HEAD" || status == 204 || status == 304 { return response }
+        if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
+            while true {
+                let sizeLine = try conn.readLine()
+                guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16) else {
+                    throw HTTPError("\(host):\(port): bad chunk header '\(sizeLine.prefix(20))'")
+                }
+                if size == 0 { break }
+                if try !conn.read(exactly: size, sink: sink) { return response }
+                _ = try conn.readLine()
+            }
+        } else if let len = headers["content-length"].flatMap({ Int($0) }) {
+            _ = try conn.read(exactly: len, sink: sink)
+        } else {
+            _ = try conn.readToEnd(sink: sink)
+        }
+        return response
+    }
+}
+
+public struct HTTPError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ m: String) { description = m }
+}
+
+/// One TCP connection with deadlines on every operation.
+private final class Connection {
+    let fd: Int32
+    let timeout: Double
+    let peer: String
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+    private var start = 0, end = 0
+
+    init(host: String, port: Int, timeout: Double) throws {
+        self.timeout = timeout
+        peer = "\(host):\(port)"
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else { throw HTTPError("cannot resolve \(host): \(String(cString: gai_strerror(rc)))") }
+        defer { freeaddrinfo(list) }
+        var lastError = "no address"
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let ai = cursor {
+            cursor = ai.pointee.ai_next
+            let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), ai.pointee.ai_protocol)
+            if s < 0 { lastError = String(cString: strerror(errno)); continue }
+            if connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
+                if Self.wait(s, events: Int16(POLLOUT), timeout: timeout) {
+                    var err: Int32 = 0
+                    var len = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len)
+                    if err == 0 { fd = s; return }
+                    lastError = String(cString: strerror(err))
+                } else {
+                    lastError = "no answer within \(Self.seconds(timeout))"
+                }
+            } else {
+                lastError = String(cString: strerror(errno))
+            }
+            Glibc.close(s)
+        }
+        throw HTTPError("cannot connect to \(host):\(port): \(lastError)")
+    }
+
+    static func seconds(_ t: Double) -> String { t == t.rounded() ? "\(Int(t)) s" : "\(t) s" }
+
+    static func wait(_ fd: Int32, events: Int16, timeout: Double) -> Bool {
+        var p = pollfd(fd: fd, events: events, revents: 0)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            let ms = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            let rc = poll(&p, 1, ms)
+            if rc > 0 { return true }
+            if rc == 0 { return false }
+            if errno != EINTR { return false }
+        }
+    }
+
+    func close() { Glibc.close(fd) }
+
+    func write(_ data: Data) throws {
+        try data.withUnsafeBytes { raw in
+            var off = 0
+            while off < raw.count {
+                let n = send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
+                if n > 0 { off += n; continue }
+                if n < 0 && (errno == EAGAIN || errno == EINTR) {
+                    guard Self.wait(fd, events: Int16(POLLOUT), timeout: timeout) else { throw HTTPError("\(peer): send timed out") }
+                    continue
+                }
+                throw HTTPError("\(peer): send failed: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Refills the buffer; false at end of stream.
+    private func fill() throws -> Bool {
+        if start == end { start = 0; end = 0 }
+        if end == buffer.count {
+            buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
+            end -= start; start = 0
+        }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
+            if n > 0 { end += n; return true }
+            if n == 0 { return false }
+            if errno == EAGAIN || errno == EINTR {
+                guard Self.wait(fd, events: Int16(POLLIN), timeout: timeout) else {
+                    throw HTTPError("\(peer): no answer within \(Self.seconds(timeout))")
+                }
+                continue
+            }
+            throw HTTPError("\(peer): receive failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    func readLine() throws -> String {
+        while true {
+            if let nl = buffer[start..<end].firstIndex(of: 10) {
+                var lineEnd = nl
+                if lineEnd > start && buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
+                let line = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
+                start = nl + 1
+                return line
+            }
+            if end - start > 16 << 10 { throw HTTPError("\(peer): header line too long") }
+            guard try fill() else { throw HTTPError("\(peer): connection closed mid-answer") }
+        }
+    }
+
+    /// Hands exactly `count` bytes to `sink`; false when the sink cancelled.
+    func read(exactly count: Int, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+        var left = count
+        while left > 0 {
+            if start == end { guard try fill() else { throw HTTPError("\(peer): connection closed with \(left) bytes missing") } }
+            let n = min(left, end - start)
+            let ok = buffer.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[start..<(start + n)])) }
+            start += n
+            left -= n
+            if !ok { return false }
+        }
+        return true
+    }
+
+    func readToEnd(sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+        while true {
+            if start < end {
+                let ok = buffer.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+                start = end
+                if !ok { return false }
+            }
+            guard try fill() else { return true }
+        }
+    }
+}

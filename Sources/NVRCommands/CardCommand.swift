@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NVRCore
+import NVRIndex
+
+/// `nvr card …`: what is on a camera's memory card, and filling the NVR's gaps from it.
+struct CardCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "card", abstract: "A camera's memory card: list its videos, backfill gaps from it.",
+                                                    subcommands: [List.self, Sync.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Videos on a camera's card on a local day, as the last sync saw them.",
+            discussion: "Times are on the NVR's clock (card times converted with the camera's clock offset). COVERED says how much of each video the NVR already has (recorded live or backfilled).")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Camera name.") var camera: String
+        @Option(help: "A local day, YYYY-MM-DD.") var date: String
+        @Option(help: "IANA time zone for --date and the times shown (default: the server's).") var tz: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Row: Encodable {
+            var file: String, name: String, start: String, start90k: Int64, end: String, end90k: Int64
+            var seconds: Double, bytes: Int64, coveredSeconds: Double
+        }
+
+        func run() throws {
+            let days = try LocalDays(tz: tz)
+            let range = try days.day(date)
+            let (_, _, index) = try global.open()
+            guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+            let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
+            let rows = try slices.map { s in
+                let spans = try index.timelineSpans(cameraID: cam.id!, start90k: s.start90k, end90k: s.end90k)
+                let missing = CardSync.gaps(in: s.start90k..<max(s.end90k, s.start90k + 1), covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0)
+                    .reduce(0) { $0 + $1.count }
+                return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
+                           end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
+                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000)
+            }
+            if json {
+                struct Output: Encodable { var camera: String; var date: String; var tz: String; var videos: [Row] }
+                try printJSON(Output(camera: camera, date: date, tz: days.name, videos: rows))
+                return
+            }
+            if rows.isEmpty { print("no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"); return }
+            printTable(["FILE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
+                [r.file, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
+                 String(format: "%.1f MB", Double(r.bytes) / 1_048_576), r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-"]
+            })
+        }
+    }
+
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List a camera's card now and backfill the NVR's gaps from it.",
+            discussion: "Reads only the parts of card files that fill gaps (HTTP Range), and stream-copies them into segments marked 'card'. Without --start/--end it looks back card.backfill_hours (default 24 h). Works while 'nvr serve' runs.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Camera name.") var camera: String
+        @Option(help: "Backfill from (RFC 3339 or 90 kHz ticks).") var start: String?
+        @Option(help: "Backfill until (RFC 3339 or 90 kHz ticks).") var end: String?
+        @Flag(help: "Only list the card; do not backfill.") var listOnly = false
+        @Flag(help: "Print JSON.") var json = false
+
+        struct Output: Encodable {
+            var camera: String; var files: Int; var clockOffsetSeconds: Double?; var gaps: Int; var segments: Int
+            var backfilledSeconds: Double; var bytesRead: Int64; var errors: [String]
+        }
+
+        func run() throws {
+            let (config, storage, index) = try global.open()
+            guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+            let now = Time90k.now()
+            let s = try start.map { try parseTime($0, "--start") } ?? now - Int64(config.cardBackfillHours) * 3600 * 90_000
+            let e = try end.map { try parseTime($0, "--end") } ?? now
+            guard s < e else { throw ValidationError("--start must be before --end") }
+            let plugins = PluginHost(directory: config.resolvedPluginsDir)
+            let instance = try PluginInstance(plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
+            guard instance.offersCard else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
+            var logger = Logger(label: "nvr")
+            logger.logLevel = .warning
+            let sync = CardSync(camera: cam, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+            let quiet = json
+            let r = try sync.run(instance, window: s..<e, backfill: !listOnly, progress: { r in
+                // One line per gap filled: backfills of long gaps take a while.
+                if !quiet { FileHandle.standardError.write(Data(String(format: "gap %d: %d segments so far, %.1f MB read\n", r.gaps, r.segments, Double(r.bytesFetched) / 1_048_576).utf8)) }
+            })
+            let out = Output(camera: camera, files: r.files, clockOffsetSeconds: r.clockOffsetSeconds, gaps: r.gaps, segments: r.segments,
+                             backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors)
+            if json { try printJSON(out); return }
+            let clock = r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? "camera gave no clock: card times taken as UTC"
+            print("\(camera): \(r.files) videos on the card (\(clock))")
+            if !listOnly {
+                print(String(format: "%d gaps, %d segments backfilled (%.1f s of video, %.1f MB read from the card)",
+                             r.gaps, r.segments, Double(r.backfilled90k) / 90_000, Double(r.bytesFetched) / 1_048_576))
+            }
+            for e in r.errors { print("error: \(e)") }
+            if !r.errors.isEmpty { throw ExitCode(1) }
+        }
+    }
+}

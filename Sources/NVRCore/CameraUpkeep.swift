@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import NVRIndex
+
+/// The recorder's slow, camera-side chores, on one thread so they never touch a recording
+/// thread: saves each plugin's status (battery, card) to the index when it changes, and lists
+/// cards and backfills gaps from them — after every connect and every `cardRefreshSeconds`.
+final class CameraUpkeep: @unchecked Sendable {
+    // @unchecked Sendable: `stopping` is guarded by `wake`; the dictionaries are touched only
+    // by the upkeep thread.
+    private let config: NVRConfig
+    private let index: IndexDatabase
+    private let storage: StorageLayout
+    private let logger: Logger
+    private let sessions: () -> [CameraSession]
+    private let wake = NSCondition()
+    private var stopping = false
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+    /// Per camera: the status last saved, the connection count last synced, when the card was last listed.
+    private var savedStatus: [Int64: String] = [:]
+    private var syncedConnections: [Int64: Int] = [:]
+    private var lastCardSync: [Int64: Date] = [:]
+    /// How often statuses are looked at.
+    var interval: Double = 2
+
+    init(config: NVRConfig, index: IndexDatabase, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
+        self.config = config
+        self.index = index
+        self.storage = storage
+        self.logger = logger
+        self.sessions = sessions
+    }
+
+    func start() {
+        let t = Thread { [self] in loop(); done.signal() }
+        t.name = "camera upkeep"
+        thread = t
+        t.start()
+    }
+
+    /// Stops after the chore in progress (a backfill stops at its next block).
+    func stop() {
+        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
+        if thread != nil { done.wait(); thread = nil }
+    }
+
+    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+
+    private func loop() {
+        while !isStopping {
+            for session in sessions() {
+                if isStopping { break }
+                guard let id = session.camera.id, let instance = session.pluginInstance else { continue }
+                saveStatus(cameraID: id, instance: instance)
+                if instance.offersCard { syncCardIfDue(session, cameraID: id, instance: instance) }
+            }
+            wake.lock()
+            let until = Date(timeIntervalSinceNow: interval)
+            while !stopping && wake.wait(until: until) {}
+            wake.unlock()
+        }
+    }
+
+    private func saveStatus(cameraID: Int64, instance: PluginInstance) {
+        guard let json = instance.status(), json != savedStatus[cameraID] else { return }
+        do {
+            try index.setPluginStatus(cameraID: cameraID, json: json, at: Time90k.now())
+            savedStatus[cameraID] = json
+        } catch {
+            logger.warning("saving the status of camera \(cameraID) failed: \(error)")
+        }
+    }
+
+    private func syncCardIfDue(_ session: CameraSession, cameraID: Int64, instance: PluginInstance) {
+        let connections = session.connections
+        let due = lastCardSync[cameraID].map { Date().timeIntervalSince($0) >= Double(config.cardRefreshSeconds) } ?? true
+        guard connections > 0, due || connections != syncedConnections[cameraID] else { return }
+        syncedConnections[cameraID] = connections
+        lastCardSync[cameraID] = Date()
+        let now = Time90k.now()
+        let window = (now - Int64(config.cardBackfillHours) * 3600 * 90_000)..<now
+        let sync = CardSync(camera: session.camera, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+        do {
+            let r = try sync.run(instance, window: window, backfill: config.cardBackfill, isCancelled: { [weak self] in self?.isStopping ?? true })
+            logger.log(level: r.segments > 0 ? .info : .debug,
+                       "camera \(session.camera.name): card has \(r.files) videos; \(r.gaps) gaps, \(r.segments) segments backfilled")
+        } catch {
+            logger.warning("camera \(session.camera.name): card sync failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import CFFmpeg
+import Foundation
+import Logging
+import NVRIndex
+import NVRMedia
+
+/// Keeps a camera's card timeslices in the index and fills the NVR's recording gaps from the
+/// card: lists the card through the plugin, then for every span of a card file that no
+/// segment covers, reads just that part of the file (HTTP Range through the plugin) and
+/// stream-copies it into ordinary segments marked `card`. Used by `nvr serve` (on connect and
+/// every few minutes) and by `nvr card sync`.
+public final class CardSync {
+    public struct Report: Sendable, Equatable {
+        public var files = 0
+        public var clockOffsetSeconds: Double?
+        public var gaps = 0
+        public var segments = 0
+        public var backfilled90k: Int64 = 0
+        public var bytesFetched: Int64 = 0
+        public var errors: [String] = []
+    }
+
+    /// Gaps shorter than this are left alone: a live run and the card footage that continues it
+    /// meet at a key frame, which leaves slivers up to a GOP long.
+    public static let minimumGap90k: Int64 = 2 * 90_000
+
+    private let camera: CameraRecord
+    private let index: IndexDatabase
+    private let storage: StorageLayout
+    private let segmentSeconds: Int
+    private let logger: Logger
+
+    public init(camera: CameraRecord, index: IndexDatabase, storage: StorageLayout, segmentSeconds: Int, logger: Logger) {
+        self.camera = camera
+        self.index = index
+        self.storage = storage
+        self.segmentSeconds = segmentSeconds
+        self.logger = logger
+    }
+
+    /// Lists the card and stores its slices (replacing the previous listing).
+    @discardableResult
+    public func refresh(_ instance: PluginInstance) throws -> CardListing {
+        let json = try instance.cardList()
+        let now = Time90k.now()
+        let listing = try CardListing(json: json, now90k: now)
+        try index.replaceCardSlices(cameraID: camera.id!, with: listing.records(cameraID: camera.id!, seen90k: now))
+        return listing
+    }
+
+    /// Lists the card, then (when `backfill`) fills gaps inside `window` from it.
+    public func run(_ instance: PluginInstance, window: Range<Int64>, backfill: Bool,
+                    isCancelled: @escaping () -> Bool = { false }, progress: ((Report) -> Void)? = nil) throws -> Report {
+        let listing = try refresh(instance)
+        var report = Report(files: listing.items.count, clockOffsetSeconds: listing.clockOffsetSeconds)
+        guard backfill else { return report }
+        for item in listing.items where item.end90k > window.lowerBound && item.start90k < window.upperBound {
+            if isCancelled() { break }
+            let span = max(item.start90k, window.lowerBound)..<min(item.end90k, window.upperBound)
+            for gap in try gaps(in: span) {
+                if isCancelled() { break }
+                report.gaps += 1
+                do {
+                    let r = try copy(instance, item: item, gap: gap, isCancelled: isCancelled)
+                    report.segments += r.segments
+                    report.backfilled90k += r.duration90k
+                    report.bytesFetched += r.fetched
+                    logger.info("camera \(camera.name): backfilled \(String(format: "%.1f", Double(r.duration90k) / 90_000)) s from card file \(item.name) (\(Time90k.rfc3339(gap.lowerBound)) – \(Time90k.rfc3339(gap.upperBound)), \(r.fetched / 1024) KB of \(item.bytes / 1024) KB read)")
+                } catch {
+                    report.errors.append("\(item.name): \(error)")
+                    logger.warning("camera \(camera.name): backfill from card file \(item.name) failed: \(error)")
+                }
+                progress?(report)
+            }
+        }
+        return report
+    }
+
+    /// Parts of `span` no segment covers, at least `minimumGap90k` long. A segment still being
+    /// written counts as reaching to now (its row's duration lags the file).
+    func gaps(in span: Range<Int64>) throws -> [Range<Int64>] {
+        let now = Time90k.now()
+        let covered = try index.segments(cameraID: camera.id!, start90k: span.lowerBound, end90k: span.upperBound)
+            .filter { $0.state != .deleting }
+            .map { $0.start90k..<($0.state == .writing ? max($0.end90k, now) : $0.end90k) }
+        return Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
+    }
+
+    /// `span` minus the `covered` ranges (any order), keeping pieces of at least `minimum`.
+    public static func gaps(in span: Range<Int64>, covered: [Range<Int64>], minimum: Int64) -> [Range<Int64>] {
+        var out: [Range<Int64>] = []
+        var cursor = span.lowerBound
+        for c in covered.sorted(by: { $0.lowerBound < $1.lowerBound }) where c.upperBound > cursor {
+            if c.lowerBound > cursor { out.append(cursor..<min(c.lowerBound, span.upperBound)) }
+            cursor = max(cursor, c.upperBound)
+            if cursor >= span.upperBound { break }
+        }
+        if cursor < span.upperBound { out.append(cursor..<span.upperBound) }
+        return out.filter { $0.count >= minimum }
+    }
+
+    /// Stream-copies the part of a card file inside `gap` into segments: from the first key
+    /// frame at or after the gap's start to the last frame that ends by the gap's end.
+    private func copy(_ instance: PluginInstance, item: CardListing.Item, gap: Range<Int64>,
+                      isCancelled: @escaping () -> Bool) throws -> (segments: Int, duration90k: Int64, fetched: Int64) {
+        let reader = CardFileReader(instance: instance, fileID: item.fileID, size: item.bytes, isCancelled: isCancelled)
+        let demuxer = try Demuxer(source: reader, name: "card file \(item.name)", interrupter: Interrupter())
+        defer { demuxer.close() }
+        let streams = demuxer.streams
+        let first = demuxer.videoStartTime90k
+        try demuxer.seekVideo(to: first + (gap.lowerBound - item.start90k))
+        var settings = Segmenter.Settings(segmentSeconds: segmentSeconds)
+        settings.source = "card"
+        let segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: logger)
+        var segments = 0
+        segmenter.onSegmentComplete = { _ in segments += 1 }
+        try segmenter.begin(streams: streams)
+        let tbs = streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+        var started = false
+        var firstTime: Int64 = 0, lastEnd: Int64 = 0, lastVideoTime: Int64?
+        defer { try? segmenter.end() }
+        while !isCancelled() {
+            let i: Int
+            do { i = try demuxer.read() } catch let e as MediaError where e.message == "end of stream" { break }
+            let p = demuxer.packet.pointee
+            let raw = p.dts != nvr_av_nopts_value() ? p.dts : p.pts
+            guard raw != nvr_av_nopts_value() else { continue }
+            let t = item.start90k + raw * tbs[i].0 * 90_000 / tbs[i].1 - first
+            let isKey = p.flags & 1 != 0
+            if i == 0 {
+                if !started {
+                    guard isKey, t >= gap.lowerBound else { continue }
+                    started = true
+                    firstTime = t
+                }
+                // A frame lasts until the next; stop before one would run past the gap.
+                let frame = p.duration > 0 ? p.duration * tbs[0].0 * 90_000 / tbs[0].1 : lastVideoTime.map { max(t - $0, 1) } ?? 3000
+                if t + frame > gap.upperBound { break }
+                lastVideoTime = t
+                lastEnd = t + frame
+            } else {
+                guard started, t < lastEnd else { continue }
+            }
+            try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: isKey,
+                                 data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)), arrival90k: t)
+        }
+        try segmenter.end()
+        return (segments, started ? lastEnd - firstTime : 0, reader.fetched)
+    }
+}
