@@ -21,6 +21,8 @@ final class CameraUpkeep: @unchecked Sendable {
     private var savedStatus: [Int64: String] = [:]
     private var syncedConnections: [Int64: Int] = [:]
     private var lastCardSync: [Int64: Date] = [:]
+    /// The last card sync error per camera: logged as a warning once, then quietly.
+    private var cardErrors: [Int64: String] = [:]
     /// How often statuses are looked at.
     var interval: Double = 2
 
@@ -85,8 +87,11 @@ final class CameraUpkeep: @unchecked Sendable {
             let r = try sync.run(instance, window: window, backfill: config.cardBackfill, isCancelled: { [weak self] in self?.isStopping ?? true })
             logger.log(level: r.segments > 0 ? .info : .debug,
                        "camera \(session.camera.name): card has \(r.files) videos; \(r.gaps) gaps, \(r.segments) segments backfilled")
+            cardErrors[cameraID] = nil
         } catch {
-            logger.warning("camera \(session.camera.name): card sync failed: \(error)")
+            let message = "\(error)"
+            logger.log(level: cardErrors[cameraID] == message ? .debug : .warning, "camera \(session.camera.name): card sync failed: \(message)")
+            cardErrors[cameraID] = message
         }
     }
 }

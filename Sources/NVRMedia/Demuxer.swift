@@ -26,6 +26,8 @@ public final class Demuxer {
     private var ctx: UnsafeMutablePointer<AVFormatContext>?
     private let interrupter: Interrupter
     private let timeout: Double
+    /// UDP inputs fail a read with EIO when their own `timeout` passes without a datagram.
+    private var isUDP = false
     /// Kept streams: the first video stream first, then the first AAC stream if any.
     public private(set) var keptStreams: [Stream] = []
     /// Input stream index → kept stream index (-1 = dropped).
@@ -52,6 +54,7 @@ public final class Demuxer {
     private init(_ options: Options, interrupter: Interrupter, io: CustomIO?) throws {
         self.interrupter = interrupter
         self.io = io
+        self.isUDP = options.url.lowercased().hasPrefix("udp:")
         self.timeout = options.timeoutSeconds
         guard let pkt = av_packet_alloc() else { throw MediaError(.open, "out of memory") }
         packet = pkt
@@ -127,6 +130,9 @@ public final class Demuxer {
                 interrupter.disarm()
                 if rc == nvr_averror_eof() { throw MediaError(.read, "end of stream", code: rc) }
                 if let e = io?.lastError { throw MediaError(.read, "read failed: \(e)", code: rc) }
+                if isUDP && (rc == nvr_averror(EIO) || rc == nvr_averror(ETIMEDOUT)) {
+                    throw MediaError(.timeout, "the stream went silent (no packets within the input's timeout)", code: rc)
+                }
                 throw Demuxer.describe(rc, "read failed", interrupter)
             }
             let idx = Int(packet.pointee.stream_index)

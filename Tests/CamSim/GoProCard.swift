@@ -53,8 +53,16 @@ final class GoProCard: @unchecked Sendable {
         let mp4 = "[f=segment:segment_time=\(chapterSeconds):segment_format=mp4:segment_list=\(listPath):segment_list_type=csv:reset_timestamps=1:segment_start_number=1]"
             + "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4"
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
+        // Through a small shell that also stops ffmpeg when this process goes away (a crashed
+        // test must not leave an encoder writing to the card folder), and passes SIGINT on.
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let watchdog = """
+            /usr/bin/ffmpeg "$@" & f=$!
+            trap 'kill -INT $f 2>/dev/null; wait $f; exit 0' INT TERM
+            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null && kill -0 $f 2>/dev/null; do sleep 0.5; done
+            kill -INT $f 2>/dev/null; wait $f
+            """
+        p.arguments = ["-c", watchdog, "sh", "-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
                        "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)",
                        "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "\(fps / 2)",
                        "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p",

@@ -20,8 +20,12 @@ if let s = value("--clock-offset").flatMap(Double.init) { options.clockOffset = 
 if let s = value("--chapter-seconds").flatMap(Int.init) { options.chapterSeconds = s }
 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
 let sim = try GoProSimulator(options)
-signal(SIGINT, SIG_IGN)
-let stop = DispatchSource.makeSignalSource(signal: SIGINT)
-stop.setEventHandler { Task { await sim.shutdown(); exit(0) } }
-stop.resume()
+// Ctrl-C or kill: stop the encoder child too.
+let stops = [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
+    signal(sig, SIG_IGN)
+    let s = DispatchSource.makeSignalSource(signal: sig)
+    s.setEventHandler { Task { await sim.shutdown(); exit(0) } }
+    s.resume()
+    return s
+}
 try await sim.run()
