@@ -138,6 +138,9 @@ public struct GoProMediaList: Sendable, Equatable {
         /// Set for grouped media (bursts, lapses): the group type b, c, n or t.
         public var groupType: String?
         public var path: String { directory + "/" + name }
+        public init(directory: String, name: String, created: Int64, modified: Int64, size: Int64, groupType: String? = nil) {
+            self.directory = directory; self.name = name; self.created = created; self.modified = modified; self.size = size; self.groupType = groupType
+        }
         public var isVideo: Bool { groupType == nil && name.uppercased().hasSuffix(".MP4") }
     }
     public var id: String

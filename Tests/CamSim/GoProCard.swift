@@ -29,6 +29,7 @@ final class GoProCard: @unchecked Sendable {
     private var recordingStart: Date?
     private var probed: [String: (mtime: Date, duration: Double)] = [:]
     private var listPath: String { root + "/chapters.csv" }
+    private var stopPath: String { root + "/encoder.stop" }
 
     var folder: String { root + "/DCIM/" + directory }
 
@@ -54,13 +55,17 @@ final class GoProCard: @unchecked Sendable {
             + "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4"
         let p = Process()
         // Through a small shell that also stops ffmpeg when this process goes away (a crashed
-        // test must not leave an encoder writing to the card folder), and passes SIGINT on.
+        // test must not leave an encoder writing to the card folder).
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Stopped through a file, not a signal: children of a test process may inherit
+        // blocked SIGINT/SIGTERM, so the last resort is SIGKILL.
         let watchdog = """
             /usr/bin/ffmpeg "$@" & f=$!
-            trap 'kill -INT $f 2>/dev/null; wait $f; exit 0' INT TERM
-            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null && kill -0 $f 2>/dev/null; do sleep 0.5; done
-            kill -INT $f 2>/dev/null; wait $f
+            alive() { [ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status; }
+            while alive \(ProcessInfo.processInfo.processIdentifier) && alive $f && [ ! -e '\(stopPath)' ]; do sleep 0.2; done
+            kill -TERM $f 2>/dev/null
+            for i in 1 2 3 4 5 6 7 8 9 10; do alive $f || break; sleep 0.2; done
+            kill -KILL $f 2>/dev/null; wait $f
             """
         p.arguments = ["-c", watchdog, "sh", "-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
                        "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)",
@@ -68,7 +73,12 @@ final class GoProCard: @unchecked Sendable {
                        "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p",
                        "-map", "0:v", "-f", "tee", toCard ? ts + "|" + mp4 : ts]
         p.standardInput = FileHandle.nullDevice
+        // Never the test's own pipes: a child holding them open keeps `swift test` waiting.
+        p.standardOutput = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: root + "/encoder.log", contents: nil)
+        p.standardError = FileHandle(forWritingAtPath: root + "/encoder.log") ?? FileHandle.nullDevice
         try? FileManager.default.removeItem(atPath: listPath)
+        try? FileManager.default.removeItem(atPath: stopPath)
         try p.run()
         lock.withLock { encoder = p; recordingStart = toCard ? Date() : nil }
     }
@@ -81,7 +91,7 @@ final class GoProCard: @unchecked Sendable {
     func stopEncoder() {
         let p = lock.withLock { () -> Process? in let p = encoder; encoder = nil; return p }
         guard let p, p.isRunning else { return }
-        p.interrupt() // SIGINT: ffmpeg finishes the open chapter
+        FileManager.default.createFile(atPath: stopPath, contents: nil) // ffmpeg finishes the open chapter
         let deadline = Date(timeIntervalSinceNow: 5)
         while p.isRunning && Date() < deadline { usleep(20_000) }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }

@@ -117,6 +117,15 @@ public final class GoProSimulator: @unchecked Sendable {
         try await g.run()
     }
 
+    /// Stops the encoder (the card stops recording, the stream ends) at once.
+    public func stopEncoder() { card.stopEncoder() }
+
+    /// Names of the complete files the card lists.
+    public var cardFiles: [String] { card.files().map(\.name) }
+
+    /// The card folder (DCIM/100GOPRO) where real MP4s can be dropped.
+    public var cardFolder: String { card.folder }
+
     public func shutdown() async {
         await lock.withLock { group }?.triggerGracefulShutdown()
         card.stopEncoder()

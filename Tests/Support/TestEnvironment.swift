@@ -108,3 +108,24 @@ public func decodeErrors(_ path: String) throws -> String {
     let r = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "frame=pts", "-of", "csv", path])
     return r.status == 0 ? r.stderr : "ffprobe exited \(r.status): \(r.stderr)"
 }
+
+extension TestEnvironment {
+    /// Waits without blocking a thread (tests that run HTTP servers in-process need the
+    /// concurrency pool free): polls `condition` every 0.2 s until it holds or `timeout` passes.
+    @discardableResult
+    public static func eventually(timeout: Double, _ condition: () throws -> Bool) async rethrows -> Bool {
+        let end = Date(timeIntervalSinceNow: timeout)
+        while Date() < end {
+            if try condition() { return true }
+            try? await Task.sleep(nanoseconds: 200_000_000)
+        }
+        return try condition()
+    }
+
+    /// Runs blocking work (a child process, SQLite, ffprobe) on a Dispatch thread.
+    public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { c in
+            DispatchQueue.global().async { c.resume(with: Result { try body() }) }
+        }
+    }
+}

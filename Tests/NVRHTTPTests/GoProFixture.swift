@@ -1,0 +1,62 @@
+import CamSim
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import TestSupport
+
+/// The GoPro simulator in-process on a free loopback port, with its own card folder.
+final class GoProFixture: Sendable {
+    let sim: GoProSimulator
+    let port: Int
+    let cardRoot: String
+
+    init(configure: (inout GoProSimulator.Options) -> Void = { _ in }) async throws {
+        cardRoot = TestEnvironment.tempDir("gopro-card")
+        var o = GoProSimulator.Options(cardRoot: cardRoot)
+        o.httpPort = 0
+        o.logger.logLevel = .warning
+        configure(&o)
+        let sim = try GoProSimulator(o)
+        self.sim = sim
+        port = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
+            let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
+            Task {
+                do { try await sim.run { p in once.withLock { $0.take() }?.resume(returning: p) } } catch {
+                    once.withLock { $0.take() }?.resume(throwing: error)
+                }
+                once.withLock { $0.take() }?.resume(throwing: FixtureError("GoPro simulator stopped before it listened"))
+            }
+        }
+    }
+
+    deinit {
+        sim.stopEncoder()
+        let sim = self.sim, root = cardRoot
+        Task { await sim.shutdown(); TestEnvironment.cleanup(root) }
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// A free UDP port for the camera's stream.
+    static func freeUDPPort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return Int(UInt16(bigEndian: a.sin_port))
+    }
+
+    /// GET a path of the simulator.
+    func get(_ path: String) async throws -> (status: Int, body: Data) {
+        var r = URLRequest(url: URL(string: baseURL + path)!)
+        r.timeoutInterval = 10
+        let (data, response) = try await URLSession.shared.data(for: r)
+        return ((response as! HTTPURLResponse).statusCode, data)
+    }
+}
