@@ -27,6 +27,7 @@ final class GoProCard: @unchecked Sendable {
     private let lock = NSLock()
     private var encoder: Process?
     private var recordingStart: Date?
+    private var recordingID = 1
     private var probed: [String: (mtime: Date, duration: Double)] = [:]
     private var listPath: String { root + "/chapters.csv" }
     private var stopPath: String { root + "/encoder.stop" }
@@ -80,7 +81,7 @@ final class GoProCard: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: listPath)
         try? FileManager.default.removeItem(atPath: stopPath)
         try p.run()
-        lock.withLock { encoder = p; recordingStart = toCard ? Date() : nil }
+        lock.withLock { encoder = p; recordingStart = toCard ? Date() : nil; recordingID = recording }
     }
 
     /// When the recording's first frame left the encoder (the relay tells us), for chapter times.
@@ -109,7 +110,7 @@ final class GoProCard: @unchecked Sendable {
                 if f.count == 3, let a = Double(f[1]), let b = Double(f[2]) { chapters[String(f[0])] = (a, b) }
             }
         }
-        let (start, recording) = lock.withLock { (recordingStart, encoder?.isRunning ?? false) }
+        let (start, recording) = lock.withLock { (recordingStart, recordingStart != nil && (encoder?.isRunning ?? false)) }
         var out: [File] = []
         for name in names {
             let path = folder + "/" + name
@@ -119,7 +120,7 @@ final class GoProCard: @unchecked Sendable {
                 let created = start.timeIntervalSince1970 + c.start + clockOffset
                 out.append(File(directory: directory, name: name, created: Int64(created.rounded(.down)), duration: c.end - c.start,
                                 size: size, width: self.size.width, height: self.size.height, fps: fps))
-            } else if recording, name.hasPrefix("GH") {
+            } else if recording, name.hasPrefix("GH"), name.hasSuffix(String(format: "%04d.MP4", recordingID)) {
                 continue // the chapter being written: not on the list until it is closed
             } else if let d = duration(path, mtime: mtime) {
                 let created = mtime.timeIntervalSince1970 - d + clockOffset

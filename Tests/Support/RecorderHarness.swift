@@ -8,10 +8,11 @@ public final class RecorderHarness {
     public let recorder: Recorder
     public var index: IndexDatabase { recorder.index }
 
-    public init(segmentSeconds: Int = 3, pluginsDir: String? = nil) throws {
+    public init(segmentSeconds: Int = 3, pluginsDir: String? = nil, configure: (inout NVRConfig) -> Void = { _ in }) throws {
         root = TestEnvironment.tempDir("rec")
-        recorder = try Recorder(config: TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir),
-                                logger: TestEnvironment.logger)
+        var config = TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir)
+        configure(&config)
+        recorder = try Recorder(config: config, logger: TestEnvironment.logger)
         // These tests are not about free space: don't let a nearly full machine delete their footage.
         try recorder.index.setSetting(RetentionSettings.minFreeKey, "0")
     }

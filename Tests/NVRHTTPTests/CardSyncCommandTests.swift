@@ -1,0 +1,82 @@
+import CamSim
+import Foundation
+import NVRCore
+import NVRIndex
+import Testing
+import TestSupport
+
+/// `nvr card sync` and `nvr card list` on a card holding a real MP4 (made by ffmpeg, moov at
+/// the end) from an hour ago, with a camera clock one hour and 7 s ahead: only the asked
+/// window is read (HTTP Range) and stored as `card` segments at the right UTC times.
+@Suite(.serialized) struct CardSyncCommandTests {
+    @Test func syncReadsOnlyTheWindowAndListsTheCardOnTheNVRClock() async throws {
+        let sim = try await GoProFixture { o in
+            o.recordToCard = false
+            o.clockOffset = 3607
+        }
+        let root = TestEnvironment.tempDir("cardsync")
+        defer { TestEnvironment.cleanup(root) }
+        let file = sim.sim.cardFolder + "/GH010007.MP4"
+        let make = try await TestEnvironment.blocking {
+            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", "30",
+                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
+        }
+        #expect(make.status == 0, "\(make.stderr)")
+        // Recorded from an hour ago: the file was last written 30 s after it began.
+        let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end)], ofItemAtPath: file)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64)
+        let start90k = Int64(end - 30) * 90_000
+
+        let config = root + "/nvr.toml"
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        func nvr(_ args: [String]) async throws -> ProcessResult {
+            try await TestEnvironment.blocking { try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config]) }
+        }
+        #expect(try await nvr(["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status == 0)
+
+        let served0 = sim.sim.stats.cardBytesServed
+        let a = start90k + 10 * 90_000, b = start90k + 15 * 90_000
+        let r = try await nvr(["card", "sync", "--camera", "gp", "--start", String(a), "--end", String(b), "--json"])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(out["files"] as? Int == 1 && (out["segments"] as? Int ?? 0) >= 1, "\(out)")
+        #expect(abs((out["clockOffsetSeconds"] as? Double ?? 0) - 3607) < 1.5, "\(out)")
+        let seconds = out["backfilledSeconds"] as? Double ?? 0
+        #expect(seconds >= 4 && seconds <= 5.01, "from the first key frame after the start to the end: \(seconds) s")
+        let served = sim.sim.stats.cardBytesServed - served0
+        #expect(served > 0 && served < size * 6 / 10, "read \(served) of \(size) bytes: only the moov and the window")
+
+        // The stored footage sits at the right UTC time and plays.
+        let index = try IndexDatabase(path: root + "/data/index.sqlite")
+        let cam = try #require(try index.camera(named: "gp"))
+        let segs = try index.segments(cameraID: cam.id!)
+        #expect(!segs.isEmpty && segs.allSatisfy { $0.source == "card" && $0.state == .complete })
+        let firstStart = try #require(segs.map(\.start90k).min())
+        #expect(firstStart >= a - 90_000 && firstStart <= a + 2 * 90_000, "starts \(Double(firstStart - a) / 90_000) s after --start (clock rule ±1 s, then a key frame)")
+        #expect(segs.map(\.end90k).max()! <= b + 90_000)
+        for s in segs {
+            let errors = try await TestEnvironment.blocking { try decodeErrors(root + "/data/" + s.path) }
+            #expect(errors.isEmpty, "\(errors)")
+        }
+
+        // card list: the video at its UTC time, a sixth of it now on the NVR.
+        let day = String(Time90k.rfc3339(start90k).prefix(10))
+        let listed = try await nvr(["card", "list", "--camera", "gp", "--date", day, "--tz", "UTC", "--json"])
+        let videos = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["videos"] as? [[String: Any]], "\(listed.stdout)")
+        let v = try #require(videos.first)
+        #expect(v["file"] as? String == "100GOPRO/GH010007.MP4" && v["bytes"] as? Int64 == size)
+        #expect(abs((v["start90k"] as! Int64) - start90k) <= 90_000, "start within the camera clock's 1 s resolution")
+        #expect(abs((v["coveredSeconds"] as? Double ?? 0) - seconds) < 0.2)
+        let table = try await nvr(["card", "list", "--camera", "gp", "--date", day, "--tz", "UTC"])
+        #expect(table.stdout.contains("100GOPRO/GH010007.MP4") && table.stdout.contains("COVERED"))
+
+        // A camera without a card, and an unreachable one, are clear errors.
+        #expect(try await nvr(["camera", "add", "dm", "--plugin", "demo"]).status == 0)
+        let noCard = try await nvr(["card", "sync", "--camera", "dm"])
+        #expect(noCard.status != 0 && noCard.stderr.contains("cannot read a memory card"), "\(noCard.stderr)")
+        #expect(try await nvr(["camera", "add", "gone", "--plugin", "gopro", "--option", "base_url=http://127.0.0.1:9", "--option", "http_timeout=1"]).status == 0)
+        let gone = try await nvr(["card", "sync", "--camera", "gone"])
+        #expect(gone.status != 0 && gone.stderr.contains("camera unreachable at http://127.0.0.1:9"), "\(gone.stderr)")
+    }
+}

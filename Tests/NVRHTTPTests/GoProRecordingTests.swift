@@ -1,0 +1,150 @@
+import CamSim
+import Foundation
+import NVRCore
+import NVRIndex
+import Testing
+import TestSupport
+
+/// A GoPro end to end against the simulator: live preview over UDP MPEG-TS, the camera's
+/// state in the API and CLI, keep-alives, restarts after silence, bad answers, and a Wi-Fi
+/// loss whose gap is filled from the card.
+@Suite(.serialized) struct GoProRecordingTests {
+    /// A recorder with one GoPro camera on the simulator, and the HTTP API over it.
+    struct Setup {
+        let sim: GoProFixture
+        let harness: RecorderHarness
+        let server: TestServer
+
+        init(chapterSeconds: Int = 10) async throws {
+            sim = try await GoProFixture { $0.chapterSeconds = chapterSeconds }
+            harness = try RecorderHarness(segmentSeconds: 3) { $0.cardRefreshSeconds = 5 }
+            try harness.add("gp", plugin: "gopro", ["base_url": sim.baseURL, "port": String(GoProFixture.freeUDPPort()),
+                                                    "http_timeout": "2", "busy_wait_seconds": "2"])
+            try harness.recorder.start(addDemoIfEmpty: false)
+            server = try await TestServer(index: harness.index, storage: harness.recorder.storage, recorder: harness.recorder)
+        }
+
+        var session: CameraSession? { harness.recorder.session(named: "gp") }
+
+        func segments() throws -> [SegmentRecord] { try harness.segments("gp") }
+
+        /// Waits for the camera to stream again after `since` and write a segment that began later.
+        func recordsAgain(after since: Int64, timeout: Double = 40) async throws -> Bool {
+            try await TestEnvironment.eventually(timeout: timeout) { try segments().contains { $0.start90k > since && $0.frames > 0 } }
+        }
+    }
+
+    @Test func recordsLiveShowsStatusKeepsAliveAndRecoversFromSilenceAndBadAnswers() async throws {
+        let s = try await Setup()
+        #expect(try await TestEnvironment.eventually(timeout: 30) { try s.harness.completeSegments("gp").count >= 2 }, "live segments")
+        let first = try #require(try s.harness.completeSegments("gp").first)
+        let probed = try ffprobeStreams(s.harness.path(first))
+        #expect(probed.first?.codec == "h264" && (probed.first?.frames ?? 0) >= 60, "a 3 s segment of the 30 fps preview: \(probed)")
+
+        // The camera's state, through the plugin, in the API and in `nvr camera list`.
+        #expect(await TestEnvironment.eventually(timeout: 10) { s.session?.pluginInstance?.status()?.contains("\"stream\":\"streaming\"") == true })
+        let cam = try await s.server.get("/api/cameras/gp").json
+        let camera = try #require(cam["camera"] as? [String: Any], "\(cam)")
+        #expect(camera["battery_percent"] as? Int == 87 && camera["sd"] as? String == "ok" && camera["encoding"] as? Bool == true)
+        #expect((camera["summary"] as? String)?.contains("battery 87 %") == true)
+        #expect(cam["state"] as? String == "streaming")
+        let config = s.harness.root + "/nvr.toml"
+        try "[storage]\nroot = \"\(s.harness.root)\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let list = try await TestEnvironment.blocking { try runProcess(TestEnvironment.nvrExecutable, ["camera", "list", "--config", config]) }
+        #expect(list.status == 0 && list.stdout.contains("battery 87 %, SD ok"), "\(list.stdout) \(list.stderr)")
+
+        // Keep-alive every 3 s.
+        let k0 = s.sim.sim.stats.keepAlives
+        try await Task.sleep(nanoseconds: 9_500_000_000)
+        let alive = s.sim.sim.stats.keepAlives - k0
+        #expect((2...5).contains(alive), "\(alive) keep-alives in 9.5 s")
+
+        // A snapshot from the live stream, through the core's snapshot path.
+        let snap = try await s.server.get("/api/cameras/gp/snapshot.jpg")
+        #expect(snap.status == 200 && snap.header("Content-Type") == "image/jpeg" && snap.body.starts(with: [0xFF, 0xD8]))
+
+        // 3 s of silence: the stream is stopped and started again, and recording goes on.
+        var starts = s.sim.sim.stats.streamStarts
+        var mark = Time90k.now()
+        s.sim.sim.stallStream(seconds: 6)
+        #expect(await TestEnvironment.eventually(timeout: 20) { s.sim.sim.stats.streamStarts > starts }, "the stream is restarted")
+        #expect(try await s.recordsAgain(after: mark), "recording resumes after the silence")
+
+        // HTTP 500 and a malformed answer: clear reasons, retries, no crash.
+        func reasons(until condition: @escaping () throws -> Bool, timeout: Double) async throws -> [String] {
+            var seen: [String] = []
+            let end = Date(timeIntervalSinceNow: timeout)
+            while Date() < end, try !condition() {
+                if let r = s.session?.status.reason, seen.last != r { seen.append(r) }
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            return seen
+        }
+        starts = s.sim.sim.stats.streamStarts
+        mark = Time90k.now()
+        s.sim.sim.fail("stream_start", with: .status(500), count: 2)
+        s.sim.sim.stallStream(seconds: 4)
+        var seen = try await reasons(until: { try s.segments().contains { $0.start90k > mark && $0.frames > 0 } }, timeout: 45)
+        #expect(seen.contains { $0.contains("camera answered HTTP 500 to /gopro/camera/stream/start") }, "\(seen)")
+        #expect(try await s.recordsAgain(after: mark), "recording resumes after the errors")
+
+        mark = Time90k.now()
+        s.sim.sim.fail("state", with: .malformedJSON, count: 3)
+        s.sim.sim.stallStream(seconds: 4)
+        seen = try await reasons(until: { try s.segments().contains { $0.start90k > mark && $0.frames > 0 } }, timeout: 45)
+        #expect(seen.contains { $0.contains("malformed JSON from /gopro/camera/state") }, "\(seen)")
+
+        // A busy camera: the plugin waits (here 2 s), says so, and the host retries.
+        mark = Time90k.now()
+        s.sim.sim.setBusy(seconds: 6)
+        s.sim.sim.stallStream(seconds: 4)
+        seen = try await reasons(until: { try s.segments().contains { $0.start90k > mark && $0.frames > 0 } }, timeout: 45)
+        #expect(seen.contains { $0.contains("camera is busy (status 8)") }, "\(seen)")
+        #expect(try await s.recordsAgain(after: mark))
+        #expect(s.session?.status.state == .streaming)
+    }
+
+    @Test func wifiLossIsFilledFromTheCardAndPlaysAcross() async throws {
+        let s = try await Setup()
+        #expect(try await TestEnvironment.eventually(timeout: 30) { try s.harness.completeSegments("gp").count >= 3 })
+        let lossStart = Time90k.now()
+        s.sim.sim.setWiFi(up: false)
+        try await Task.sleep(nanoseconds: 60_000_000_000)
+        s.sim.sim.setWiFi(up: true)
+        let lossEnd = Time90k.now()
+        #expect(try await s.recordsAgain(after: lossEnd, timeout: 60), "live recording resumes")
+        let resumed = try #require(try s.segments().first { $0.start90k > lossEnd && $0.source == "live" }).start90k
+        let from = try #require(try s.segments().first).start90k
+
+        // Once the card chapters covering the loss are closed and listed, the gap fills.
+        var slices: [[String: Any]] = []
+        let filled = try await TestEnvironment.eventually(timeout: 60) {
+            let t = try s.harness.index.timelineSpans(cameraID: try s.harness.camera("gp").id!, start90k: from, end90k: resumed + 90_000)
+            let nvr = Timeline.slices(t, within: from..<(resumed + 90_000))
+            return zip(nvr, nvr.dropFirst()).allSatisfy { $1.start90k - $0.end90k <= Timeline.joinTolerance90k }
+                && nvr.contains { $0.source == .card && $0.duration90k >= 55 * 90_000 }
+        }
+        let answer = try await s.server.get("/api/cameras/gp/timeline?start=\(from)&end=\(resumed + 90_000)")
+        slices = answer.json["slices"] as? [[String: Any]] ?? []
+        #expect(filled, "timeline continuous with a card slice over the loss: \(slices)")
+        let card = slices.filter { $0["source"] as? String == "card" && $0["location"] as? String == "nvr" }
+        let covering = card.first { ($0["start90k"] as! Int64) <= lossStart + 5 * 90_000 && ($0["end90k"] as! Int64) >= lossEnd - 5 * 90_000 }
+        #expect(covering != nil, "a card slice spans the Wi-Fi loss \(Time90k.rfc3339(lossStart))–\(Time90k.rfc3339(lossEnd)): \(slices)")
+        #expect(try s.segments().filter { $0.source == "card" }.allSatisfy { $0.state == .complete })
+
+        // One MP4 across live, card and live footage plays cleanly and has no gap.
+        let a = lossStart - 5 * 90_000, b = resumed + 90_000 / 2
+        let view = try await s.server.get("/api/cameras/gp/view.mp4?start=\(a)&end=\(b)")
+        #expect(view.status == 200)
+        #expect(view.header("X-Recording-Gaps") == nil || view.header("X-Recording-Gaps") == "", "\(view.header("X-Recording-Gaps") ?? "")")
+        #expect(view.header("X-Recording-Truncated90k") == nil, "one sample entry: the card and the stream share the encoder")
+        let file = s.harness.root + "/across.mp4"
+        try view.body.write(to: URL(fileURLWithPath: file))
+        let errors = try await TestEnvironment.blocking { try decodeErrors(file) }
+        #expect(errors.isEmpty, "\(errors)")
+        let probed = try await TestEnvironment.blocking { try ffprobeStreams(file) }
+        let seconds = Double(b - a) / 90_000
+        #expect(abs((probed.first?.duration ?? 0) - seconds) < 0.5, "\(probed) for \(seconds) s")
+        #expect(abs(Double(probed.first?.frames ?? 0) - seconds * 30) < 30, "about 30 frames a second throughout: \(probed)")
+    }
+}
