@@ -44,7 +44,8 @@ final class GoProCamera: @unchecked Sendable {
     /// Stops the keep-alive thread and asks the camera to stop streaming.
     func stop() {
         lock.lock()
-        let wasRunning = keeper != nil
+        // Once: destroy stops, then the last release runs deinit, which stops again.
+        let wasRunning = keeper != nil && !stopping
         stopping = true
         lock.broadcast()
         lock.unlock()

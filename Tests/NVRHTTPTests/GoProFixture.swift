@@ -20,15 +20,7 @@ final class GoProFixture: Sendable {
         configure(&o)
         let sim = try GoProSimulator(o)
         self.sim = sim
-        port = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
-            let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
-            Task {
-                do { try await sim.run { p in once.withLock { $0.take() }?.resume(returning: p) } } catch {
-                    once.withLock { $0.take() }?.resume(throwing: error)
-                }
-                once.withLock { $0.take() }?.resume(throwing: FixtureError("GoPro simulator stopped before it listened"))
-            }
-        }
+        port = try await TestEnvironment.startServer("GoPro simulator") { onBound in try await sim.run(onBound: onBound) }
     }
 
     deinit {

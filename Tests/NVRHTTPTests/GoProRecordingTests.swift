@@ -84,7 +84,7 @@ import TestSupport
         #expect(snap.status == 200 && snap.header("Content-Type") == "image/jpeg" && snap.body.starts(with: [0xFF, 0xD8]))
 
         // 3 s of silence: the stream is stopped and started again, and recording goes on.
-        var starts = s.sim.sim.stats.streamStarts
+        let starts = s.sim.sim.stats.streamStarts
         var mark = try s.runs()
         s.sim.sim.stallStream(seconds: 6)
         #expect(await TestEnvironment.eventually(timeout: 20) { s.sim.sim.stats.streamStarts > starts }, "the stream is restarted")

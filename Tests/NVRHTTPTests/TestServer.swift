@@ -20,15 +20,7 @@ final class TestServer: Sendable {
         let server = try HTTPServer(index: index, storage: storage, recorder: recorder,
                                     options: .init(bind: "127.0.0.1:0", maxViewSeconds: maxViewSeconds), logger: TestEnvironment.logger)
         self.server = server
-        port = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
-            let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
-            Task {
-                do { try await server.run { p in once.withLock { $0.take() }?.resume(returning: p) } } catch {
-                    once.withLock { $0.take() }?.resume(throwing: error)
-                }
-                once.withLock { $0.take() }?.resume(throwing: FixtureError("HTTP server stopped before it listened"))
-            }
-        }
+        port = try await TestEnvironment.startServer("HTTP server") { onBound in try await server.run(onBound: onBound) }
     }
 
     deinit {

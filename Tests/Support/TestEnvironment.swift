@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NVRCore
+import Synchronization
 
 /// Paths and helpers shared by the tests.
 public enum TestEnvironment {
@@ -126,6 +127,22 @@ extension TestEnvironment {
     public static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { c in
             DispatchQueue.global().async { c.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+extension TestEnvironment {
+    /// Starts a server task whose `run` reports its bound port once, and waits (without
+    /// blocking a thread) for that port; fails if `run` ends before binding.
+    public static func startServer(_ what: String, _ run: @escaping @Sendable (@escaping @Sendable (Int) -> Void) async throws -> Void) async throws -> Int {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
+            let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
+            Task {
+                do { try await run { p in once.withLock { $0.take() }?.resume(returning: p) } } catch {
+                    once.withLock { $0.take() }?.resume(throwing: error)
+                }
+                once.withLock { $0.take() }?.resume(throwing: FixtureError("\(what) stopped before it listened"))
+            }
         }
     }
 }
