@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRMedia
 import Testing
 import TestSupport
 @testable import NVRCore
@@ -21,7 +22,17 @@ extension RecorderHarness {
         if let audioCodec {
             #expect(probed.count == 2 && probed[1].codec == audioCodec)
             let audio = try FrameIndex.decode(try #require(frames.audioIndex))
-            #expect(probed.count == 2 && probed[1].frames == audio.count)
+            // ffprobe counts the AAC frames it *decodes*. Under load (full suite, CI) it has decoded
+            // one frame fewer than the file holds, once in a few dozen runs, never when the test
+            // runs alone (40 tries, also with the CPUs busy); the cause is not found yet (a
+            // partial first access unit from libavformat's RTSP depacketizer is the suspect).
+            // The file's samples must still equal the index exactly; only the decoder's count may
+            // fall one short.
+            let scanned = try SegmentScanner.scan(path: path(s))
+            #expect(scanned.samples.count == 2 && scanned.samples[1].count == audio.count, "file and index hold the same audio samples")
+            let decoded = probed.count == 2 ? probed[1].frames : -1
+            #expect(decoded == audio.count || decoded == audio.count - 1,
+                    "ffprobe decoded \(decoded) audio frames, index \(audio.count), segment \(s.runSeq) of run \(s.runID)")
         }
     }
 }
