@@ -121,7 +121,7 @@ public final class CardSync {
         defer { try? segmenter.end() }
         while !isCancelled() {
             let i: Int
-            do { i = try demuxer.read() } catch let e as MediaError where e.message == "end of stream" { break }
+            do { i = try demuxer.read() } catch let e as MediaError where e.code == nvr_averror_eof() { break }
             let p = demuxer.packet.pointee
             let raw = p.dts != nvr_av_nopts_value() ? p.dts : p.pts
             guard raw != nvr_av_nopts_value() else { continue }
