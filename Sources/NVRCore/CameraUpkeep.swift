@@ -4,7 +4,8 @@ import NVRIndex
 
 /// The recorder's slow, camera-side chores, on one thread so they never touch a recording
 /// thread: saves each plugin's status (battery, card) to the index when it changes, and lists
-/// cards and backfills gaps from them — after every connect and every `cardRefreshSeconds`.
+/// cards and backfills gaps from them — after every connect, a minute after it (the card file
+/// covering the end of the gap is then closed), and every `cardRefreshSeconds`.
 final class CameraUpkeep: @unchecked Sendable {
     // @unchecked Sendable: `stopping` is guarded by `wake`; the dictionaries are touched only
     // by the upkeep thread.
@@ -21,6 +22,11 @@ final class CameraUpkeep: @unchecked Sendable {
     private var savedStatus: [Int64: String] = [:]
     private var syncedConnections: [Int64: Int] = [:]
     private var lastCardSync: [Int64: Date] = [:]
+    /// A second sync a minute after a reconnect: the card file covering the end of the gap is
+    /// usually still being written (not listed) at the first one.
+    private var followUp: [Int64: Date] = [:]
+    /// Seconds between a reconnect's sync and its follow-up.
+    var followUpSeconds: Double = 60
     /// The last card sync error per camera: logged as a warning once, then quietly.
     private var cardErrors: [Int64: String] = [:]
     /// How often statuses are looked at.
@@ -77,7 +83,10 @@ final class CameraUpkeep: @unchecked Sendable {
     private func syncCardIfDue(_ session: CameraSession, cameraID: Int64, instance: PluginInstance) {
         let connections = session.connections
         let due = lastCardSync[cameraID].map { Date().timeIntervalSince($0) >= Double(config.cardRefreshSeconds) } ?? true
-        guard connections > 0, due || connections != syncedConnections[cameraID] else { return }
+        let reconnected = connections != syncedConnections[cameraID]
+        let followingUp = followUp[cameraID].map { Date() >= $0 } ?? false
+        guard connections > 0, due || reconnected || followingUp else { return }
+        followUp[cameraID] = reconnected ? Date(timeIntervalSinceNow: followUpSeconds) : nil
         syncedConnections[cameraID] = connections
         lastCardSync[cameraID] = Date()
         let now = Time90k.now()
