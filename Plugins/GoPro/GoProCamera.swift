@@ -28,6 +28,7 @@ final class GoProCamera: @unchecked Sendable {
     private var stream: StreamState = .stopped
     private var streamStarts = 0
     private var keeper: Thread?
+    private var keeperRunning = false
     private var stopping = false
     private var prepared = false
     /// media/info answers by path, size and creation time (files on a card do not change).
@@ -41,15 +42,19 @@ final class GoProCamera: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Stops the keep-alive thread and asks the camera to stop streaming.
+    /// Stops the keep-alive thread, waiting for it (the host frees its callbacks right after
+    /// destroy; the thread must not log after that), and asks the camera to stop streaming.
     func stop() {
         lock.lock()
         // Once: destroy stops, then the last release runs deinit, which stops again.
         let wasRunning = keeper != nil && !stopping
         stopping = true
         lock.broadcast()
+        // At most one HTTP timeout: the thread checks `stopping` between calls.
+        while keeperRunning, Thread.current !== keeper { lock.wait() }
+        let streamState = stream
         lock.unlock()
-        if wasRunning, stream != .stopped {
+        if wasRunning, streamState != .stopped {
             _ = try? call(config.mode == "preview" ? "/gopro/camera/stream/stop" : "/gopro/webcam/stop")
         }
     }
@@ -75,7 +80,9 @@ final class GoProCamera: @unchecked Sendable {
         let was = reachable
         reachable = error == nil
         lastError = error ?? lastError
+        let quiet = stopping
         lock.unlock()
+        if quiet { return }
         if let error, was != false { host.log(NVR_LOG_WARNING, error) }
         if error == nil, was == false { host.log(NVR_LOG_INFO, "camera reachable again") }
     }
@@ -86,11 +93,18 @@ final class GoProCamera: @unchecked Sendable {
     private func ensureKeeper() {
         lock.lock(); defer { lock.unlock() }
         guard keeper == nil, !stopping else { return }
-        let t = Thread { [weak self] in self?.keepAliveLoop() }
+        let t = Thread { [weak self] in
+            self?.keepAliveLoop()
+            guard let self else { return }
+            self.lock.lock(); self.keeperRunning = false; self.lock.broadcast(); self.lock.unlock()
+        }
         t.name = "gopro keep-alive"
         keeper = t
+        keeperRunning = true
         t.start()
     }
+
+    private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
 
     private func keepAliveLoop() {
         var nextKeepAlive = Date()
@@ -101,7 +115,7 @@ final class GoProCamera: @unchecked Sendable {
                 do { try call("/gopro/camera/keep_alive"); note(error: nil) } catch { note(error: "\(error)") }
                 nextKeepAlive = now.addingTimeInterval(config.keepAliveSeconds)
             }
-            if now >= nextState {
+            if now >= nextState, !isStopping {
                 let poll = (try? refreshState())?.minPollMilliseconds ?? 0
                 nextState = now.addingTimeInterval(max(config.statusSeconds, Double(poll) / 1000))
             }
