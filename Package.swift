@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "nvr-plugin-rtsp", type: .dynamic, targets: ["RTSPPlugin"]),
         .library(name: "nvr-plugin-demo", type: .dynamic, targets: ["DemoPlugin"]),
         .library(name: "nvr-plugin-gopro", type: .dynamic, targets: ["GoProPlugin"]),
+        .library(name: "nvr-plugin-insta360", type: .dynamic, targets: ["Insta360Plugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
     ],
     dependencies: [
@@ -59,6 +60,9 @@ let package = Package(
         .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
         // The GoPro API's answers, decoded: shared by the plugin and the tests that check it against GoPro's OpenAPI.
         .target(name: "GoProAPI", path: "Plugins/GoProAPI", swiftSettings: swiftSettings),
+        .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", swiftSettings: swiftSettings),
+        // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
+        .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
 
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
         .target(name: "CamSim", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
@@ -67,7 +71,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

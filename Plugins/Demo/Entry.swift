@@ -37,7 +37,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
             return makeCString(jsonText(["width": c.width, "height": c.height, "fps": c.fps, "bitrate": c.bitRate]))
         },
         free_string: freeCString,
-        card: nvr_card_functions()))
+        card: nvr_card_functions(),
+        control: nvr_control_functions()))
     return e
 }()
 

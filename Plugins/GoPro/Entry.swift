@@ -58,7 +58,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
                     reportError(error, errorOut)
                     return -1
                 }
-            })))
+            }),
+        control: nvr_control_functions()))
     return e
 }()
 

@@ -262,11 +262,12 @@ final class GoProCamera: @unchecked Sendable {
         let media = GoProCardVideo.spans(videos).map { v -> [String: Any] in
             ["id": v.path, "name": v.name, "start_local": v.startLocal, "duration": v.durationSeconds, "size": v.size]
         }
-        // Read the clock last, right before answering, so the host's "now" is close to it.
-        // The camera gives whole seconds (truncated): the middle of that second is the best guess.
+        // Read the clock last, right before answering, so the host's "now" is close to it. The
+        // camera gives whole seconds: watching for the tick pins it down to a few tens of ms
+        // (a card key frame then lands next to the live footage it continues).
         var out: [String: Any] = ["media": media]
-        if let clock = try? GoProDateTime(json: try call("/gopro/camera/get_date_time")) {
-            out["clock_local"] = Double(clock.localEpoch) + 0.5
+        if let clock = try? preciseCameraClock(read: { Double(try GoProDateTime(json: try call("/gopro/camera/get_date_time")).localEpoch) }) {
+            out["clock_local"] = clock
         }
         return jsonText(out)
     }
@@ -276,40 +277,10 @@ final class GoProCamera: @unchecked Sendable {
     func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         guard !id.contains(".."), id.split(separator: "/").count == 2 else { throw GoProError("'\(id)' is not a card file (DIR/NAME)") }
         let path = "/videos/DCIM/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)
-        var headers: [String: String] = [:]
-        if offset > 0 || length >= 0 {
-            headers["Range"] = "bytes=\(offset)-" + (length >= 0 ? String(offset + length - 1) : "")
-        }
-        var skip: Int64 = 0
-        var remaining = length // -1: to the end
-        var cancelled = false
-        var status = 0
-        let r: HTTPClient.Response
         do {
-            r = try http.request(config.baseURL + path, headers: headers, sink: { chunk in
-                guard status == 206 || status == 200 else { return false }
-                var c = chunk
-                if skip > 0 {
-                    let n = Int(min(skip, Int64(c.count)))
-                    skip -= Int64(n)
-                    c = UnsafeRawBufferPointer(rebasing: c[n...])
-                    if c.isEmpty { return true }
-                }
-                if remaining >= 0 {
-                    c = UnsafeRawBufferPointer(rebasing: c[..<Int(min(remaining, Int64(c.count)))])
-                    remaining -= Int64(c.count)
-                }
-                if !sink(c) { cancelled = true; return false }
-                return remaining != 0
-            }, onHead: { head in
-                status = head.status
-                // A camera that ignores Range answers 200 with the whole file: skip to the offset.
-                if head.status == 200 { skip = offset }
-            })
+            return try http.readRange(config.baseURL + path, offset: offset, length: length, sink: sink)
         } catch {
             throw GoProError("reading \(id) from the card failed: \(error)")
         }
-        guard r.status == 206 || r.status == 200 else { throw GoProError("camera answered HTTP \(r.status) to \(path)") }
-        return !cancelled
     }
 }

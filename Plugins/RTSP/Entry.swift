@@ -29,7 +29,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         stop_push: nil,
         status: nil,
         free_string: freeCString,
-        card: nvr_card_functions()))
+        card: nvr_card_functions(),
+        control: nvr_control_functions()))
     return e
 }()
 

@@ -85,6 +85,46 @@ public struct HTTPClient: Sendable {
     }
 }
 
+extension HTTPClient {
+    /// Streams bytes [offset, offset + length) of `url` (length -1: to the end) to `sink` with
+    /// one Range request, in chunks; the sink returns false to cancel. A server that ignores
+    /// Range (200 with the whole file) still works: the bytes before `offset` are skipped.
+    /// Returns false when the sink cancelled; throws on HTTP errors (status in the message).
+    public func readRange(_ url: String, offset: Int64, length: Int64, headers extra: [String: String] = [:],
+                          sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+        var headers = extra
+        if offset > 0 || length >= 0 {
+            headers["Range"] = "bytes=\(offset)-" + (length >= 0 ? String(offset + length - 1) : "")
+        }
+        var skip: Int64 = 0
+        var remaining = length // -1: to the end
+        var cancelled = false
+        var status = 0
+        let r = try request(url, headers: headers, sink: { chunk in
+            guard status == 206 || status == 200 else { return false }
+            var c = chunk
+            if skip > 0 {
+                let n = Int(min(skip, Int64(c.count)))
+                skip -= Int64(n)
+                c = UnsafeRawBufferPointer(rebasing: c[n...])
+                if c.isEmpty { return true }
+            }
+            if remaining >= 0 {
+                c = UnsafeRawBufferPointer(rebasing: c[..<Int(min(remaining, Int64(c.count)))])
+                remaining -= Int64(c.count)
+            }
+            if !sink(c) { cancelled = true; return false }
+            return remaining != 0
+        }, onHead: { head in
+            status = head.status
+            if head.status == 200 { skip = offset }
+        })
+        guard r.status == 206 || r.status == 200 else { throw HTTPError("HTTP \(r.status)") }
+        if !cancelled, remaining > 0 { throw HTTPError("the file ended \(remaining) bytes early") }
+        return !cancelled
+    }
+}
+
 public struct HTTPError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ m: String) { description = m }

@@ -81,3 +81,28 @@ public func jsonText(_ obj: [String: Any]) -> String {
     (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys, .withoutEscapingSlashes]))
         .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
 }
+
+/// Reads a camera clock that only gives whole seconds to well under a second: reads it until
+/// the second changes, which is the moment of the tick (within one poll and one request).
+/// `read` returns the clock in seconds; the result is the clock at the moment this returns.
+/// A clock that does not tick within `maxWait` (or fails meanwhile) gives its first reading
+/// plus half a second, the middle of the second it named.
+public func preciseCameraClock(pollInterval: Double = 0.05, maxWait: Double = 1.5, read: () throws -> Double) throws -> Double {
+    let first = try read()
+    let firstAt = Date()
+    let deadline = firstAt.addingTimeInterval(maxWait)
+    var askedAt = Date()
+    while Date() < deadline {
+        Thread.sleep(forTimeInterval: pollInterval)
+        let previousAsk = askedAt
+        askedAt = Date()
+        guard let v = try? read() else { break }
+        let answeredAt = Date()
+        if v > first {
+            // The tick fell between the previous answer and this one: take the middle.
+            let tickAt = previousAsk.addingTimeInterval(answeredAt.timeIntervalSince(previousAsk) / 2)
+            return v + Date().timeIntervalSince(tickAt)
+        }
+    }
+    return first + 0.5 + Date().timeIntervalSince(firstAt)
+}

@@ -7,12 +7,12 @@ import NVRIndex
 /// `nvr card …`: what is on a camera's memory card, and filling the NVR's gaps from it.
 struct CardCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "card", abstract: "A camera's memory card: list its videos, backfill gaps from it.",
-                                                    subcommands: [List.self, Sync.self])
+                                                    subcommands: [List.self, Sync.self, Get.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Videos on a camera's card on a local day, as the last sync saw them.",
-            discussion: "Times are on the NVR's clock (card times converted with the camera's clock offset). COVERED says how much of each video the NVR already has (recorded live or backfilled).")
+            discussion: "Times are on the NVR's clock (card times converted with the camera's clock offset). COVERED says how much of each video the NVR already has (recorded live or backfilled). Files kept off the timeline (a 360 camera's second lens) show COVERED 'listed only'; 'nvr card get' downloads any file.")
         @OptionGroup var global: GlobalOptions
         @Option(help: "Camera name.") var camera: String
         @Option(help: "A local day, YYYY-MM-DD.") var date: String
@@ -21,7 +21,7 @@ struct CardCommand: ParsableCommand {
 
         struct Row: Encodable {
             var file: String, name: String, start: String, start90k: Int64, end: String, end90k: Int64
-            var seconds: Double, bytes: Int64, coveredSeconds: Double
+            var seconds: Double, bytes: Int64, coveredSeconds: Double, onTimeline: Bool
         }
 
         func run() throws {
@@ -29,14 +29,14 @@ struct CardCommand: ParsableCommand {
             let range = try days.day(date)
             let (_, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
-            let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
+            let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
             let rows = try slices.map { s in
                 let spans = try index.timelineSpans(cameraID: cam.id!, start90k: s.start90k, end90k: s.end90k)
                 let missing = CardSync.gaps(in: s.start90k..<max(s.end90k, s.start90k + 1), covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0)
                     .reduce(0) { $0 + $1.count }
                 return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
                            end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
-                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000)
+                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000, onTimeline: s.onTimeline)
             }
             if json {
                 struct Output: Encodable { var camera: String; var date: String; var tz: String; var videos: [Row] }
@@ -46,7 +46,8 @@ struct CardCommand: ParsableCommand {
             if rows.isEmpty { print("no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"); return }
             printTable(["FILE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
                 [r.file, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
-                 String(format: "%.1f MB", Double(r.bytes) / 1_048_576), r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-"]
+                 String(format: "%.1f MB", Double(r.bytes) / 1_048_576),
+                 !r.onTimeline ? "listed only" : r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-"]
             })
         }
     }
@@ -96,6 +97,48 @@ struct CardCommand: ParsableCommand {
             }
             for e in r.errors { print("error: \(e)") }
             if !r.errors.isEmpty { throw ExitCode(1) }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download one file from a camera's card, as it is (360 files too).",
+            discussion: "FILE is the id 'nvr card list' shows. Writes to --out (default: the file's name in the current directory) through a temporary file, so an interrupted download leaves nothing half-written.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Camera name.") var camera: String
+        @Option(help: "The file's id, as 'nvr card list' shows it.") var file: String
+        @Option(help: "Where to write it (default: ./NAME).") var out: String?
+
+        func run() throws {
+            let (config, _, index) = try global.open()
+            guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
+            let plugins = PluginHost(directory: config.resolvedPluginsDir)
+            let instance = try PluginInstance(plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
+            guard instance.offersCard else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
+            let target = out ?? String(file.split(separator: "/").last ?? Substring(file))
+            let partial = target + ".partial"
+            guard FileManager.default.createFile(atPath: partial, contents: nil), let handle = FileHandle(forWritingAtPath: partial) else {
+                throw CommandFailure("cannot write \(partial)")
+            }
+            var written: Int64 = 0
+            var writeError: (any Error)?
+            do {
+                _ = try instance.cardRead(id: file, offset: 0, length: -1) { chunk in
+                    do { try handle.write(contentsOf: Data(chunk)); written += Int64(chunk.count); return true } catch {
+                        writeError = error
+                        return false
+                    }
+                }
+                try handle.close()
+                if let writeError { throw CommandFailure("writing \(partial) failed: \(writeError)") }
+                if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
+                try FileManager.default.moveItem(atPath: partial, toPath: target)
+            } catch {
+                try? handle.close()
+                try? FileManager.default.removeItem(atPath: partial)
+                throw error
+            }
+            print(String(format: "%@: %.1f MB", target, Double(written) / 1_048_576))
         }
     }
 }

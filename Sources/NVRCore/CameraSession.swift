@@ -51,6 +51,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// How many times the camera has started streaming (card sync runs after each connect).
     private let connectionCount = Atomic<Int>(0)
     private var thread: Thread?
+    /// The last live source was a listening one (RTMP push): listen again at once after a run.
+    private var listening = false
     /// Seconds to wait before the first retry; doubles to `maxBackoff`.
     public var minBackoff: Double = 1
     public var maxBackoff: Double = 30
@@ -70,7 +72,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         events = EventTracker(camera: camera, index: index, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
         gate = RecordingGate(camera: camera, index: index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
         let cameraID = camera.id ?? 0
-        events.onChange = { e, started in
+        events.onChange = { [weak self] e, started in
+            // A plugin that acts on events (camera-side capture) hears of them.
+            if let instance = self?.pluginInstance, instance.wantsEvents {
+                instance.notifyEvent(json: PluginEvent.notification(e, started: started))
+            }
             // Footage already written for the pre-roll is event footage now (retention keeps it longer).
             guard started else { return }
             try? index.markEventSegments(cameraID: cameraID, start90k: e.start90k - e.preRoll90k, end90k: Time90k.now())
@@ -162,6 +168,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
             if isStopping { break }
             if recorded { backoff = minBackoff }
+            if recorded && listening && !failed {
+                // The camera hung up on our listener: it may come straight back.
+                setState(.lost, failure, log: .warning, extra: "; listening again")
+                continue
+            }
             setState(failed ? .failed : .lost, failure, log: .warning, extra: "; reconnecting in \(Int(backoff)) s")
             sleep(seconds: backoff)
             backoff = min(backoff * 2, maxBackoff)
@@ -184,6 +195,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Reads the plugin's live URL until it fails; returns why it stopped.
     private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
         let source = try instance.liveSource()
+        listening = source.listen == true
+        if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
         let input = try LiveInputs.open(source, interrupter: interrupter)
         defer { input.close() }
         // Motion on the sub-stream when the camera has one: far cheaper to decode.
@@ -211,7 +224,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                     try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
                 }
             } catch let e as MediaError where e.kind != .write && e.kind != .noSpace {
-                return e.message
+                return listening ? "the camera stopped pushing (\(e.message))" : e.message
             }
             recorded = true
         }

@@ -8,8 +8,9 @@ import NVRIndex
 /// UTC, and that clock drifts. The rule (design/card.md): when the plugin also reports the
 /// camera's clock read at listing time (`clock_local`), the offset is `clock_local − now`
 /// (time zone and drift together) and a file's UTC start is `start_local − offset`. A camera
-/// that knows its zone reports `start_utc` directly. Without either, local = UTC is assumed,
-/// and the listing says so.
+/// that knows its zone reports `start_utc`; when it also reports its clock as UTC
+/// (`clock_utc`), the drift `clock_utc − now` is taken off too. Without a clock, the camera's
+/// clock is assumed right (and local = UTC for `start_local`), and the listing says so.
 public struct CardListing: Sendable {
     public struct Item: Sendable, Equatable {
         public var fileID: String
@@ -17,6 +18,8 @@ public struct CardListing: Sendable {
         public var start90k: Int64
         public var end90k: Int64
         public var bytes: Int64
+        /// False: listed (and readable) but not shown on the timeline nor backfilled.
+        public var onTimeline = true
     }
     public var items: [Item]
     /// Camera clock minus NVR clock, seconds (nil when the camera did not say).
@@ -30,8 +33,10 @@ public struct CardListing: Sendable {
             var start_utc: Double?
             var duration: Double
             var size: Int64?
+            var timeline: Bool?
         }
         var clock_local: Double?
+        var clock_utc: Double?
         var media: [Media]
     }
 
@@ -42,20 +47,23 @@ public struct CardListing: Sendable {
             throw PluginError("card listing is not the documented JSON: \(error)")
         }
         let now = Double(now90k) / 90_000
-        clockOffsetSeconds = wire.clock_local.map { $0 - now }
-        let offset = clockOffsetSeconds ?? 0
+        let localOffset = wire.clock_local.map { $0 - now }
+        let drift = wire.clock_utc.map { $0 - now }
+        clockOffsetSeconds = localOffset ?? drift
         items = try wire.media.map { m in
             guard m.duration >= 0, m.duration < 7 * 86_400 else { throw PluginError("card file \(m.id): duration \(m.duration) s is not plausible") }
-            guard let start = m.start_utc ?? m.start_local.map({ $0 - offset }) else {
+            guard let start = m.start_utc.map({ $0 - (drift ?? 0) }) ?? m.start_local.map({ $0 - (localOffset ?? 0) }) else {
                 throw PluginError("card file \(m.id) has neither start_local nor start_utc")
             }
             let s90k = Int64((start * 90_000).rounded())
-            return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: s90k + Int64((m.duration * 90_000).rounded()), bytes: m.size ?? 0)
+            return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: s90k + Int64((m.duration * 90_000).rounded()),
+                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true)
         }
     }
 
     func records(cameraID: Int64, seen90k: Int64) -> [CardSliceRecord] {
-        items.map { CardSliceRecord(cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k, bytes: $0.bytes, seen90k: seen90k) }
+        items.map { CardSliceRecord(cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k,
+                                 bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline) }
     }
 }
 

@@ -12,7 +12,8 @@ public enum LiveInputs {
         }
         var options = source.options ?? [:]
         if source.url.lowercased().hasPrefix("rtsp") && options["rtsp_transport"] == nil { options["rtsp_transport"] = "tcp" }
-        return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout),
+        return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
+                                           openTimeoutSeconds: source.listen == true ? 0 : nil),
                            interrupter: interrupter)
     }
 }

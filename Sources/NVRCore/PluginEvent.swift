@@ -1,4 +1,5 @@
 import Foundation
+import NVRIndex
 
 /// An event a plugin reported through the ABI's `event` callback, as JSON:
 /// `{"type":"motion","phase":"start"|"stop"|"pulse","score":0.7,"time90k":…,"quiet_seconds":10}`.
@@ -34,5 +35,16 @@ public struct PluginEvent: Sendable, Equatable {
         time90k = t
         let quiet = (o["quiet_seconds"] as? NSNumber)?.doubleValue
         quiet90k = quiet.map { Int64(min(max($0, 0.1), 3600) * 90_000) } ?? Self.defaultQuiet90k
+    }
+}
+
+extension PluginEvent {
+    /// What nvr_event tells a plugin about one of the NVR's events (nvr_plugin.h).
+    public static func notification(_ e: EventRecord, started: Bool) -> String {
+        var o: [String: Any] = ["type": e.type, "source": e.source.rawValue, "phase": started ? "start" : "end",
+                                "time90k": started ? e.start90k : (e.end90k ?? Time90k.now())]
+        if let id = e.id { o["id"] = id }
+        let data = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -21,6 +21,11 @@ public struct LoadedPlugin: @unchecked Sendable {
         let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)! + MemoryLayout<nvr_card_functions>.size
         return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.card : nil
     }
+    /// The control functions, if the plugin's entry struct is recent enough to have them.
+    var controlFunctions: nvr_control_functions? {
+        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.control)! + MemoryLayout<nvr_control_functions>.size
+        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.control : nil
+    }
     /// True when the host opens the plugin's live URL (rather than receiving pushed packets).
     public var offersLiveURL: Bool { has(UInt64(NVR_CAP_LIVE_URL)) }
 }
@@ -91,7 +96,7 @@ public final class PluginHost: Sendable {
         guard abi == NVR_PLUGIN_ABI_VERSION else {
             throw PluginError("plugin '\(name)' speaks plugin ABI \(abi), this NVR speaks \(NVR_PLUGIN_ABI_VERSION): rebuild the plugin")
         }
-        // Fields appended later (card) may be missing from an older plugin: see `cardFunctions`.
+        // Fields appended later (card, control) may be missing from an older plugin: see `cardFunctions`.
         guard entry.pointee.struct_size >= UInt32(MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)!) else {
             throw PluginError("plugin '\(name)': entry struct too small (\(entry.pointee.struct_size) bytes)")
         }

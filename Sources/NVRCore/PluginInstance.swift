@@ -18,8 +18,11 @@ public struct LiveSource: Sendable, Decodable {
     public var options: [String: String]?
     /// "native" (default) or "libav": which RTSP client opens rtsp:// over TCP.
     public var client: String?
-    public init(url: String, format: String? = nil, options: [String: String]? = nil, client: String? = nil) {
-        self.url = url; self.format = format; self.options = options; self.client = client
+    /// True when the host listens and the camera connects to it (RTMP push): opening waits
+    /// for the camera with no deadline, and the host listens again at once after a disconnect.
+    public var listen: Bool?
+    public init(url: String, format: String? = nil, options: [String: String]? = nil, client: String? = nil, listen: Bool? = nil) {
+        self.url = url; self.format = format; self.options = options; self.client = client; self.listen = listen
     }
 }
 
@@ -109,6 +112,15 @@ public final class PluginInstance: @unchecked Sendable {
 
     /// The plugin's status object as JSON, if it has one.
     public func status() -> String? { plugin.entry.pointee.status.flatMap { takeString($0(instance)) } }
+
+    /// True when the plugin wants to hear about the NVR's events (to act on the camera).
+    public var wantsEvents: Bool { plugin.has(UInt64(NVR_CAP_CONTROL)) && plugin.controlFunctions?.nvr_event != nil }
+
+    /// Tells the plugin an NVR event started or ended (nvr_plugin.h, nvr_event); returns at once.
+    public func notifyEvent(json: String) {
+        guard wantsEvents, let fn = plugin.controlFunctions?.nvr_event else { return }
+        fn(instance, json)
+    }
 
     /// True when the plugin can list and read its camera's memory card.
     public var offersCard: Bool {

@@ -12,12 +12,17 @@ public struct CardSliceRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     public var end90k: Int64
     public var bytes: Int64
     public var seen90k: Int64
+    /// False for files listed but kept off the timeline and out of backfill (a 360 camera's
+    /// second lens: the same moments as the first).
+    public var onTimeline: Bool
     enum CodingKeys: String, CodingKey {
-        case id, cameraID = "camera_id", fileID = "file_id", name, start90k, end90k, bytes, seen90k
+        case id, cameraID = "camera_id", fileID = "file_id", name, start90k, end90k, bytes, seen90k, onTimeline = "on_timeline"
     }
-    public init(cameraID: Int64, fileID: String, name: String, start90k: Int64, end90k: Int64, bytes: Int64, seen90k: Int64) {
+    public init(cameraID: Int64, fileID: String, name: String, start90k: Int64, end90k: Int64, bytes: Int64, seen90k: Int64,
+                onTimeline: Bool = true) {
         self.cameraID = cameraID; self.fileID = fileID; self.name = name
         self.start90k = start90k; self.end90k = end90k; self.bytes = bytes; self.seen90k = seen90k
+        self.onTimeline = onTimeline
     }
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
@@ -31,14 +36,16 @@ extension IndexDatabase {
         }
     }
 
-    /// Card slices overlapping [start, end), by start. A card file lasts at most hours, so
-    /// "overlapping" is bounded below by a day.
-    public func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> [CardSliceRecord] {
+    /// Card slices overlapping [start, end), by start; only those on the timeline unless
+    /// `includeOffTimeline`. A card file lasts at most hours, so "overlapping" is bounded
+    /// below by a day.
+    public func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64, includeOffTimeline: Bool = false) throws -> [CardSliceRecord] {
         try pool.read { db in
             try CardSliceRecord.fetchAll(db, sql: """
                 SELECT * FROM card_slice WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND end90k > ?
+                  AND on_timeline >= ?
                 ORDER BY start90k, id
-                """, arguments: [cameraID, end90k, start90k - 86_400 * 90_000, start90k])
+                """, arguments: [cameraID, end90k, start90k - 86_400 * 90_000, start90k, includeOffTimeline ? 0 : 1])
         }
     }
 

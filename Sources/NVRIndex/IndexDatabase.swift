@@ -30,6 +30,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV3.name, migrate: MigrationV3.migrate)
         m.registerMigration(MigrationV4.name, migrate: MigrationV4.migrate)
         m.registerMigration(MigrationV5.name, migrate: MigrationV5.migrate)
+        m.registerMigration(MigrationV6.name, migrate: MigrationV6.migrate)
         return m
     }
 

@@ -12,8 +12,13 @@ public final class Demuxer {
         public var avOptions: [String: String]
         /// Seconds any one open or read may block before it fails.
         public var timeoutSeconds: Double
-        public init(url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10) {
+        /// Seconds avformat_open_input may take, when not `timeoutSeconds`; 0 = no deadline
+        /// (a listening input waits for its camera until the interrupter stops it).
+        public var openTimeoutSeconds: Double?
+        public init(url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10,
+                    openTimeoutSeconds: Double? = nil) {
             self.url = url; self.format = format; self.avOptions = avOptions; self.timeoutSeconds = timeoutSeconds
+            self.openTimeoutSeconds = openTimeoutSeconds
         }
     }
 
@@ -73,13 +78,15 @@ public final class Demuxer {
             av_dict_set(&dict, "timeout", String(Int(options.timeoutSeconds * 1_000_000)), 0)
         }
         let fmt = options.format.flatMap { av_find_input_format($0) }
-        interrupter.arm(seconds: options.timeoutSeconds)
+        let openTimeout = options.openTimeoutSeconds ?? options.timeoutSeconds
+        if openTimeout > 0 { interrupter.arm(seconds: openTimeout) } else { interrupter.disarm() }
         var rc = avformat_open_input(&ctx, options.url, fmt, &dict)
         av_dict_free(&dict)
         if rc < 0 {
             interrupter.disarm()
             throw Demuxer.describe(rc, "cannot open \(Demuxer.redact(options.url))", interrupter)
         }
+        interrupter.arm(seconds: options.timeoutSeconds)
         rc = avformat_find_stream_info(ctx, nil)
         interrupter.disarm()
         if rc < 0 {

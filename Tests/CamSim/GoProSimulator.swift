@@ -229,7 +229,9 @@ public final class GoProSimulator: @unchecked Sendable {
             let dir = ctx.parameters.get("directory") ?? "", file = ctx.parameters.get("file") ?? ""
             guard dir == card.directory, !file.contains("/"), !file.hasPrefix("."),
                   card.files().contains(where: { $0.name == file }) else { return Response(status: .notFound) }
-            return try serveFile(card.folder + "/" + file, range: req.headers[.range])
+            return try rangeFileResponse(card.folder + "/" + file, range: req.headers[.range]) { [self] n in
+                lock.withLock { counters.cardBytesServed += Int64(n) }
+            }
         }
         router.get("/sim/wifi") { [self] req, _ in
             setWiFi(up: req.uri.queryParameters.get("up") != "0")
@@ -259,43 +261,6 @@ public final class GoProSimulator: @unchecked Sendable {
             "32": streaming ? 1 : 0, "55": 1, "33": 0, "35": 231, "54": 30_512_128, "117": 62_521_344, "60": 500,
         ]
         return ["status": status, "settings": ["2": 9, "3": 8, "121": 4]]
-    }
-
-    /// A card file, whole or one byte range (206), in 64 KB chunks.
-    private func serveFile(_ path: String, range: String?) throws -> Response {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return Response(status: .notFound) }
-        let size = Int64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0)
-        var lo: Int64 = 0, hi = size - 1
-        var status = HTTPResponse.Status.ok
-        if let range, range.hasPrefix("bytes="), !range.contains(",") {
-            let spec = range.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
-            if spec.count == 2 {
-                if spec[0].isEmpty, let n = Int64(spec[1]) { lo = max(0, size - n) }
-                else if let a = Int64(spec[0]) { lo = a; if let b = Int64(spec[1]) { hi = min(b, size - 1) } }
-            }
-            guard lo < size, lo <= hi else {
-                try? handle.close()
-                return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
-            }
-            status = .partialContent
-        }
-        var headers: HTTPFields = [.contentType: "video/mp4", .acceptRanges: "bytes"]
-        if status == .partialContent { headers[.contentRange] = "bytes \(lo)-\(hi)/\(size)" }
-        let count = hi - lo + 1
-        let start = lo
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(count)) { [self] writer in
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(start))
-            var left = count
-            while left > 0 {
-                let chunk = handle.readData(ofLength: Int(min(left, 64 << 10)))
-                if chunk.isEmpty { break }
-                try await writer.write(ByteBuffer(bytes: chunk))
-                left -= Int64(chunk.count)
-                lock.withLock { counters.cardBytesServed += Int64(chunk.count) }
-            }
-            try await writer.finish(nil)
-        })
     }
 }
 

@@ -7,25 +7,62 @@ import Logging
 /// then add it:  nvr camera add gp --plugin gopro --option base_url=http://127.0.0.1:8080
 /// Switches while it runs: curl 'http://127.0.0.1:8080/sim/wifi?up=0' (and up=1), /sim/stall?seconds=5,
 /// /sim/busy?seconds=5, /sim/stats.
+///
+///   swift run camsim insta360 [--port 8081] [--card DIR] [--zone +08:00] [--videos N] [--push rtmp://127.0.0.1:1935/live/KEY]
+/// then:  nvr camera add x3 --plugin insta360 --option base_url=http://127.0.0.1:8081 --option stream_key=KEY
+/// --videos N puts N one-minute 360 videos of the last hours on the card; --push also pushes
+/// live video to the NVR's RTMP listener like the camera's app. Switches: /sim/battery?level=0.4, /sim/stats.
 let args = Array(CommandLine.arguments.dropFirst())
-guard args.first == "gopro" else {
-    FileHandle.standardError.write(Data("usage: camsim gopro [--port N] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]\n".utf8))
+let usage = """
+    usage: camsim gopro [--port N] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]
+           camsim insta360 [--port N] [--card DIR] [--zone +HH:MM] [--videos N] [--push RTMP_URL]
+
+    """
+func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
+func card(_ name: String) -> String { value("--card") ?? FileManager.default.temporaryDirectory.appendingPathComponent(name).path }
+LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+
+/// Ctrl-C or kill: stop children (encoder, pusher) too.
+func onStop(_ action: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
+    [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
+        signal(sig, SIG_IGN)
+        let s = DispatchSource.makeSignalSource(signal: sig)
+        s.setEventHandler { Task { await action(); exit(0) } }
+        s.resume()
+        return s
+    }
+}
+
+switch args.first {
+case "gopro":
+    var options = GoProSimulator.Options(cardRoot: card("camsim-gopro-card"))
+    options.httpPort = value("--port").flatMap(Int.init) ?? 8080
+    options.recordToCard = !args.contains("--no-record")
+    if let s = value("--clock-offset").flatMap(Double.init) { options.clockOffset = s }
+    if let s = value("--chapter-seconds").flatMap(Int.init) { options.chapterSeconds = s }
+    let sim = try GoProSimulator(options)
+    let stops = onStop { await sim.shutdown() }
+    try await sim.run()
+    _ = stops
+case "insta360":
+    var options = Insta360Simulator.Options(cardRoot: card("camsim-insta360-card"))
+    options.httpPort = value("--port").flatMap(Int.init) ?? 8081
+    if let z = value("--zone") {
+        let sign = z.hasPrefix("-") ? -1 : 1
+        let parts = z.dropFirst().split(separator: ":").compactMap { Int($0) }
+        guard parts.count == 2 else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        options.zoneSeconds = sign * (parts[0] * 3600 + parts[1] * 60)
+    }
+    let sim = try Insta360Simulator(options)
+    for i in 0..<(value("--videos").flatMap(Int.init) ?? 0) {
+        try sim.addVideo(end: Date(timeIntervalSinceNow: -Double(i) * 1800), seconds: 60)
+    }
+    let pusher = value("--push").map { RTMPPusher(url: $0) }
+    pusher?.start()
+    let stops = onStop { pusher?.stop(); await sim.shutdown() }
+    try await sim.run()
+    _ = stops
+default:
+    FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
 }
-func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
-var options = GoProSimulator.Options(cardRoot: value("--card") ?? FileManager.default.temporaryDirectory.appendingPathComponent("camsim-gopro-card").path)
-options.httpPort = value("--port").flatMap(Int.init) ?? 8080
-options.recordToCard = !args.contains("--no-record")
-if let s = value("--clock-offset").flatMap(Double.init) { options.clockOffset = s }
-if let s = value("--chapter-seconds").flatMap(Int.init) { options.chapterSeconds = s }
-LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-let sim = try GoProSimulator(options)
-// Ctrl-C or kill: stop the encoder child too.
-let stops = [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
-    signal(sig, SIG_IGN)
-    let s = DispatchSource.makeSignalSource(signal: sig)
-    s.setEventHandler { Task { await sim.shutdown(); exit(0) } }
-    s.resume()
-    return s
-}
-try await sim.run()

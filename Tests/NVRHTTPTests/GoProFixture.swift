@@ -32,17 +32,7 @@ final class GoProFixture: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// A free UDP port for the camera's stream.
-    static func freeUDPPort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: a.sin_port))
-    }
+    static func freeUDPPort() -> Int { TestEnvironment.freePort(udp: true) }
 
     /// GET a path of the simulator.
     func get(_ path: String) async throws -> (status: Int, body: Data) {

@@ -122,6 +122,19 @@ typedef struct {
 } nvr_card_functions;
 
 /*
+ * Camera control (appended field: present when struct_size covers it).
+ *
+ * nvr_event (NVR_CAP_CONTROL): an NVR event of this camera started or ended, as JSON
+ *   {"id": 12, "type": "motion", "source": "motion" | "plugin", "phase": "start" | "end",
+ *    "time90k": 152...}
+ *   so the plugin can act on the camera (start and stop camera-side capture, ...). It is
+ *   called on the recording path: return at once and do the work on the plugin's own thread.
+ */
+typedef struct {
+    void (*nvr_event)(void *instance, const char *event_json);
+} nvr_control_functions;
+
+/*
  * The plugin's description and entry points. Returned by nvr_plugin_entry();
  * static storage owned by the plugin, never freed.
  * Functions returning char * return strings allocated by the plugin; the host
@@ -160,6 +173,7 @@ typedef struct {
 
     /* Appended: NULL members (or a smaller struct_size) mean "not offered". */
     nvr_card_functions card;
+    nvr_control_functions control;
 } nvr_plugin_entry_v1;
 
 
