@@ -79,8 +79,13 @@ public final class Demuxer {
         }
         let fmt = options.format.flatMap { av_find_input_format($0) }
         let openTimeout = options.openTimeoutSeconds ?? options.timeoutSeconds
+        interrupter.forgetRefusal()
         if openTimeout > 0 { interrupter.arm(seconds: openTimeout) } else { interrupter.disarm() }
+        // The RTMP listener's stream-key check (see RTMPKeyCheck) runs inside this call.
+        let listening = options.url.lowercased().hasPrefix("rtmp") && options.avOptions["listen"] == "1"
+        if listening { RTMPKeyCheck.begin(interrupter) }
         var rc = avformat_open_input(&ctx, options.url, fmt, &dict)
+        if listening { RTMPKeyCheck.end() }
         av_dict_free(&dict)
         if rc < 0 {
             interrupter.disarm()
@@ -174,6 +179,11 @@ public final class Demuxer {
 
     /// Replaces user:password in a URL with *** for logs and errors.
     public static func redact(_ url: String) -> String {
+        // An RTMP URL's last part is the stream key: a password in all but name.
+        if url.lowercased().hasPrefix("rtmp"), let slash = url.lastIndex(of: "/"),
+           url[url.index(after: slash)...].count > 0, url[..<slash].contains("://"), url[..<slash].split(separator: "/").count >= 3 {
+            return String(url[...slash]) + "<stream key>"
+        }
         guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
         let slash = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
         guard at < slash else { return url }
@@ -181,6 +191,7 @@ public final class Demuxer {
     }
 
     static func describe(_ rc: Int32, _ what: String, _ interrupter: Interrupter) -> MediaError {
+        if let why = interrupter.refused { return MediaError(.open, "\(what): \(why)", code: rc) }
         if rc == nvr_averror_exit() || interrupter.isStopped || interrupter.didTimeOut {
             if interrupter.isStopped { return MediaError(.interrupted, "\(what): stopped", code: rc) }
             return MediaError(.timeout, "\(what): no answer (timed out)", code: rc)
@@ -200,4 +211,27 @@ public final class Demuxer {
 private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
     var q: UnsafeMutablePointer<AVPacket>? = p
     av_packet_free(&q)
+}
+
+/// Makes the RTMP listener's stream key count. libavformat accepts a push to any key and only
+/// logs "Unexpected stream …, expecting …"; a log hook catches that message, on the thread
+/// that is inside avformat_open_input, and refuses the push through that open's interrupter.
+enum RTMPKeyCheck {
+    private static let installed: Bool = {
+        nvr_install_log_hook { pushed, expected in
+            guard let interrupter = Thread.current.threadDictionary[key] as? Interrupter else { return }
+            let p = pushed.map { String(cString: $0) } ?? "?"
+            _ = expected
+            interrupter.refuse("refused a push with the wrong stream key '\(p.prefix(64))'")
+        }
+        return true
+    }()
+    private static let key = "nvr.rtmp-key-check"
+
+    static func begin(_ interrupter: Interrupter) {
+        _ = installed
+        Thread.current.threadDictionary[key] = interrupter
+    }
+
+    static func end() { Thread.current.threadDictionary.removeObject(forKey: key) }
 }

@@ -12,7 +12,19 @@ public final class Interrupter: Sendable {
     private let deadline = Atomic<UInt64>(0)
     private let timedOut = Atomic<Bool>(false)
 
+    /// Set when the current call was refused for a reason of the host's (a push with the
+    /// wrong stream key); cleared by the next arm() or forgetRefusal().
+    private let refusal = Mutex<String?>(nil)
+
     public init() {}
+
+    /// Aborts the current call now and remembers why (the error then says so).
+    public func refuse(_ why: String) {
+        refusal.withLock { $0 = why }
+        deadline.store(1, ordering: .relaxed)
+    }
+    public var refused: String? { refusal.withLock { $0 } }
+    public func forgetRefusal() { refusal.withLock { $0 = nil } }
 
     public func stop() { stopped.store(true, ordering: .relaxed) }
     public var isStopped: Bool { stopped.load(ordering: .relaxed) }
@@ -20,6 +32,7 @@ public final class Interrupter: Sendable {
     /// Arms a deadline `seconds` from now for the next blocking call.
     public func arm(seconds: Double) {
         timedOut.store(false, ordering: .relaxed)
+        refusal.withLock { $0 = nil }
         deadline.store(Self.now() + UInt64(seconds * 1e9), ordering: .relaxed)
     }
     public func disarm() { deadline.store(0, ordering: .relaxed) }

@@ -14,6 +14,16 @@ import TestSupport
         let f = try await Insta360Fixture()
         // Before anyone pushes, the camera waits on its listener.
         #expect(await TestEnvironment.eventually(timeout: 10) { f.session?.status.reason == "waiting for the camera to connect" })
+        // A push with another stream key is refused (libavformat alone would take it), and the
+        // camera's key stays out of the message.
+        let stranger = RTMPPusher(url: "rtmp://127.0.0.1:\(f.rtmpPort)/live/WRONG")
+        stranger.start()
+        #expect(await TestEnvironment.eventually(timeout: 15) { f.session?.status.reason?.contains("refused a push with the wrong stream key 'WRONG'") == true },
+                "\(String(describing: f.session?.status))")
+        #expect(f.session?.status.reason?.contains(f.streamKey) == false)
+        stranger.stop()
+        #expect(try f.segments().isEmpty)
+
         let first = f.push()
         #expect(try await TestEnvironment.eventually(timeout: 40) { try f.harness.completeSegments("x3").count >= 2 }, "live segments")
         let seg = try #require(try f.harness.completeSegments("x3").first)
