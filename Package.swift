@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
         // The GoPro API's answers, decoded: shared by the plugin and the tests that check it against GoPro's OpenAPI.
         .target(name: "GoProAPI", path: "Plugins/GoProAPI", swiftSettings: swiftSettings),
-        .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", swiftSettings: swiftSettings),
+        .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
 
