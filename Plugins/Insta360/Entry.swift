@@ -37,26 +37,7 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         stop_push: nil,
         status: { p in p.map { makeCString(camera($0).statusJSON()) } },
         free_string: freeCString,
-        card: nvr_card_functions(
-            card_list: { p, errorOut in
-                guard let p else { return nil }
-                do { return makeCString(try camera(p).cardList()) } catch {
-                    reportError(error, errorOut)
-                    return nil
-                }
-            },
-            card_read: { p, id, offset, length, sink, ctx, errorOut in
-                guard let p, let id, let sink else { return -1 }
-                do {
-                    let done = try camera(p).cardRead(id: String(cString: id), offset: offset, length: length) { chunk in
-                        sink(ctx, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count) == 0
-                    }
-                    return done ? 0 : 1
-                } catch {
-                    reportError(error, errorOut)
-                    return -1
-                }
-            }),
+        card: cardCameraFunctions,
         control: nvr_control_functions(
             nvr_event: { p, json in
                 guard let p, let json else { return }
