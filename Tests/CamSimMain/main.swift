@@ -22,12 +22,13 @@ func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 +
 func card(_ name: String) -> String { value("--card") ?? FileManager.default.temporaryDirectory.appendingPathComponent(name).path }
 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
 
-/// Ctrl-C or kill: stop children (encoder, pusher) too.
-func onStop(_ action: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
+/// Ctrl-C or kill: stop children (encoder, pusher) too, then exit at once (the HTTP server
+/// needs no goodbye; waiting for its graceful shutdown from here never returned).
+func onStop(_ action: @escaping @Sendable () -> Void) -> [any DispatchSourceSignal] {
     [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
         signal(sig, SIG_IGN)
-        let s = DispatchSource.makeSignalSource(signal: sig)
-        s.setEventHandler { Task { await action(); exit(0) } }
+        let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+        s.setEventHandler { action(); exit(0) }
         s.resume()
         return s
     }
@@ -41,7 +42,7 @@ case "gopro":
     if let s = value("--clock-offset").flatMap(Double.init) { options.clockOffset = s }
     if let s = value("--chapter-seconds").flatMap(Int.init) { options.chapterSeconds = s }
     let sim = try GoProSimulator(options)
-    let stops = onStop { await sim.shutdown() }
+    let stops = onStop { sim.stopEncoder() }
     try await sim.run()
     _ = stops
 case "insta360":
@@ -59,7 +60,7 @@ case "insta360":
     }
     let pusher = value("--push").map { RTMPPusher(url: $0) }
     pusher?.start()
-    let stops = onStop { pusher?.stop(); await sim.shutdown() }
+    let stops = onStop { pusher?.stop() }
     try await sim.run()
     _ = stops
 default:
