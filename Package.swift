@@ -63,6 +63,10 @@ let package = Package(
         .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
+        // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
+        .target(name: "TuyaAPI", dependencies: [.product(name: "Crypto", package: "swift-crypto"),
+                                                .product(name: "_CryptoExtras", package: "swift-crypto")],
+                path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
 
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
         .target(name: "CamSim", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
@@ -71,7 +75,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -280,7 +280,8 @@ final class GoProCamera: CardCamera, @unchecked Sendable {
         do {
             return try http.readRange(config.baseURL + path, offset: offset, length: length, sink: sink)
         } catch {
-            throw GoProError("reading \(id) from the card failed: \(error)")
+            // The host says which file; this says why.
+            throw GoProError("\(error)".hasSuffix("HTTP 404") ? "no such file on the card (HTTP 404)" : "\(error)")
         }
     }
 }

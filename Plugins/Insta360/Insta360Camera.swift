@@ -361,7 +361,8 @@ final class Insta360Camera: CardCamera, @unchecked Sendable {
     func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         guard !id.contains(".."), !id.hasPrefix("/"), id.hasPrefix("DCIM/") else { throw OSCError(code: "invalidParameterValue", message: "'\(id)' is not a card file (DCIM/…)") }
         do { return try osc.readFile(path: id, offset: offset, length: length, sink: sink) } catch {
-            throw OSCError(code: "readFailed", message: "reading \(id) from the card failed: \(error)")
+            // The host says which file; this says why.
+            throw OSCError(code: "readFailed", message: "\(error)".hasSuffix("HTTP 404") ? "no such file on the card (HTTP 404)" : "\(error)")
         }
     }
 }
