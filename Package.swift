@@ -64,12 +64,12 @@ let package = Package(
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
         // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
-        .target(name: "TuyaAPI", dependencies: [.product(name: "Crypto", package: "swift-crypto"),
+        .target(name: "TuyaAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],
                 path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
 
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
-        .target(name: "CamSim", dependencies: [.product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
+        .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
         .executableTarget(name: "camsim", dependencies: ["CamSim"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
 
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),

@@ -43,7 +43,7 @@ public struct HTTPClient: Sendable {
         let port = u.port ?? 80
         var target = u.percentEncodedPath.isEmpty ? "/" : u.percentEncodedPath
         if let q = u.percentEncodedQuery { target += "?" + q }
-        let conn = try Connection(host: host, port: port, timeout: timeout)
+        let conn = try TCPConnection(host: host, port: port, timeout: timeout)
         defer { conn.close() }
         var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\nUser-Agent: nvr\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
@@ -130,15 +130,15 @@ public struct HTTPError: Error, CustomStringConvertible, Sendable {
     public init(_ m: String) { description = m }
 }
 
-/// One TCP connection with deadlines on every operation.
-private final class Connection {
+/// One TCP connection with deadlines on every operation (HTTP here; Tuya's LAN protocol too).
+public final class TCPConnection {
     let fd: Int32
     let timeout: Double
-    let peer: String
+    public let peer: String
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     private var start = 0, end = 0
 
-    init(host: String, port: Int, timeout: Double) throws {
+    public init(host: String, port: Int, timeout: Double) throws {
         self.timeout = timeout
         peer = "\(host):\(port)"
         var hints = addrinfo()
@@ -186,9 +186,25 @@ private final class Connection {
         }
     }
 
-    func close() { Glibc.close(fd) }
+    public func close() { Glibc.close(fd) }
 
-    func write(_ data: Data) throws {
+    /// Whatever bytes arrive within `wait` seconds (after those already buffered): nil when
+    /// none came, empty at end of stream.
+    public func receive(wait: Double) throws -> Data? {
+        if start < end {
+            defer { start = end }
+            return Data(buffer[start..<end])
+        }
+        guard Self.wait(fd, events: Int16(POLLIN), timeout: wait) else { return nil }
+        start = 0; end = 0
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+        if n > 0 { return Data(buffer[0..<n]) }
+        if n == 0 { return Data() }
+        if errno == EAGAIN || errno == EINTR { return nil }
+        throw HTTPError("\(peer): receive failed: \(String(cString: strerror(errno)))")
+    }
+
+    public func write(_ data: Data) throws {
         try data.withUnsafeBytes { raw in
             var off = 0
             while off < raw.count {

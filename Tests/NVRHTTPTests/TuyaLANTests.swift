@@ -1,0 +1,64 @@
+import CamSim
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+import TuyaAPI
+
+/// The Tuya LAN client against a simulated device speaking 3.3 and 3.4 over real TCP: data
+/// points on connect, motion pushes, heartbeats, damaged frames dropped with the stream
+/// recovering, and a wrong local key reported as such.
+@Suite(.serialized) struct TuyaLANTests {
+    final class Seen: Sendable {
+        let dps = Mutex<[[String: JSONScalar]]>([])
+        var motions: Int { dps.withLock { $0.filter { $0["115"] != nil }.count } }
+        var all: [String: JSONScalar] { dps.withLock { $0.reduce(into: [:]) { $0.merge($1) { $1 } } } }
+    }
+
+    func client(_ sim: TuyaDeviceSimulator, key: String? = nil) -> (TuyaLANClient, Seen) {
+        var c = TuyaLANClient.Config(host: "127.0.0.1", deviceID: sim.deviceID, localKey: key ?? sim.localKey, version: sim.version)
+        c.port = sim.port
+        c.heartbeatSeconds = 1
+        c.timeout = 2
+        c.reconnectSeconds = 0.5
+        let client = TuyaLANClient(c)
+        let seen = Seen()
+        client.onDataPoints = { dps in seen.dps.withLock { $0.append(dps) } }
+        return (client, seen)
+    }
+
+    @Test(arguments: [TuyaLAN.Version.v33, .v34])
+    func dataPointsMotionAndDamagedFrames(version: TuyaLAN.Version) async throws {
+        let sim = try TuyaDeviceSimulator(deviceID: "bf12ab34cd56ef78gh90ij", localKey: "a1b2c3d4e5f6g7h8", version: version, motionSeconds: 1)
+        defer { sim.stop() }
+        let (client, seen) = client(sim)
+        client.start()
+        defer { client.stop() }
+        #expect(await TestEnvironment.eventually(timeout: 10) { seen.all["110"] != nil && seen.motions >= 2 }, "\(seen.all) \(client.stats)")
+        #expect(seen.all["110"] == .number(1) && seen.all["145"] == .number(87) && seen.all["150"] == .bool(true) && seen.all["151"] == .string("2"))
+        #expect(await TestEnvironment.eventually(timeout: 5) { sim.stats.heartbeats >= 2 })
+        if version == .v34 { #expect(sim.stats.handshakes >= 1) }
+
+        for damage in [TuyaDeviceSimulator.Damage.badIntegrity, .garbage, .oversized, .truncated] {
+            let before = seen.motions, rejected = client.stats.framesRejected, connects = client.stats.connects
+            sim.damageNextPush(damage)
+            #expect(await TestEnvironment.eventually(timeout: 12) { seen.motions >= before + 2 }, "recovers after \(damage): \(client.stats)")
+            switch damage {
+            case .truncated: #expect(client.stats.connects > connects, "the device dropped mid-frame: reconnected")
+            default: #expect(client.stats.framesRejected > rejected, "\(damage) was rejected")
+            }
+        }
+        #expect(client.stats.lastError == nil || client.stats.connected)
+    }
+
+    @Test(arguments: [TuyaLAN.Version.v33, .v34])
+    func aWrongLocalKeyIsClear(version: TuyaLAN.Version) async throws {
+        let sim = try TuyaDeviceSimulator(deviceID: "bf12ab34cd56ef78gh90ij", localKey: "a1b2c3d4e5f6g7h8", version: version, motionSeconds: 1)
+        defer { sim.stop() }
+        let (client, seen) = client(sim, key: "0000000000000000")
+        client.start()
+        defer { client.stop() }
+        #expect(await TestEnvironment.eventually(timeout: 10) { client.stats.lastError?.contains("wrong local key") == true }, "\(client.stats)")
+        #expect(seen.dps.withLock { $0.isEmpty })
+    }
+}
