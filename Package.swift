@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "nvr-plugin-demo", type: .dynamic, targets: ["DemoPlugin"]),
         .library(name: "nvr-plugin-gopro", type: .dynamic, targets: ["GoProPlugin"]),
         .library(name: "nvr-plugin-insta360", type: .dynamic, targets: ["Insta360Plugin"]),
+        .library(name: "nvr-plugin-tuya", type: .dynamic, targets: ["TuyaPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
     ],
     dependencies: [
@@ -63,6 +64,7 @@ let package = Package(
         .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
+        .target(name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya", swiftSettings: swiftSettings),
         // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
         .target(name: "TuyaAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],

@@ -31,8 +31,9 @@ public final class TuyaLANClient: @unchecked Sendable {
     }
 
     public let config: Config
-    /// Data points as the device reported them (JSON values), from any status frame.
-    public var onDataPoints: (@Sendable ([String: JSONScalar]) -> Void)?
+    /// Data points as the device reported them, and whether the device pushed them (a change,
+    /// command 8) rather than answered a query (its current state).
+    public var onDataPoints: (@Sendable ([String: JSONScalar], Bool) -> Void)?
     /// A line for the log: connected, lost, rejected frames, wrong key.
     public var onLog: (@Sendable (String) -> Void)?
 
@@ -187,7 +188,7 @@ public final class TuyaLANClient: @unchecked Sendable {
                 update { $0.connected = true; $0.lastError = nil }
                 onLog?("tuya LAN \(config.host): connected (protocol \(version.rawValue))")
             }
-            onDataPoints?(dps)
+            onDataPoints?(dps, frame.command == TuyaLAN.Command.status.rawValue)
         }
     }
 

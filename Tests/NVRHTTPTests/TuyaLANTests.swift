@@ -23,7 +23,7 @@ import TuyaAPI
         c.reconnectSeconds = 0.5
         let client = TuyaLANClient(c)
         let seen = Seen()
-        client.onDataPoints = { dps in seen.dps.withLock { $0.append(dps) } }
+        client.onDataPoints = { dps, _ in seen.dps.withLock { $0.append(dps) } }
         return (client, seen)
     }
 

@@ -1,0 +1,71 @@
+import CamSim
+import Foundation
+import NVRCore
+import NVRIndex
+import Testing
+import TestSupport
+import TuyaAPI
+
+/// A Tuya camera end to end: the cloud simulator allocates a fresh URL to a real GStreamer RTSP
+/// camera for every connection, a simulated device pushes motion over the LAN protocol (3.3
+/// and 3.4), and the NVR records in events mode: motion events from the LAN, event
+/// recordings, a token that expires mid-run renewed without touching the recording, and a
+/// re-allocation after the camera drops.
+@Suite(.serialized) struct TuyaRecordingTests {
+    @Test(arguments: [TuyaLAN.Version.v33, .v34])
+    func recordsViaAllocationWithLANMotionEvents(version: TuyaLAN.Version) async throws {
+        let camera = try RTSPCameraFixture()
+        var o = TuyaCloudSimulator.Options()
+        o.logger.logLevel = .warning
+        let cloud = TuyaCloudSimulator(o)
+        let cloudPort = try await TestEnvironment.startServer("Tuya cloud simulator") { onBound in try await cloud.run(onBound: onBound) }
+        defer { Task { await cloud.shutdown() } }
+        let n = Counter()
+        let cameraURL = camera.url
+        cloud.setAllocator { _ in "\(cameraURL)?alloc=\(n.next())" }
+        let device = try TuyaDeviceSimulator(deviceID: o.devices.first!, localKey: "a1b2c3d4e5f6g7h8", version: version, motionSeconds: 2)
+        defer { device.stop() }
+
+        let h = try RecorderHarness(segmentSeconds: 3)
+        try h.add("tu", plugin: "tuya", ["device_id": device.deviceID, "cloud_host": "http://127.0.0.1:\(cloudPort)", "client_id": o.clientID,
+                                          "secret": o.secret, "lan_host": "127.0.0.1", "lan_port": String(device.port),
+                                          "lan_version": version.rawValue, "local_key": device.localKey, "quiet_seconds": "3",
+                                          "heartbeat_seconds": "2", "status_seconds": "1"])
+        var motion = MotionSettings()
+        motion.enabled = .off // events come from the camera, over the LAN
+        let cam = try h.camera("tu")
+        try h.index.setRecordingSettings(CameraRecordingRecord(cameraID: cam.id!, mode: "events", preRoll90k: 2 * 90_000, postRoll90k: 2 * 90_000,
+                                                               motion: String(decoding: try JSONEncoder().encode(motion), as: UTF8.self)))
+        try h.recorder.start(addDemoIfEmpty: false)
+        defer { h.recorder.stop() }
+        let session = try #require(h.recorder.session(named: "tu"))
+
+        // Live through an allocated URL; motion over the LAN opens an event; events mode records it.
+        #expect(await TestEnvironment.eventually(timeout: 20) { session.status.state == .streaming }, "\(session.status)")
+        #expect(cloud.stats.allocations == 1 && cloud.stats.badSigns == 0)
+        let start = Time90k.now() - 60 * 90_000
+        #expect(try await TestEnvironment.eventually(timeout: 20) {
+            try h.index.events(cameraID: cam.id!, start90k: start, end90k: Time90k.now() + 90_000).contains { $0.type == "motion" && $0.source == .plugin }
+        }, "a motion event from the LAN")
+        #expect(try await TestEnvironment.eventually(timeout: 20) { try h.completeSegments("tu").contains { $0.hasEvent && $0.frames > 0 } },
+                "event footage recorded")
+        let status = try #require(session.pluginInstance?.status())
+        #expect(status.contains("SD ok"), "\(status)")
+        #expect(status.contains("LAN \(version.rawValue) connected"), "\(status)")
+
+        // The token expires: the next cloud call renews it; the recording carries on in one run.
+        let runs = Set(try h.segments("tu").map(\.runID))
+        cloud.expireTokens()
+        #expect(await TestEnvironment.eventually(timeout: 10) { cloud.stats.refreshes >= 1 }, "\(cloud.stats)")
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+        #expect(Set(try h.segments("tu").map(\.runID)) == runs, "no new run for a token renewal")
+        #expect(session.status.state == .streaming)
+
+        // The camera drops: the reconnect allocates a fresh URL.
+        camera.stop()
+        #expect(await TestEnvironment.eventually(timeout: 20) { session.status.state != .streaming })
+        try camera.start()
+        #expect(await TestEnvironment.eventually(timeout: 40) { session.status.state == .streaming && cloud.stats.allocations >= 2 },
+                "\(session.status) \(cloud.stats)")
+    }
+}
