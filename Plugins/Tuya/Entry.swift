@@ -11,8 +11,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         struct_size: UInt32(MemoryLayout<nvr_plugin_entry_v1>.size),
         name: staticCString("tuya"),
         version: staticCString("0.1.0"),
-        description: staticCString("Tuya IPC cameras: live video from a fresh cloud allocation per connection (or a local RTSP URL), motion and doorbell events over the LAN protocol 3.3/3.4, status data points; SD-card playback is only reachable through Tuya's closed P2P SDK and is not offered"),
-        capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_EVENTS),
+        description: staticCString("Tuya IPC cameras: live video from a fresh cloud allocation per connection (or a local RTSP URL), motion and doorbell events over the LAN protocol 3.3/3.4, status data points, cloud-storage recordings on the timeline; SD-card playback is only reachable through Tuya's closed P2P SDK and is not offered"),
+        capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_EVENTS) | UInt64(NVR_CAP_CARD_LIST),
         create: { json, host, errorOut in
             guard let host else { reportError(PluginConfigError("no host callbacks"), errorOut); return nil }
             do {
@@ -40,7 +40,16 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         stop_push: nil,
         status: { p in p.map { makeCString(camera($0).statusJSON()) } },
         free_string: freeCString,
-        card: nvr_card_functions(),
+        // Lists cloud-storage recordings (source "cloud"); reads nothing.
+        card: nvr_card_functions(
+            card_list: { p, errorOut in
+                guard let p else { return nil }
+                do { return makeCString(try camera(p).cardList()) } catch {
+                    reportError(error, errorOut)
+                    return nil
+                }
+            },
+            card_read: nil),
         control: nvr_control_functions()))
     return e
 }()

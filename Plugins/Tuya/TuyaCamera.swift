@@ -129,6 +129,23 @@ final class TuyaCamera: @unchecked Sendable {
         }
     }
 
+    // MARK: camera-side recordings
+
+    /// Cloud-storage recordings of the last `cloud_timeline_hours`, as card_list media marked
+    /// `source: cloud` (shown on the timeline; the NVR does not download them). SD-card
+    /// recordings are not listed: they are reachable only through Tuya's closed P2P SDK.
+    func cardList() throws -> String {
+        ensureStarted()
+        guard let cloud, config.cloudTimelineHours > 0 else { return jsonText(["media": [Any]()]) }
+        let now = Int64(Date().timeIntervalSince1970)
+        let slices = try cloud.cloudTimeline(deviceID: config.deviceID, from: now - Int64(config.cloudTimelineHours) * 3600, to: now)
+        let media = slices.map { s -> [String: Any] in
+            ["id": "cloud/\(s.start)", "name": "cloud \(s.start)–\(s.stop)", "start_utc": Double(s.start),
+             "duration": Double(s.stop - s.start), "size": 0, "source": "cloud"]
+        }
+        return jsonText(["media": media])
+    }
+
     // MARK: status
 
     func statusJSON() -> String {

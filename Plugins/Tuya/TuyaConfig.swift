@@ -23,9 +23,11 @@ struct TuyaConfig {
     var heartbeatSeconds: Int
     /// Seconds between cloud status reads.
     var statusSeconds: Int
+    /// Hours of cloud-storage recordings listed for the timeline (0: none).
+    var cloudTimelineHours: Int
 
     static let options: Set<String> = ["device_id", "cloud_host", "client_id", "secret", "local_rtsp_url", "stream_type", "lan_host", "lan_port",
-                                       "lan_version", "local_key", "quiet_seconds", "heartbeat_seconds", "status_seconds"]
+                                       "lan_version", "local_key", "quiet_seconds", "heartbeat_seconds", "status_seconds", "cloud_timeline_hours"]
 
     init(json: String) throws {
         let c = try PluginConfig(json: json, allowed: Self.options)
@@ -60,5 +62,6 @@ struct TuyaConfig {
         quietSeconds = try c.int("quiet_seconds", in: 1...3600) ?? 10
         heartbeatSeconds = try c.int("heartbeat_seconds", in: 1...120) ?? 10
         statusSeconds = try c.int("status_seconds", in: 1...3600) ?? 60
+        cloudTimelineHours = try c.int("cloud_timeline_hours", in: 0...720) ?? 24
     }
 }

@@ -21,7 +21,7 @@ struct CardCommand: ParsableCommand {
 
         struct Row: Encodable {
             var file: String, name: String, start: String, start90k: Int64, end: String, end90k: Int64
-            var seconds: Double, bytes: Int64, coveredSeconds: Double, onTimeline: Bool
+            var seconds: Double, bytes: Int64, coveredSeconds: Double, onTimeline: Bool, source: String
         }
 
         func run() throws {
@@ -36,7 +36,8 @@ struct CardCommand: ParsableCommand {
                     .reduce(0) { $0 + $1.count }
                 return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
                            end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
-                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000, onTimeline: s.onTimeline)
+                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000, onTimeline: s.onTimeline,
+                           source: s.source)
             }
             if json {
                 struct Output: Encodable { var camera: String; var date: String; var tz: String; var videos: [Row] }
@@ -44,8 +45,8 @@ struct CardCommand: ParsableCommand {
                 return
             }
             if rows.isEmpty { print("no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"); return }
-            printTable(["FILE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
-                [r.file, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
+            printTable(["FILE", "WHERE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
+                [r.file, r.source, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
                  String(format: "%.1f MB", Double(r.bytes) / 1_048_576),
                  !r.onTimeline ? "listed only" : r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-"]
             })
@@ -77,7 +78,7 @@ struct CardCommand: ParsableCommand {
             guard s < e else { throw ValidationError("--start must be before --end") }
             let plugins = PluginHost(directory: config.resolvedPluginsDir)
             let instance = try PluginInstance(plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
-            guard instance.offersCard else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
+            guard instance.offersCardList else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
             var logger = Logger(label: "nvr")
             logger.logLevel = .warning
             let sync = CardSync(camera: cam, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)

@@ -61,7 +61,7 @@ final class CameraUpkeep: @unchecked Sendable {
                 if isStopping { break }
                 guard let id = session.camera.id, let instance = session.pluginInstance else { continue }
                 saveStatus(cameraID: id, instance: instance)
-                if instance.offersCard { syncCardIfDue(session, cameraID: id, instance: instance) }
+                if instance.offersCardList { syncCardIfDue(session, cameraID: id, instance: instance) }
             }
             wake.lock()
             let until = Date(timeIntervalSinceNow: interval)

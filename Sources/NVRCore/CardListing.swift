@@ -20,6 +20,8 @@ public struct CardListing: Sendable {
         public var bytes: Int64
         /// False: listed (and readable) but not shown on the timeline nor backfilled.
         public var onTimeline = true
+        /// "card", or "cloud" for recordings in the vendor's cloud (timeline only, never read).
+        public var source = "card"
     }
     public var items: [Item]
     /// Camera clock minus NVR clock, seconds (nil when the camera did not say).
@@ -34,6 +36,7 @@ public struct CardListing: Sendable {
             var duration: Double
             var size: Int64?
             var timeline: Bool?
+            var source: String?
         }
         var clock_local: Double?
         var clock_utc: Double?
@@ -55,15 +58,18 @@ public struct CardListing: Sendable {
             guard let start = m.start_utc.map({ $0 - (drift ?? 0) }) ?? m.start_local.map({ $0 - (localOffset ?? 0) }) else {
                 throw PluginError("card file \(m.id) has neither start_local nor start_utc")
             }
+            guard ["card", "cloud"].contains(m.source ?? "card") else {
+                throw PluginError("card file \(m.id): source must be card or cloud, not \(m.source ?? "")")
+            }
             let s90k = Int64((start * 90_000).rounded())
             return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: s90k + Int64((m.duration * 90_000).rounded()),
-                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true)
+                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: m.source ?? "card")
         }
     }
 
     func records(cameraID: Int64, seen90k: Int64) -> [CardSliceRecord] {
         items.map { CardSliceRecord(cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k,
-                                 bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline) }
+                                 bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline, source: $0.source) }
     }
 }
 

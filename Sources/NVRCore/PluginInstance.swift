@@ -123,6 +123,12 @@ public final class PluginInstance: @unchecked Sendable {
     }
 
     /// True when the plugin can list and read its camera's memory card.
+    /// True when the plugin can list camera-side recordings (card or cloud), even if it
+    /// cannot read them.
+    public var offersCardList: Bool {
+        plugin.has(UInt64(NVR_CAP_CARD_LIST)) && plugin.cardFunctions?.card_list != nil
+    }
+
     public var offersCard: Bool {
         plugin.has(UInt64(NVR_CAP_CARD_LIST)) && plugin.has(UInt64(NVR_CAP_CARD_DOWNLOAD))
             && plugin.cardFunctions?.card_list != nil && plugin.cardFunctions?.card_read != nil
@@ -130,7 +136,7 @@ public final class PluginInstance: @unchecked Sendable {
 
     /// The card's media list as the plugin's JSON (see nvr_plugin.h, card_list).
     public func cardList() throws -> String {
-        guard offersCard, let fn = plugin.cardFunctions?.card_list else {
+        guard offersCardList, let fn = plugin.cardFunctions?.card_list else {
             throw PluginError("\(plugin.name): plugin cannot list a memory card")
         }
         var error: UnsafeMutablePointer<CChar>?

@@ -12,7 +12,8 @@ public struct TimelineSlice: Sendable, Equatable {
     public var source: Source
     public var segments: Int
     public var bytes: Int64
-    /// True for footage only on the camera's memory card (not downloaded: not playable here).
+    /// True for footage only on the camera's memory card or in the vendor's cloud (not
+    /// downloaded: not playable here).
     public var onCameraOnly = false
     public var duration90k: Int64 { end90k - start90k }
 }
@@ -43,19 +44,21 @@ public enum Timeline {
         return out
     }
 
-    /// What a camera's card holds that the NVR does not: the card slices minus the recorded
-    /// spans, clipped to `range`, as `source: card` slices marked `onCameraOnly`.
+    /// What a camera's card (or the vendor's cloud) holds that the NVR does not: those slices
+    /// minus the recorded spans, clipped to `range`, as `source: card`/`cloud` slices marked
+    /// `onCameraOnly`.
     public static func cardOnly(_ cards: [CardSliceRecord], covered spans: [SegmentSpan], within range: Range<Int64>) -> [TimelineSlice] {
         let covered = spans.map { $0.start90k..<$0.end90k }
         var out: [TimelineSlice] = []
         for c in cards {
             let a = max(c.start90k, range.lowerBound), b = min(c.end90k, range.upperBound)
             guard b > a else { continue }
+            let source: TimelineSlice.Source = c.source == "cloud" ? .cloud : .card
             for g in CardSync.gaps(in: a..<b, covered: covered, minimum: joinTolerance90k) {
-                if let last = out.last, last.end90k >= g.lowerBound - joinTolerance90k {
-                    out[out.count - 1].end90k = max(last.end90k, g.upperBound)
+                if let i = out.lastIndex(where: { $0.source == source }), out[i].end90k >= g.lowerBound - joinTolerance90k {
+                    out[i].end90k = max(out[i].end90k, g.upperBound)
                 } else {
-                    out.append(TimelineSlice(start90k: g.lowerBound, end90k: g.upperBound, kind: .continuous, source: .card,
+                    out.append(TimelineSlice(start90k: g.lowerBound, end90k: g.upperBound, kind: .continuous, source: source,
                                              segments: 0, bytes: 0, onCameraOnly: true))
                 }
             }

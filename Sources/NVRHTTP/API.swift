@@ -140,7 +140,7 @@ struct API: Sendable {
             let slices = try Timeline.all(index: index, cameraID: cam.id!, range: range).map {
                 SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,
                           kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes,
-                          location: $0.onCameraOnly ? "camera" : "nvr")
+                          location: !$0.onCameraOnly ? "nvr" : $0.source == .cloud ? "cloud" : "camera")
             }
             return try JSON.response(TimelineJSON(camera: cam.name, tz: tz, date: date, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
                                                   end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, slices: slices))

@@ -15,14 +15,17 @@ public struct CardSliceRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     /// False for files listed but kept off the timeline and out of backfill (a 360 camera's
     /// second lens: the same moments as the first).
     public var onTimeline: Bool
+    /// "card" (on the camera's memory card) or "cloud" (the vendor's cloud storage).
+    public var source: String
     enum CodingKeys: String, CodingKey {
-        case id, cameraID = "camera_id", fileID = "file_id", name, start90k, end90k, bytes, seen90k, onTimeline = "on_timeline"
+        case id, cameraID = "camera_id", fileID = "file_id", name, start90k, end90k, bytes, seen90k, onTimeline = "on_timeline", source
     }
     public init(cameraID: Int64, fileID: String, name: String, start90k: Int64, end90k: Int64, bytes: Int64, seen90k: Int64,
-                onTimeline: Bool = true) {
+                onTimeline: Bool = true, source: String = "card") {
         self.cameraID = cameraID; self.fileID = fileID; self.name = name
         self.start90k = start90k; self.end90k = end90k; self.bytes = bytes; self.seen90k = seen90k
         self.onTimeline = onTimeline
+        self.source = source
     }
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }

@@ -23,6 +23,10 @@ import TuyaAPI
         let n = Counter()
         let cameraURL = camera.url
         cloud.setAllocator { _ in "\(cameraURL)?alloc=\(n.next())" }
+        // Recordings in the camera's cloud storage: one an hour ago, one three days ago.
+        let now = Int64(Date().timeIntervalSince1970)
+        cloud.addCloudRecording(deviceID: o.devices.first!, start: now - 3600, stop: now - 3000)
+        cloud.addCloudRecording(deviceID: o.devices.first!, start: now - 3 * 86_400, stop: now - 3 * 86_400 + 600)
         let device = try TuyaDeviceSimulator(deviceID: o.devices.first!, localKey: "a1b2c3d4e5f6g7h8", version: version, motionSeconds: 2)
         defer { device.stop() }
 
@@ -38,6 +42,7 @@ import TuyaAPI
                                                                motion: String(decoding: try JSONEncoder().encode(motion), as: UTF8.self)))
         try h.recorder.start(addDemoIfEmpty: false)
         defer { h.recorder.stop() }
+        let server = try await TestServer(index: h.index, storage: h.recorder.storage, recorder: h.recorder)
         let session = try #require(h.recorder.session(named: "tu"))
 
         // Live through an allocated URL; motion over the LAN opens an event; events mode records it.
@@ -52,6 +57,16 @@ import TuyaAPI
         let status = try #require(session.pluginInstance?.status())
         #expect(status.contains("SD ok"), "\(status)")
         #expect(status.contains("LAN \(version.rawValue) connected"), "\(status)")
+
+        // The cloud's recordings of the last 24 h are on the timeline as source cloud, location cloud.
+        #expect(try await TestEnvironment.eventually(timeout: 10) {
+            !(try h.index.cardSlices(cameraID: cam.id!, start90k: (now - 7200) * 90_000, end90k: now * 90_000)).isEmpty
+        })
+        let timeline = try await server.get("/api/cameras/tu/timeline?start=\((now - 7200) * 90_000)&end=\((now - 60) * 90_000)")
+        let slices = timeline.json["slices"] as? [[String: Any]] ?? []
+        #expect(slices.count == 1 && slices.first?["source"] as? String == "cloud" && slices.first?["location"] as? String == "cloud"
+                && slices.first?["start90k"] as? Int64 == (now - 3600) * 90_000 && slices.first?["end90k"] as? Int64 == (now - 3000) * 90_000,
+                "\(timeline.json)")
 
         // The token expires: the next cloud call renews it; the recording carries on in one run.
         let runs = Set(try h.segments("tu").map(\.runID))
