@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
-        .target(name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya", swiftSettings: swiftSettings),
+        .target(name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya", exclude: ["README.md"], swiftSettings: swiftSettings),
         // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
         .target(name: "TuyaAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],

@@ -36,5 +36,8 @@ struct PluginsCommand: ParsableCommand {
         printTable(["NAME", "VERSION", "ABI", "CAPABILITIES", "STATUS"], rows.map {
             [$0.name, $0.version ?? "-", $0.abi.map(String.init) ?? "-", $0.capabilities.joined(separator: ","), $0.error ?? "ok"]
         })
+        // What each plugin says of itself, limits included (e.g. what it cannot reach).
+        print("")
+        for r in rows { if let d = r.description, !d.isEmpty { print("\(r.name): \(d)") } }
     }
 }

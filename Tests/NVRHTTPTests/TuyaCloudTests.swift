@@ -70,6 +70,21 @@ import TuyaAPI
     }
 }
 
+extension TuyaCloudTests {
+    /// `nvr plugins` states what the Tuya plugin cannot reach (the SD card, behind the P2P SDK).
+    @Test func pluginsListStatesTheSDCardLimit() throws {
+        let dir = TestEnvironment.tempDir("tuya-plugins")
+        defer { TestEnvironment.cleanup(dir) }
+        let config = dir + "/nvr.toml"
+        try "[storage]\nroot = \"\(dir)/root\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try runProcess(TestEnvironment.nvrExecutable, ["plugins", "--config", config])
+        #expect(r.status == 0, "\(r.stderr)")
+        let line = r.stdout.split(separator: "\n").first { $0.hasPrefix("tuya ") && $0.contains("live-url,events,card-list") && $0.hasSuffix("ok") }
+        #expect(line != nil, "\(r.stdout)")
+        #expect(r.stdout.contains("tuya: ") && r.stdout.contains("SD-card playback is only reachable through Tuya's closed P2P SDK"), "\(r.stdout)")
+    }
+}
+
 /// A counter the allocator closure can share.
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
