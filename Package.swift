@@ -72,7 +72,7 @@ let package = Package(
 
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
         .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
-        .executableTarget(name: "camsim", dependencies: ["CamSim"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
+        .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
 
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),

@@ -31,6 +31,8 @@ public final class TuyaCloud: @unchecked Sendable {
 
     public let config: Config
     private let lock = NSLock()
+    /// Held while getting or renewing the token, so concurrent first calls log in once.
+    private let tokenLock = NSLock()
     private var token: Token?
     private var refreshes = 0
 
@@ -90,11 +92,19 @@ public final class TuyaCloud: @unchecked Sendable {
     /// The token, got on first use and refreshed a minute before it expires.
     @discardableResult
     public func ensureToken() throws -> Token {
+        tokenLock.lock(); defer { tokenLock.unlock() }
         if let t = currentToken, t.expires.timeIntervalSinceNow > 60 { return t }
-        return try renewToken(after: currentToken)
+        return try renewTokenLocked(after: currentToken)
     }
 
+    /// Renews the token unless another call already did since `old` was read.
     private func renewToken(after old: Token?) throws -> Token {
+        tokenLock.lock(); defer { tokenLock.unlock() }
+        if let t = currentToken, t != old, t.expires.timeIntervalSinceNow > 60 { return t }
+        return try renewTokenLocked(after: old)
+    }
+
+    private func renewTokenLocked(after old: Token?) throws -> Token {
         var fresh: Token?
         if let old {
             // Refresh first; if the cloud refuses (refresh token gone too), log in again.

@@ -25,7 +25,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     /// Data points the device reports (sd_status, sd_storge, battery, record_switch, record_mode…).
     private var dps: [String: Any] = ["109": "62521344|30512128|32009216", "110": 1, "145": 87, "150": true, "151": "2", "134": true]
 
-    public init(deviceID: String, localKey: String, version: TuyaLAN.Version, motionSeconds: Double = 3) throws {
+    public init(deviceID: String, localKey: String, version: TuyaLAN.Version, motionSeconds: Double = 3, port requested: Int = 0) throws {
         self.deviceID = deviceID
         self.localKey = localKey
         self.version = version
@@ -37,6 +37,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        a.sin_port = UInt16(requested).bigEndian
         let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard rc == 0, listen(fd, 4) == 0 else { throw SimulatorError("tcp bind/listen: \(String(cString: strerror(errno)))") }
         var bound = sockaddr_in()

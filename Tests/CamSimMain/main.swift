@@ -1,4 +1,5 @@
 import CamSim
+import TuyaAPI
 import Foundation
 import Logging
 
@@ -12,10 +13,16 @@ import Logging
 /// then:  nvr camera add x3 --plugin insta360 --option base_url=http://127.0.0.1:8081 --option stream_key=KEY
 /// --videos N puts N one-minute 360 videos of the last hours on the card; --push also pushes
 /// live video to the NVR's RTMP listener like the camera's app. Switches: /sim/battery?level=0.4, /sim/stats.
+///
+///   swift run camsim tuya [--port 8083] [--lan-port 6668] [--version 3.3|3.4] [--rtsp rtsp://127.0.0.1:8554/stream] [--motion-seconds 5]
+/// the cloud OpenAPI (signatures checked; client_id 4ghy8xkqw2n7vj3m5dpa, secret c7a9f1e35b2d48d6a0e4f9b1c3d5e7f9,
+/// device bf12ab34cd56ef78gh90ij, local key a1b2c3d4e5f6g7h8), single-use allocations in front of --rtsp, a LAN
+/// device pushing motion, and an hour of cloud recordings from two hours ago. It prints the `nvr camera add` line.
 let args = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: camsim gopro [--port N] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]
            camsim insta360 [--port N] [--card DIR] [--zone +HH:MM] [--videos N] [--push RTMP_URL]
+           camsim tuya [--port N] [--lan-port N] [--version 3.3|3.4] [--rtsp RTSP_URL] [--motion-seconds S]
 
     """
 func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
@@ -62,6 +69,28 @@ case "insta360":
     pusher?.start()
     let stops = onStop { pusher?.stop() }
     try await sim.run()
+    _ = stops
+case "tuya":
+    var options = TuyaCloudSimulator.Options()
+    options.httpPort = value("--port").flatMap(Int.init) ?? 8083
+    let cloud = TuyaCloudSimulator(options)
+    let device = options.devices.first!
+    let version: TuyaLAN.Version = value("--version") == "3.4" ? .v34 : .v33
+    let lan = try TuyaDeviceSimulator(deviceID: device, localKey: "a1b2c3d4e5f6g7h8", version: version,
+                                      motionSeconds: value("--motion-seconds").flatMap(Double.init) ?? 5,
+                                      port: value("--lan-port").flatMap(Int.init) ?? 6668)
+    let gate = try value("--rtsp").map { try SingleUseRTSPGate(upstream: $0) }
+    if let gate { cloud.setAllocator { _ in gate.issue() } }
+    let now = Int64(Date().timeIntervalSince1970)
+    cloud.addCloudRecording(deviceID: device, start: now - 7200, stop: now - 3600)
+    FileHandle.standardOutput.write(Data("""
+        nvr camera add tu --plugin tuya --option device_id=\(device) --option cloud_host=http://127.0.0.1:\(options.httpPort) \\
+            --option client_id=\(options.clientID) --option secret=\(options.secret) \\
+            --option lan_host=127.0.0.1 --option lan_port=\(lan.port) --option local_key=\(lan.localKey) --option lan_version=\(version.rawValue)
+
+        """.utf8))
+    let stops = onStop { lan.stop(); gate?.stop() }
+    try await cloud.run()
     _ = stops
 default:
     FileHandle.standardError.write(Data(usage.utf8))

@@ -4,6 +4,7 @@ import NVRCore
 import NVRIndex
 import Testing
 import TestSupport
+import Synchronization
 import TuyaAPI
 
 /// A Tuya camera end to end: the cloud simulator allocates a fresh URL to a real GStreamer RTSP
@@ -20,9 +21,12 @@ import TuyaAPI
         let cloud = TuyaCloudSimulator(o)
         let cloudPort = try await TestEnvironment.startServer("Tuya cloud simulator") { onBound in try await cloud.run(onBound: onBound) }
         defer { Task { await cloud.shutdown() } }
-        let n = Counter()
-        let cameraURL = camera.url
-        cloud.setAllocator { _ in "\(cameraURL)?alloc=\(n.next())" }
+        // Allocated URLs are single use, as Tuya's are: a gate in front of the RTSP camera admits
+        // each token once.
+        let gate = try SingleUseRTSPGate(upstream: camera.url)
+        defer { gate.stop() }
+        let issued = Mutex<[String]>([])
+        cloud.setAllocator { _ in let u = gate.issue(); issued.withLock { $0.append(u) }; return u }
         // Recordings in the camera's cloud storage: one an hour ago, one three days ago.
         let now = Int64(Date().timeIntervalSince1970)
         cloud.addCloudRecording(deviceID: o.devices.first!, start: now - 3600, stop: now - 3000)
@@ -35,6 +39,8 @@ import TuyaAPI
                                           "secret": o.secret, "lan_host": "127.0.0.1", "lan_port": String(device.port),
                                           "lan_version": version.rawValue, "local_key": device.localKey, "quiet_seconds": "3",
                                           "heartbeat_seconds": "2", "status_seconds": "1"])
+        // A camera that exposes RTSP on the LAN is recorded from there, with no allocation.
+        if version == .v33 { try h.add("lo", plugin: "tuya", ["device_id": device.deviceID, "local_rtsp_url": camera.url]) }
         var motion = MotionSettings()
         motion.enabled = .off // events come from the camera, over the LAN
         let cam = try h.camera("tu")
@@ -48,6 +54,10 @@ import TuyaAPI
         // Live through an allocated URL; motion over the LAN opens an event; events mode records it.
         #expect(await TestEnvironment.eventually(timeout: 20) { session.status.state == .streaming }, "\(session.status)")
         #expect(cloud.stats.allocations == 1 && cloud.stats.badSigns == 0)
+        if version == .v33 {
+            #expect(await TestEnvironment.eventually(timeout: 20) { h.recorder.session(named: "lo")?.status.state == .streaming })
+            #expect(cloud.stats.allocations == 1 && gate.stats.admitted == 1, "the local camera allocated nothing")
+        }
         let start = Time90k.now() - 60 * 90_000
         #expect(try await TestEnvironment.eventually(timeout: 20) {
             try h.index.events(cameraID: cam.id!, start90k: start, end90k: Time90k.now() + 90_000).contains { $0.type == "motion" && $0.source == .plugin }
@@ -82,5 +92,10 @@ import TuyaAPI
         try camera.start()
         #expect(await TestEnvironment.eventually(timeout: 40) { session.status.state == .streaming && cloud.stats.allocations >= 2 },
                 "\(session.status) \(cloud.stats)")
+        #expect(gate.stats.admitted >= 2 && gate.stats.admitted <= gate.stats.issued, "one connection per allocation: \(gate.stats)")
+        // An allocated URL is good once: the first one, used again, is refused.
+        let used = try #require(issued.withLock { $0.first })
+        let again = try await TestEnvironment.blocking { try runProcess("/usr/bin/ffprobe", ["-v", "error", "-rtsp_transport", "tcp", used]) }
+        #expect(again.status != 0 && gate.stats.refused >= 1, "\(again.stderr)")
     }
 }
