@@ -6,7 +6,7 @@ import PluginSupport
 /// One GoPro reached over the Open GoPro HTTP API: keeps it awake, watches its state, starts
 /// its live stream for the host (UDP MPEG-TS that the host opens with libavformat), and lists
 /// and reads its memory card.
-final class GoProCamera: CardCamera, @unchecked Sendable {
+final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; `config`, `http` and `host`
     // are immutable. The ABI lets the host call in from any thread.
 

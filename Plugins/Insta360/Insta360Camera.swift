@@ -6,7 +6,7 @@ import PluginSupport
 /// One Insta360 camera: watches its state over OSC, gives the host an RTMP listener for live
 /// video (OSC has no preview stream), starts camera-side capture on NVR events when asked to,
 /// and lists and reads its card.
-final class Insta360Camera: CardCamera, @unchecked Sendable {
+final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; `config`, `osc` and `host` are
     // immutable. The ABI lets the host call in from any thread.
 

@@ -5,7 +5,7 @@ import TuyaAPI
 
 /// One Tuya IPC camera: live video from a fresh cloud allocation per connection (or a local
 /// RTSP URL), motion and doorbell events from the LAN protocol, and status data points.
-final class TuyaCamera: @unchecked Sendable {
+final class TuyaCamera: URLCamera, @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; `config`, `cloud`, `lan` and
     // `host` are immutable. The ABI lets the host call in from any thread.
     let config: TuyaConfig

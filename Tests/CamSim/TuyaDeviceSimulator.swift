@@ -30,20 +30,8 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
         self.localKey = localKey
         self.version = version
         self.motionSeconds = motionSeconds
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw SimulatorError("tcp socket: \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var a = sockaddr_in()
-        a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        a.sin_port = UInt16(requested).bigEndian
-        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0, listen(fd, 4) == 0 else { throw SimulatorError("tcp bind/listen: \(String(cString: strerror(errno)))") }
-        var bound = sockaddr_in()
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        port = Int(UInt16(bigEndian: bound.sin_port))
+        let (fd, bound) = try listenTCP(port: requested)
+        port = bound
         listener = fd
         let t = Thread { [self] in acceptLoop() }
         t.name = "tuya device"
