@@ -25,7 +25,7 @@ static inline int64_t nvr_av_nopts_value(void) { return AV_NOPTS_VALUE; }
  */
 #include <stdarg.h>
 #include <string.h>
-typedef void (*nvr_rtmp_key_mismatch_fn)(const char *pushed, const char *expected);
+typedef void (*nvr_rtmp_key_mismatch_fn)(const char *pushed);
 /* A function-local static: Swift's importer emits functions from this header, not globals. */
 static inline nvr_rtmp_key_mismatch_fn *nvr_rtmp_key_mismatch_slot(void) {
     static nvr_rtmp_key_mismatch_fn fn;
@@ -37,9 +37,8 @@ static void nvr_log_hook(void *avcl, int level, const char *fmt, va_list vl) {
         va_list copy;
         va_copy(copy, vl);
         const char *pushed = va_arg(copy, const char *);
-        const char *expected = va_arg(copy, const char *);
         va_end(copy);
-        nvr_rtmp_key_mismatch(pushed, expected);
+        nvr_rtmp_key_mismatch(pushed);
     }
     av_log_default_callback(avcl, level, fmt, vl);
 }

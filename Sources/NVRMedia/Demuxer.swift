@@ -218,10 +218,10 @@ private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
 /// that is inside avformat_open_input, and refuses the push through that open's interrupter.
 enum RTMPKeyCheck {
     private static let installed: Bool = {
-        nvr_install_log_hook { pushed, expected in
+        nvr_install_log_hook { pushed in
+            // Only the thread inside an RTMP listener's open has an interrupter here.
             guard let interrupter = Thread.current.threadDictionary[key] as? Interrupter else { return }
             let p = pushed.map { String(cString: $0) } ?? "?"
-            _ = expected
             interrupter.refuse("refused a push with the wrong stream key '\(p.prefix(64))'")
         }
         return true

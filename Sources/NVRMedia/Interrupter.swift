@@ -13,7 +13,8 @@ public final class Interrupter: Sendable {
     private let timedOut = Atomic<Bool>(false)
 
     /// Set when the current call was refused for a reason of the host's (a push with the
-    /// wrong stream key); cleared by the next arm() or forgetRefusal().
+    /// wrong stream key); cleared by forgetRefusal() before the next open (not by arm(),
+    /// which runs for every packet read).
     private let refusal = Mutex<String?>(nil)
 
     public init() {}
@@ -32,7 +33,6 @@ public final class Interrupter: Sendable {
     /// Arms a deadline `seconds` from now for the next blocking call.
     public func arm(seconds: Double) {
         timedOut.store(false, ordering: .relaxed)
-        refusal.withLock { $0 = nil }
         deadline.store(Self.now() + UInt64(seconds * 1e9), ordering: .relaxed)
     }
     public func disarm() { deadline.store(0, ordering: .relaxed) }
