@@ -28,14 +28,7 @@ final class OSCClient: @unchecked Sendable {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let r: HTTPClient.Response
         do {
-            var collected = Data()
-            var head = try client.request(baseURL + path, method: data == nil ? "GET" : "POST", headers: OSC.requestHeaders, body: data,
-                                          sink: { chunk in
-                                              collected.append(contentsOf: chunk)
-                                              return collected.count <= 8 << 20
-                                          })
-            head.body = collected
-            r = head
+            r = try client.fetch(baseURL + path, method: data == nil ? "GET" : "POST", headers: OSC.requestHeaders, body: data)
         } catch {
             throw OSCError(code: "unreachable", message: "camera unreachable at \(baseURL) (\(what)): \(error)")
         }

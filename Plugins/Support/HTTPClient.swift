@@ -23,13 +23,19 @@ public struct HTTPClient: Sendable {
 
     /// GET `url`, the whole body in memory (for JSON answers; capped at `maxBody`).
     public func get(_ url: String, headers: [String: String] = [:], maxBody: Int = 8 << 20) throws -> Response {
-        var body = Data()
-        var response = try request(url, headers: headers) { chunk in
-            body.append(contentsOf: chunk)
-            return body.count <= maxBody
+        try fetch(url, headers: headers, maxBody: maxBody)
+    }
+
+    /// Any method (OSC POSTs JSON), the whole answer in memory, capped at `maxBody`.
+    public func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+                      maxBody: Int = 8 << 20) throws -> Response {
+        var collected = Data()
+        var response = try request(url, method: method, headers: headers, body: body) { chunk in
+            collected.append(contentsOf: chunk)
+            return collected.count <= maxBody
         }
-        guard body.count <= maxBody else { throw HTTPError("\(url): answer larger than \(maxBody) bytes") }
-        response.body = body
+        guard collected.count <= maxBody else { throw HTTPError("\(url): answer larger than \(maxBody) bytes") }
+        response.body = collected
         return response
     }
 
