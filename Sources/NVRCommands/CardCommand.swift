@@ -37,7 +37,7 @@ struct CardCommand: ParsableCommand {
                 return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
                            end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
                            coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000, onTimeline: s.onTimeline,
-                           source: s.source)
+                           source: s.source.rawValue)
             }
             if json {
                 struct Output: Encodable { var camera: String; var date: String; var tz: String; var videos: [Row] }

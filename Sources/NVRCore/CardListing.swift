@@ -20,8 +20,8 @@ public struct CardListing: Sendable {
         public var bytes: Int64
         /// False: listed (and readable) but not shown on the timeline nor backfilled.
         public var onTimeline = true
-        /// "card", or "cloud" for recordings in the vendor's cloud (timeline only, never read).
-        public var source = "card"
+        /// The card, or the vendor's cloud (timeline only, never read).
+        public var source = CardSource.card
     }
     public var items: [Item]
     /// Camera clock minus NVR clock, seconds (nil when the camera did not say).
@@ -58,12 +58,12 @@ public struct CardListing: Sendable {
             guard let start = m.start_utc.map({ $0 - (drift ?? 0) }) ?? m.start_local.map({ $0 - (localOffset ?? 0) }) else {
                 throw PluginError("card file \(m.id) has neither start_local nor start_utc")
             }
-            guard ["card", "cloud"].contains(m.source ?? "card") else {
+            guard let source = CardSource(rawValue: m.source ?? "card") else {
                 throw PluginError("card file \(m.id): source must be card or cloud, not \(m.source ?? "")")
             }
             let s90k = Int64((start * 90_000).rounded())
             return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: s90k + Int64((m.duration * 90_000).rounded()),
-                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: m.source ?? "card")
+                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: source)
         }
     }
 

@@ -54,7 +54,7 @@ public final class CardSync {
         let listing = try refresh(instance)
         var report = Report(files: listing.items.count, clockOffsetSeconds: listing.clockOffsetSeconds)
         guard backfill, instance.offersCard else { return report }
-        for item in listing.items where item.onTimeline && item.source == "card" && item.end90k > window.lowerBound && item.start90k < window.upperBound {
+        for item in listing.items where item.onTimeline && item.source == .card && item.end90k > window.lowerBound && item.start90k < window.upperBound {
             if isCancelled() { break }
             let span = max(item.start90k, window.lowerBound)..<min(item.end90k, window.upperBound)
             for gap in try gaps(in: span) {
