@@ -1,8 +1,6 @@
 import CNVRPlugin
 import PluginSupport
 
-private func camera(_ p: UnsafeMutableRawPointer) -> TuyaCamera { Unmanaged<TuyaCamera>.fromOpaque(p).takeUnretainedValue() }
-
 /// The plugin's static description and C entry points (PluginSupport.cameraEntry).
 nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1> = {
     cameraFactory = { json, host in try TuyaCamera(configJSON: json, host: host) }
@@ -11,15 +9,7 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         description: "Tuya IPC cameras: live video from a fresh cloud allocation per connection (or a local RTSP URL), motion and doorbell events over the LAN protocol 3.3/3.4, status data points, cloud-storage recordings on the timeline; SD-card playback is only reachable through Tuya's closed P2P SDK and is not offered",
         capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_EVENTS) | UInt64(NVR_CAP_CARD_LIST),
         // Lists cloud-storage recordings (source "cloud"); reads nothing.
-        card: nvr_card_functions(
-            card_list: { p, errorOut in
-                guard let p else { return nil }
-                do { return makeCString(try camera(p).cardList()) } catch {
-                    reportError(error, errorOut)
-                    return nil
-                }
-            },
-            card_read: nil))
+        card: cardListerFunctions)
 }()
 
 @_cdecl("nvr_plugin_entry")

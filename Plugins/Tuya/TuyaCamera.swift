@@ -5,7 +5,7 @@ import TuyaAPI
 
 /// One Tuya IPC camera: live video from a fresh cloud allocation per connection (or a local
 /// RTSP URL), motion and doorbell events from the LAN protocol, and status data points.
-final class TuyaCamera: URLCamera, @unchecked Sendable {
+final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; `config`, `cloud`, `lan` and
     // `host` are immutable. The ABI lets the host call in from any thread.
     let config: TuyaConfig
@@ -15,7 +15,6 @@ final class TuyaCamera: URLCamera, @unchecked Sendable {
     private let lock = NSCondition()
     private var stopping = false
     private var started = false
-    private var poller: Thread?
     private var dps: [String: JSONScalar] = [:]
     private var cloudStatus: [String: String] = [:]
     private var allocations = 0
@@ -69,7 +68,6 @@ final class TuyaCamera: URLCamera, @unchecked Sendable {
         if cloud != nil {
             let t = Thread { [weak self] in self?.pollCloud() }
             t.name = "tuya cloud status"
-            lock.lock(); poller = t; lock.unlock()
             t.start()
         }
     }

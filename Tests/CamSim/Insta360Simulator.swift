@@ -231,13 +231,11 @@ public final class Insta360Simulator: @unchecked Sendable {
         }
         post(router, "/osc/commands/execute", "execute") { [self] o in
             let name = o["name"] as? String ?? ""
-            let begin = lock.withLock { () -> Int in
+            lock.withLock {
                 commandsInFlight += 1
                 counters.maxConcurrentCommands = max(counters.maxConcurrentCommands, commandsInFlight)
                 counters.commands[name, default: 0] += 1
-                return commandsInFlight
             }
-            _ = begin
             defer { lock.withLock { commandsInFlight -= 1 } }
             // Overlapping commands are seen: a slow answer leaves room for a second request.
             try await Task.sleep(nanoseconds: 20_000_000)
