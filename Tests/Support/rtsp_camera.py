@@ -133,6 +133,12 @@ def main():
     a = p.parse_args()
 
     Gst.init(None)
+    try:  # a missing GStreamer element would otherwise show only as "503" to every client
+        Gst.parse_launch(pipeline(a).strip("() "))
+    except GLib.Error as e:
+        print(f"ERROR cannot build the pipeline ({e.message}); scripts/install-deps.sh test installs what it needs",
+              flush=True)
+        sys.exit(1)
     server = GstRtspServer.RTSPServer()
     server.set_address("127.0.0.1")
     server.set_service(str(a.port))
