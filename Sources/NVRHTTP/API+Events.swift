@@ -41,7 +41,7 @@ extension API {
     func events(_ r: Request) async throws -> Response {
         let q = Query(request: r)
         let end = try q.time("end") ?? Time90k.now()
-        let start = try q.time("start") ?? end - 86_400 * 90_000
+        let start = try q.time("start") ?? max(Time90k.subtract(end, 86_400 * 90_000), Time90k.supported.lowerBound)
         guard end > start else { throw APIError.badRequest("end must be after start") }
         let limit = try q.int("limit", in: 1...10_000) ?? 1000
         let type = q.string("type")

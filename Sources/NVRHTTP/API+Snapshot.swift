@@ -43,7 +43,7 @@ extension API {
             let spans = try index.timelineSpans(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
             let slices = Timeline.slices(spans, within: range)
             // The middle of each of N equal parts of the range.
-            let step = Int64(range.count) / Int64(count)
+            let step = Time90k.length(range) / Int64(count)
             let name = cam.name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? cam.name
             let thumbs = (0..<count).map { i -> Thumb in
                 let t = range.lowerBound + step * Int64(i) + step / 2

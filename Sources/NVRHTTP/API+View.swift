@@ -10,9 +10,9 @@ extension API {
     /// built from the index; media bytes are streamed from the segment files as asked.
     func view(_ r: Request, _ cam: CameraRecord) async throws -> Response {
         let range = try Query(request: r).range()
-        guard range.count <= Int64(maxViewSeconds) * 90_000 else {
+        guard Time90k.length(range) <= Int64(maxViewSeconds) * 90_000 else {
             throw APIError(.badRequest, "range_too_long",
-                           "the range is \(Time90k.describeDuration(Int64(range.count))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)")
+                           "the range is \(Time90k.describeDuration(Time90k.length(range))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)")
         }
         return try await mp4(r, cameraID: cam.id!, range: range)
     }

@@ -65,6 +65,8 @@ struct API: Sendable {
         var mode: String?, motion: String?
         /// What the camera reports through its plugin (battery, card, stream...).
         var camera: JSONValue?
+        /// What of the camera's streams is not recorded, and why.
+        var notes: [String]?
     }
 
     func cameraJSON(_ c: CameraRecord) throws -> CameraJSON {
@@ -82,7 +84,7 @@ struct API: Sendable {
                           bytes: o.storage.bytes, segments: o.storage.segments,
                           oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
                           newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-                          mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) })
+                          mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) }, notes: o.notes)
     }
 
     // MARK: days, timeline, recordings
@@ -106,7 +108,7 @@ struct API: Sendable {
             let out = try Timeline.recordedDays(index: index, cameraID: cam.id!, month: all).map { d in
                 DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
                         end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
-                        hours: Double(d.range.count) / 90_000 / 3600,
+                        hours: Double(Time90k.length(d.range)) / 90_000 / 3600,
                         recordedSeconds: Double(d.slices.filter { !$0.onCameraOnly }.reduce(0) { $0 + $1.duration90k }) / 90_000,
                         cardOnlySeconds: Double(d.slices.filter(\.onCameraOnly).reduce(0) { $0 + $1.duration90k }) / 90_000)
             }
@@ -125,18 +127,19 @@ struct API: Sendable {
     func timeline(_ r: Request, _ cam: CameraRecord) async throws -> Response {
         let q = Query(request: r)
         let range: Range<Int64>
-        let date = q.string("date")
+        var date = q.string("date")
         var tz: String?
-        if let date {
-            let zone = try q.days()
-            do { range = try zone.day(date) } catch { throw APIError.badRequest("\(error)") }
-            tz = zone.name
-        } else if q.string("start") != nil || q.string("end") != nil {
+        if q.string("start") != nil || q.string("end") != nil {
+            guard date == nil else { throw APIError.badRequest("give date= or start= and end=, not both") }
             range = try q.range()
         } else {
-            throw APIError.badRequest("give date=YYYY-MM-DD (and tz=) or start= and end=")
+            // A date, or today: the local day in tz.
+            let zone = try q.days()
+            do { range = try date.map { try zone.day($0) } ?? zone.today() } catch { throw APIError.badRequest("\(error)") }
+            tz = zone.name
+            date = String(zone.format(range.lowerBound).prefix(10))
         }
-        return try await offload { [tz] in
+        return try await offload { [tz, date] in
             let slices = try Timeline.all(index: index, cameraID: cam.id!, range: range).map {
                 SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,
                           kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes,

@@ -18,6 +18,8 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
 
     static func badRequest(_ m: String) -> APIError { APIError(.badRequest, "bad_request", m) }
     static func notFound(_ m: String) -> APIError { APIError(.notFound, "not_found", m) }
+    /// A time that is malformed or outside the supported years.
+    static func badTime(_ m: String) -> APIError { APIError(.badRequest, "bad_time", m) }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var h = headers
@@ -45,9 +47,17 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
 /// Turns every error — ours, the router's 404 and 405, the core's — into a JSON answer, and
 /// logs the ones that are the server's fault.
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let routes: DocumentedRoutes
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let e as HTTPError where e.status == .notFound {
+            // The router found no handler: a documented path asked with another method is 405.
+            guard let allowed = routes.allowed(path: request.uri.path) else { return try APIError.from(e).response(from: request, context: context) }
+            var answer = APIError(.methodNotAllowed, "method_not_allowed", "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+            answer.headers[.allow] = allowed.joined(separator: ", ")
+            return try answer.response(from: request, context: context)
         } catch {
             let e = APIError.from(error)
             if e.status.code >= 500 { context.logger.error("\(request.method) \(request.uri.path): \(e.message)") }

@@ -1,10 +1,10 @@
 /// One HTTP byte range (RFC 9110 §14.1.2) resolved against a body size.
-struct ByteRange: Equatable {
-    var first: Int64
-    var last: Int64
-    var count: Int64 { last - first + 1 }
+package struct ByteRange: Equatable {
+    package var first: Int64
+    package var last: Int64
+    package var count: Int64 { last - first + 1 }
 
-    enum Parsed: Equatable {
+    package enum Parsed: Equatable {
         /// No Range header, a form we don't serve (several ranges), or not bytes: send it all.
         case whole
         case range(ByteRange)
@@ -12,7 +12,7 @@ struct ByteRange: Equatable {
         case unsatisfiable
     }
 
-    static func parse(_ header: String?, size: Int64) -> Parsed {
+    package static func parse(_ header: String?, size: Int64) -> Parsed {
         guard let header else { return .whole }
         let h = header.trimmingCharacters(in: .whitespaces)
         guard h.lowercased().hasPrefix("bytes=") else { return .whole }

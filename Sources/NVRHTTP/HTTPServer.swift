@@ -47,8 +47,8 @@ public final class HTTPServer: Sendable {
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
     /// (useful with port 0).
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let router = Router()
-        router.add(middleware: JSONErrorMiddleware())
+        let router = Router(options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
+        router.add(middleware: JSONErrorMiddleware(routes: DocumentedRoutes(openAPI: OpenAPIDocument.json)))
         api.register(on: router)
         let logger = self.logger
         let app = Application(

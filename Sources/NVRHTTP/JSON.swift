@@ -26,13 +26,13 @@ struct Query {
         return v
     }
 
-    /// RFC 3339 or 90 kHz ticks.
+    /// RFC 3339 or 90 kHz ticks, within Time90k.supported (checked before any arithmetic).
     func time(_ name: String) throws -> Int64? {
         guard let v = string(name) else { return nil }
-        guard let t = Time90k.parse(v) else {
-            throw APIError.badRequest("\(name)='\(v)' is not a time: use RFC 3339 (2026-11-22T08:00:00Z) or 90 kHz ticks since 1970")
+        switch Time90k.parseChecked(v) {
+        case .success(let t): return t
+        case .failure(let why): throw APIError.badTime("\(name)='\(v.prefix(64))' \(why)")
         }
-        return t
     }
 
     func requiredTime(_ name: String) throws -> Int64 {

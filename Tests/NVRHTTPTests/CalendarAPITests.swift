@@ -84,7 +84,7 @@ import TestSupport
         }
         try await check("/api/cameras/nope", 404, "not_found")
         try await check("/api/cameras/nope/view.mp4?start=0&end=90000", 404, "not_found")
-        try await check("/api/cameras/yard/view.mp4?start=yesterday&end=90000", 400, "bad_request")
+        try await check("/api/cameras/yard/view.mp4?start=yesterday&end=90000", 400, "bad_time")
         try await check("/api/cameras/yard/view.mp4?start=2026-11-21T18:10:00Z&end=2026-11-21T18:05:00Z", 400, "bad_request")
         try await check("/api/cameras/yard/view.mp4?start=2026-11-21T18:00:00Z", 400, "bad_request")
         try await check("/api/cameras/yard/view.mp4?start=2026-11-21T10:00:00Z&end=2026-11-21T12:00:00Z", 400, "range_too_long")
@@ -93,10 +93,23 @@ import TestSupport
         try await check("/api/cameras/yard/snapshot.jpg?width=5", 400, "bad_request")
         try await check("/api/cameras/yard/days?month=2026-13", 400, "bad_request")
         try await check("/api/cameras/yard/days?month=2026-11&tz=Mars/Olympus", 400, "bad_request")
-        try await check("/api/cameras/yard/timeline", 400, "bad_request")
+        try await check("/api/cameras/yard/timeline?date=2026-11-21&start=0&end=90000", 400, "bad_request")
         try await check("/api/cameras/yard/timeline?date=2026-02-30", 400, "bad_request")
         try await check("/api/cameras/yard/thumbnails?start=0&end=90000&count=0", 400, "bad_request")
         try await check("/api/nothing/here", 404, "not_found")
+        // Times outside 1970–9999 are refused before any arithmetic (each of these once
+        // stopped the whole server with an overflow trap).
+        for path in ["/api/cameras/yard/timeline?start=-9223372036854775808&end=0",
+                     "/api/cameras/yard/view.mp4?start=-5000000000000000000&end=5000000000000000000",
+                     "/api/cameras/yard/view.mp4?start=2026-11-22T20:49:00Z&end=9223372036854775807",
+                     "/api/cameras/yard/thumbnails?start=-9223372036854775808&end=-9223372036854774808",
+                     "/api/cameras/yard/recordings?start=-9223372036854775808&end=0",
+                     "/api/cameras/yard/snapshot.jpg?at=9223372036854775807",
+                     "/api/cameras/yard/snapshot.jpg?at=-9223372036854775808",
+                     "/api/events?end=-9223372036854775807", "/api/events?start=-9223372036854775807&end=0",
+                     "/api/events?start=99999999999999999999999"] {
+            try await check(path, 400, "bad_time")
+        }
         // No recording in range is an empty list for listings, not an error.
         let empty = try await server.get("/api/cameras/yard/recordings?start=0&end=90000")
         #expect(empty.status == 200 && (empty.json["recordings"] as? [Any])?.isEmpty == true)
