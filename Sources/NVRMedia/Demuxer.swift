@@ -1,5 +1,6 @@
 import Foundation
 import CFFmpeg
+import NVRTime
 
 /// An input opened with libavformat (RTSP, UDP MPEG-TS, RTMP, HLS, files): the streams the
 /// recorder keeps and a packet reader that reuses one AVPacket.
@@ -147,8 +148,13 @@ public final class Demuxer {
                 }
                 throw Demuxer.describe(rc, "read failed", interrupter)
             }
-            let idx = Int(packet.pointee.stream_index)
-            if idx < map.count, map[idx] >= 0 { return Int(map[idx]) }
+            // A read that a stop interrupted can return what it had so far (the MPEG-TS
+            // demuxer flushes a half-received frame): never hand that on as a frame.
+            if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
+            let p = packet.pointee
+            if p.flags & AV_PKT_FLAG_CORRUPT != 0 || p.size < 0 { continue }
+            let idx = Int(p.stream_index)
+            if idx >= 0, idx < map.count, map[idx] >= 0 { return Int(map[idx]) }
         }
     }
 
@@ -162,7 +168,9 @@ public final class Demuxer {
     public func seekVideo(to time90k: Int64) throws {
         guard let c = ctx, let v = keptStreams.first, let st = c.pointee.streams[Int(v.inputIndex)] else { return }
         let tb = st.pointee.time_base
-        let ts = time90k * Int64(tb.den) / (90_000 * Int64(max(tb.num, 1)))
+        guard let ts = Timebase.ticks90k.rescale(time90k, to: Timebase(tb.num, tb.den)) else {
+            throw MediaError(.corrupt, "seek to \(time90k) is outside the stream's time base \(tb.num)/\(tb.den)")
+        }
         interrupter.arm(seconds: timeout)
         let rc = av_seek_frame(c, v.inputIndex, ts, AVSEEK_FLAG_BACKWARD)
         interrupter.disarm()
@@ -174,7 +182,7 @@ public final class Demuxer {
         guard let c = ctx, let v = keptStreams.first, let st = c.pointee.streams[Int(v.inputIndex)],
               st.pointee.start_time != nvr_av_nopts_value() else { return 0 }
         let tb = st.pointee.time_base
-        return st.pointee.start_time * 90_000 * Int64(tb.num) / Int64(max(tb.den, 1))
+        return Timebase(tb.num, tb.den).to90k(st.pointee.start_time) ?? 0
     }
 
     /// Replaces user:password in a URL with *** for logs and errors.

@@ -49,8 +49,15 @@ public final class FragmentedMP4Writer {
 
     deinit { if fd >= 0 { close(fd) } }
 
+    /// Largest sample (one compressed frame) the writer takes: far above any camera's frame,
+    /// and a bound on what a broken stream can make it buffer.
+    public static let maxSampleBytes = 32 << 20
+
     /// Number of samples buffered for a track in the open fragment.
     public func pendingCount(track: Int) -> Int { pending[track].samples.count }
+
+    /// Bytes buffered for the open fragment, all tracks.
+    public var pendingBytes: Int { pending.reduce(0) { $0 + $1.data.count } }
 
     /// Buffers a sample whose bytes are already in MP4 form. Its duration may be set later
     /// with `setLastDuration` (the recorder learns it from the next packet).
@@ -67,9 +74,13 @@ public final class FragmentedMP4Writer {
         pending[track].samples.append(Sample(duration: 0, size: UInt32(size), isKey: isKey, compositionOffset: compositionOffset))
     }
 
-    /// Adds more bytes of the same access unit (same timestamp) to the newest sample of a track.
-    public func extendLast(track: Int, isKey: Bool, annexB: Bool, data: UnsafeRawBufferPointer) {
-        guard !pending[track].samples.isEmpty else { return }
+    /// Adds more bytes of the same access unit (same timestamp) to the newest sample of a
+    /// track. False (and nothing added) when the sample would pass `maxSampleBytes`.
+    public func extendLast(track: Int, isKey: Bool, annexB: Bool, data: UnsafeRawBufferPointer) -> Bool {
+        guard let lastSample = pending[track].samples.last else { return true }
+        // Length prefixes can make Annex B data up to a third larger (a 4-byte prefix for a
+        // 3-byte start code per NAL unit of one byte or more).
+        guard Int(lastSample.size) + data.count + data.count / 3 + 4 <= Self.maxSampleBytes else { return false }
         let added: Int
         if annexB { added = AnnexB.appendLengthPrefixed(data, to: &pending[track].data) } else {
             pending[track].data.append(contentsOf: data); added = data.count
@@ -77,6 +88,7 @@ public final class FragmentedMP4Writer {
         let last = pending[track].samples.count - 1
         pending[track].samples[last].size += UInt32(added)
         if isKey { pending[track].samples[last].isKey = true }
+        return true
     }
 
     /// Sets the duration of the newest buffered sample of a track.
@@ -154,9 +166,13 @@ public final class FragmentedMP4Writer {
     public func finish() throws {
         try flushFragment()
         if fd >= 0 {
-            _ = fdatasync(fd)
+            // The row is marked complete only after this: a sync that failed (EIO, ENOSPC on
+            // delayed allocation) must not be taken for data on disk.
+            let rc = fdatasync(fd)
+            let e = errno
             close(fd)
             fd = -1
+            if rc != 0 { throw MediaError.posix(e == ENOSPC ? .noSpace : .write, "cannot sync \(path)", e) }
         }
     }
 

@@ -48,7 +48,7 @@ public final class Interrupter: Sendable {
 
     /// libav polls the callback around every network read, so this uses the coarse clock
     /// (a few ms resolution, no syscall): deadlines are seconds long.
-    static func now() -> UInt64 {
+    public static func now() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC_COARSE, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)

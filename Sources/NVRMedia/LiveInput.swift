@@ -6,6 +6,10 @@ public struct InputPacket {
     public var duration: Int64
     public var isKey: Bool
     public var data: UnsafeRawBufferPointer
+
+    public init(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer) {
+        self.stream = stream; self.pts = pts; self.dts = dts; self.duration = duration; self.isKey = isKey; self.data = data
+    }
 }
 
 /// A live source the recorder reads: libavformat's demuxer or the native RTSP client.
@@ -17,6 +21,13 @@ public protocol LiveInput: AnyObject {
     /// Reads from the network and hands every packet that completes to `handler` (maybe none).
     func read(_ handler: (InputPacket) throws -> Void) throws
     func close()
+    /// What the input cannot record and why (audio in an unsupported format, unusable
+    /// parameter sets...), for the camera's status and `camera probe`.
+    var notes: [String] { get }
+}
+
+extension LiveInput {
+    public var notes: [String] { [] }
 }
 
 extension Demuxer: LiveInput {
@@ -26,6 +37,6 @@ extension Demuxer: LiveInput {
         let i = try read()
         let p = packet.pointee
         try handler(InputPacket(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.flags & 1 != 0,
-                                data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size))))
+                                data: UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0)))))
     }
 }

@@ -89,8 +89,10 @@ public enum MP4Builder {
         v.reserveCapacity(video.count); a.reserveCapacity(audio.count)
         for f in fragments {
             var pos = f.dataOffset
-            for _ in 0..<f.sampleCounts[0] { guard v.count < video.count else { return nil }; v.append(pos); pos += Int64(video[v.count - 1].size) }
+            guard let nv = f.sampleCounts.first, nv >= 0 else { return nil }
+            for _ in 0..<nv { guard v.count < video.count else { return nil }; v.append(pos); pos += Int64(video[v.count - 1].size) }
             if f.sampleCounts.count > 1 {
+                guard f.sampleCounts[1] >= 0 else { return nil }
                 for _ in 0..<f.sampleCounts[1] { guard a.count < audio.count else { return nil }; a.append(pos); pos += Int64(audio[a.count - 1].size) }
             }
         }

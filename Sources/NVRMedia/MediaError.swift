@@ -16,6 +16,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { message }
 
+    /// The input ended (a file read to its end), as opposed to failing.
+    public var isEndOfFile: Bool { code == nvr_averror_eof() }
+
     /// Describes a libav error code, e.g. "Server returned 401 Unauthorized (authorization failed)".
     public static func avErrorString(_ code: Int32) -> String {
         var buf = [CChar](repeating: 0, count: 256)

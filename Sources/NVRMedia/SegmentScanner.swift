@@ -37,19 +37,25 @@ public enum SegmentScanner {
             guard let h = read(offset, 8) else { return nil }
             let r = BoxReader(h)
             var size = Int64(r.u32(0)); var hs = 8
-            if size == 1 { guard let big = read(offset + 8, 8) else { return nil }; size = Int64(BoxReader(big).u64(0)); hs = 16 }
-            guard size >= Int64(hs), offset + size <= length else { return nil }
+            if size == 1 {
+                guard let big = read(offset + 8, 8), let large = Int64(exactly: BoxReader(big).u64(0)) else { return nil }
+                size = large; hs = 16
+            }
+            guard size >= Int64(hs), size <= length - offset else { return nil }
             return (String(decoding: h[4..<8], as: UTF8.self), size, hs)
         }
 
-        // ftyp then moov.
+        // ftyp then moov (a few boxes at most; the init segment and each moof are small, so
+        // one larger than `maxHeaderBytes` is damage, not something to read into memory).
         var at: Int64 = 0
         var initEnd: Int64 = 0
-        while let h = header(at), h.type == "ftyp" || h.type == "moov" || h.type == "free" {
+        var boxes = 0
+        while boxes < 16, let h = header(at), h.type == "ftyp" || h.type == "moov" || h.type == "free" {
             at += h.size
+            boxes += 1
             if h.type == "moov" { initEnd = at; break }
         }
-        guard initEnd > 0, let initBytes = read(0, Int(initEnd)) else {
+        guard initEnd > 0, initEnd <= maxHeaderBytes, let initBytes = read(0, Int(initEnd)) else {
             throw MediaError(.corrupt, "\(path): no complete init segment")
         }
         let r = BoxReader(initBytes)
@@ -61,6 +67,7 @@ public enum SegmentScanner {
             trackIDs.append(r.trackID(tkhd: tkhd))
             timescales.append(r.timescale(mdhd: mdhd))
         }
+        guard !trackIDs.isEmpty else { throw MediaError(.corrupt, "\(path): no tracks in its moov") }
         var result = ScannedSegment(initSegment: initBytes, validLength: initEnd, fileLength: length, fragments: [],
                                     samples: Array(repeating: [], count: trackIDs.count),
                                     firstDecodeTimes: Array(repeating: 0, count: trackIDs.count),
@@ -68,7 +75,7 @@ public enum SegmentScanner {
         var seen = Array(repeating: false, count: trackIDs.count)
 
         // moof + mdat pairs; stop at the first incomplete or unexpected box.
-        while let moofHeader = header(at), moofHeader.type == "moof",
+        while let moofHeader = header(at), moofHeader.type == "moof", moofHeader.size <= maxHeaderBytes,
               let mdatHeader = header(at + moofHeader.size), mdatHeader.type == "mdat",
               let moofBytes = read(at, Int(moofHeader.size)) {
             let m = BoxReader(moofBytes)
@@ -101,9 +108,15 @@ public enum SegmentScanner {
         return result
     }
 
-    /// Reads a trun written with per-sample duration, size, flags and optional composition offsets.
+    /// Largest init segment or moof read into memory (ours are a few KB; a moof of 64 MiB would
+    /// describe millions of samples).
+    static let maxHeaderBytes: Int64 = 64 << 20
+
+    /// Reads a trun written with per-sample duration, size, flags and optional composition
+    /// offsets; nil for one that is not of that shape (every trun we write has sizes).
     static func parseTrun(_ m: BoxReader, _ trun: BoxHeader) -> (dataOffset: Int32, samples: [Sample])? {
         let b = trun.bodyOffset
+        guard trun.end - b >= 8 else { return nil }
         let flags = m.u32(b) & 0xFF_FFFF
         let count = Int(m.u32(b + 4))
         var i = b + 8
@@ -111,7 +124,7 @@ public enum SegmentScanner {
         if flags & 0x1 != 0 { dataOffset = Int32(bitPattern: m.u32(i)); i += 4 }
         if flags & 0x4 != 0 { i += 4 }
         let perSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
-        guard i + count * perSample <= trun.end else { return nil }
+        guard flags & 0x200 != 0, i <= trun.end, count <= (trun.end - i) / perSample else { return nil }
         var samples: [Sample] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {

@@ -110,7 +110,7 @@ public final class VideoDecoder {
     }
 
     /// The codec and its decoder configuration record (avcC/hvcC body) from a sample entry.
-    static func decoderConfig(sampleEntry e: [UInt8]) -> (Codec, [UInt8])? {
+    package static func decoderConfig(sampleEntry e: [UInt8]) -> (Codec, [UInt8])? {
         guard e.count >= 86 else { return nil }
         let type = String(decoding: e[4..<8], as: UTF8.self)
         let (codec, child): (Codec, String)

@@ -4,8 +4,17 @@ import Glibc
 
 /// A TCP connection read in large chunks: one recv brings in many RTP packets, where
 /// libavformat's RTSP reader makes three small reads (six syscalls) per packet.
+///
+/// It can also be made over bytes in memory (`init(replaying:)`): the fuzzing targets and the
+/// parser tests drive the real client through it with a scripted camera conversation.
 final class BufferedSocket {
     private var fd: Int32 = -1
+    /// Memory mode: the bytes a camera "sends", handed out `replayChunk` at a time.
+    private var replay: [UInt8]?
+    private var replayAt = 0
+    private let replayChunk: Int
+    /// Memory mode: what the client wrote.
+    private(set) var written: [String] = []
     private var buffer: [UInt8]
     /// Unread bytes are buffer[start..<end].
     private(set) var start = 0
@@ -13,9 +22,19 @@ final class BufferedSocket {
     private let interrupter: Interrupter
     private let timeout: Double
 
+    /// A connection whose peer sends `bytes` (in pieces of `chunk` bytes) and then closes.
+    init(replaying bytes: [UInt8], chunk: Int = 1500, capacity: Int = 256 * 1024) {
+        interrupter = Interrupter()
+        timeout = 10
+        replay = bytes
+        replayChunk = max(chunk, 1)
+        buffer = [UInt8](repeating: 0, count: capacity)
+    }
+
     init(host: String, port: UInt16, timeout: Double, interrupter: Interrupter, capacity: Int = 256 * 1024) throws {
         self.interrupter = interrupter
         self.timeout = timeout
+        replayChunk = 0
         buffer = [UInt8](repeating: 0, count: capacity)
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -72,6 +91,7 @@ final class BufferedSocket {
     }
 
     func write(_ text: String) throws {
+        if replay != nil { written.append(text); return }
         var bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
@@ -84,8 +104,11 @@ final class BufferedSocket {
         }
     }
 
-    /// Reads more bytes into the buffer (compacting it first); throws on close, stop or timeout.
-    func fill() throws {
+    /// Reads more bytes into the buffer (compacting it first); throws on close, stop or
+    /// timeout. `deadline` (monotonic ns) bounds a whole answer across many fills: a camera
+    /// that sends one byte a second must not keep a request waiting forever; without one,
+    /// each fill may wait `timeout` for the next bytes.
+    func fill(deadline wholeAnswer: UInt64? = nil) throws {
         if start > 0 && (end == buffer.count || start == end) {
             if start < end { buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) } }
             end -= start
@@ -94,7 +117,12 @@ final class BufferedSocket {
         guard end < buffer.count else { throw MediaError(.corrupt, "RTSP message larger than \(buffer.count) bytes") }
         // Checked on every fill, not just on timeouts: a busy stream never times out.
         if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
-        let deadline = Interrupter.now() + UInt64(timeout * 1e9)
+        if replay != nil { return try fillFromReplay() }
+        let silence = Interrupter.now() + UInt64(timeout * 1e9)
+        let deadline = min(silence, wholeAnswer ?? .max)
+        if let wholeAnswer, Interrupter.now() > wholeAnswer {
+            throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)")
+        }
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n > 0 { end += n; return }
@@ -104,14 +132,29 @@ final class BufferedSocket {
                 throw MediaError(.read, "connection lost: \(String(cString: strerror(errno)))", code: errno)
             }
             if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
-            if Interrupter.now() > deadline { throw MediaError(.timeout, "no data for \(Int(timeout)) s (timed out)") }
+            if Interrupter.now() > deadline {
+                if deadline < silence { throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)") }
+                throw MediaError(.timeout, "no data for \(Int(timeout)) s (timed out)")
+            }
         }
     }
 
-    var available: Int { end - start }
+    private func fillFromReplay() throws {
+        guard let replay, replayAt < replay.count else { throw MediaError(.read, "end of stream (camera closed the connection)") }
+        let n = min(replayChunk, replay.count - replayAt, buffer.count - end)
+        buffer.replaceSubrange(end..<(end + n), with: replay[replayAt..<(replayAt + n)])
+        replayAt += n
+        end += n
+    }
 
-    /// Ensures `n` unread bytes are buffered.
-    func require(_ n: Int) throws { while end - start < n { try fill() } }
+    var available: Int { end - start }
+    var timeoutSeconds: Double { timeout }
+
+    /// Ensures `n` unread bytes are buffered (`n` at most the buffer's capacity).
+    func require(_ n: Int, deadline: UInt64? = nil) throws {
+        guard n >= 0, n <= buffer.count else { throw MediaError(.corrupt, "RTSP message of \(n) bytes (at most \(buffer.count))") }
+        while end - start < n { try fill(deadline: deadline) }
+    }
 
     func peek(_ i: Int) -> UInt8 { buffer[start + i] }
 
@@ -122,9 +165,11 @@ final class BufferedSocket {
         try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[(start + offset)..<(start + offset + n)])) }
     }
 
-    /// Index (relative to start) just past the first "\r\n\r\n", if buffered.
-    func headerEnd() -> Int? {
-        var i = start
+    /// Index (relative to start) just past the first "\r\n\r\n", if buffered, looking from
+    /// `from` (relative to start): a caller that fills and looks again resumes where it
+    /// stopped, so a header dribbled in byte by byte costs linear time, not quadratic.
+    func headerEnd(from: Int = 0) -> Int? {
+        var i = start + max(from, 0)
         while i + 3 < end {
             if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i + 4 - start }
             i += 1

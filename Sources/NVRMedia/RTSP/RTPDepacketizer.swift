@@ -1,25 +1,25 @@
 /// Reassembles RTP payloads into access units, written straight as 4-byte length-prefixed
 /// NAL units (the MP4 sample form), so no Annex B pass is needed later. A class: the
 /// access-unit buffer is large and must never be copied.
-final class VideoDepacketizer {
+package final class VideoDepacketizer {
     let codec: Codec
     /// The access unit being assembled.
-    var au: [UInt8] = []
+    package var au: [UInt8] = []
     var isKey = false
     /// Offset of the length field of a NAL unit being reassembled from fragments, or -1.
     private var fragmentStart = -1
     /// A fragment was lost: drop the rest of this access unit.
     private(set) var broken = false
 
-    init(codec: Codec) {
+    package init(codec: Codec) {
         self.codec = codec
         au.reserveCapacity(512 * 1024)
     }
 
-    func reset() { au.removeAll(keepingCapacity: true); isKey = false; fragmentStart = -1; broken = false }
+    package func reset() { au.removeAll(keepingCapacity: true); isKey = false; fragmentStart = -1; broken = false }
 
     /// A packet was lost: whatever arrives until the next access unit is dropped.
-    func markBroken() { reset(); broken = true }
+    package func markBroken() { reset(); broken = true }
 
     private func appendNAL(_ p: UnsafeRawBufferPointer) {
         guard !p.isEmpty else { return }
@@ -38,9 +38,15 @@ final class VideoDepacketizer {
         }
     }
 
-    /// Adds one RTP payload. Returns false if the payload is malformed.
-    func add(_ p: UnsafeRawBufferPointer) -> Bool {
-        codec == .h264 ? addH264(p) : addH265(p)
+    /// Largest access unit assembled: a frame that never ends (no marker bit, one timestamp
+    /// forever, a fragment with no end) is dropped there instead of growing without bound.
+    package static let maxAccessUnit = 16 << 20
+
+    /// Adds one RTP payload. Returns false if the payload is malformed (or the access unit
+    /// would pass `maxAccessUnit`).
+    package func add(_ p: UnsafeRawBufferPointer) -> Bool {
+        guard au.count + p.count + 8 <= Self.maxAccessUnit else { return false }
+        return codec == .h264 ? addH264(p) : addH265(p)
     }
 
     private func addH264(_ p: UnsafeRawBufferPointer) -> Bool {
@@ -105,16 +111,38 @@ final class VideoDepacketizer {
     }
 
     /// True if a complete access unit is assembled (no fragment left open).
-    var complete: Bool { !au.isEmpty && fragmentStart < 0 && !broken }
+    package var complete: Bool { !au.isEmpty && fragmentStart < 0 && !broken }
 }
 
 /// Splits RFC 3640 (mpeg4-generic, AAC-hbr) payloads into AAC frames.
-struct AACDepacketizer {
+package struct AACDepacketizer {
     let sizeLength: Int
     let indexLength: Int
 
+    /// The depacketizer for an SDP audio section, or why its audio cannot be recorded.
+    package static func check(_ a: SDPMedia) -> Result<AACDepacketizer, MediaError> {
+        guard a.encoding == "MPEG4-GENERIC" else {
+            return .failure(MediaError(.unsupported, "\(a.encoding.isEmpty ? "unknown" : a.encoding.prefix(32)) audio is not supported"))
+        }
+        guard (a.fmtp["mode"] ?? "").lowercased() == "aac-hbr" else {
+            return .failure(MediaError(.unsupported, "MPEG4-GENERIC mode '\((a.fmtp["mode"] ?? "").prefix(32))' (only AAC-hbr)"))
+        }
+        guard let config = a.fmtp["config"], !SDP.hexBytes(config).isEmpty else {
+            return .failure(MediaError(.unsupported, "AAC without a config"))
+        }
+        guard (8_000...96_000).contains(a.clockRate), (1...8).contains(a.channels) else {
+            return .failure(MediaError(.unsupported, "AAC at \(a.clockRate) Hz with \(a.channels) channels"))
+        }
+        // RFC 3640 allows these widths; anything else would misread every header.
+        let sizeLength = Int(a.fmtp["sizelength"] ?? "13") ?? -1, indexLength = Int(a.fmtp["indexlength"] ?? "3") ?? -1
+        guard (1...32).contains(sizeLength), (0...32).contains(indexLength) else {
+            return .failure(MediaError(.unsupported, "AAC with sizelength \(a.fmtp["sizelength"]?.prefix(20) ?? "") and indexlength \(a.fmtp["indexlength"]?.prefix(20) ?? "")"))
+        }
+        return .success(AACDepacketizer(sizeLength: sizeLength, indexLength: indexLength))
+    }
+
     /// Calls `frame(offset, size)` for each access unit in the payload; false if malformed.
-    func split(_ p: UnsafeRawBufferPointer, _ frame: (Int, Int) throws -> Void) rethrows -> Bool {
+    package func split(_ p: UnsafeRawBufferPointer, _ frame: (Int, Int) throws -> Void) rethrows -> Bool {
         guard p.count >= 2 else { return false }
         let headerBits = Int(p[0]) << 8 | Int(p[1])
         let headerBytes = (headerBits + 7) / 8

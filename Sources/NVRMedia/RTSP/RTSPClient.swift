@@ -58,17 +58,39 @@ public final class RTSPClient: LiveInput {
     private var clocks: [RTPClock] = []
 
     /// Connects, authenticates, and starts playing. Errors say what is wrong in one line.
-    public init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
-        let redacted = Demuxer.redact(string)
+    public convenience init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
+        let url: RTSPURL
+        do { url = try RTSPURL(string) } catch let e as MediaError {
+            throw MediaError(e.kind, "cannot open \(Demuxer.redact(string)): \(e.message)", code: e.code)
+        }
+        try self.init(url: url, timeoutSeconds: timeoutSeconds) {
+            try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
+        }
+    }
+
+    /// The client over a recorded camera conversation (`bytes` are everything the camera
+    /// sends, answers and interleaved RTP): what the fuzzing targets and parser tests drive.
+    package init(replaying bytes: [UInt8], url string: String = "rtsp://camera/stream", chunk: Int = 1500) throws {
+        url = try RTSPURL(string)
+        socket = BufferedSocket(replaying: bytes, chunk: chunk)
+        try setUp()
+    }
+
+    private init(url: RTSPURL, timeoutSeconds: Double, connect: () throws -> BufferedSocket) throws {
+        let redacted = Demuxer.redact(url.plain)
+        self.url = url
         do {
-            url = try RTSPURL(string)
-            socket = try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
+            socket = try connect()
             if let u = url.user { auth = RTSPAuthenticator(user: u, password: url.password ?? "") }
             try setUp()
         } catch let e as MediaError {
             throw MediaError(e.kind, "cannot open \(redacted): \(e.message)", code: e.code)
         }
     }
+
+    /// What the recorder gives up on and why, for streams it cannot record (said in the
+    /// camera's status and by `camera probe`, never dropped silently).
+    public private(set) var notes: [String] = []
 
     deinit { close() }
 
@@ -87,19 +109,25 @@ public final class RTSPClient: LiveInput {
         let sdp = SDP.parse(describe.body)
         let sessionBase = sdp.control.map { url.resolve($0, base: base) } ?? base
         // The first H.264/H.265 video and the first AAC audio.
-        if let v = sdp.media.first(where: { $0.kind == "video" && ($0.encoding == "H264" || $0.encoding == "H265") }) {
+        if var v = sdp.media.first(where: { $0.kind == "video" && ($0.encoding == "H264" || $0.encoding == "H265") }) {
             let codec: Codec = v.encoding == "H264" ? .h264 : .h265
+            // RFC 6184/7798: the clock of H.264 and H.265 over RTP is 90 kHz. A camera that
+            // announces another (0, 2^32) would make every timestamp wrong.
+            if v.clockRate != 90_000 {
+                notes.append("video clock rate \(v.clockRate) Hz in the SDP ignored (H.264/H.265 over RTP use 90 kHz)")
+                v.clockRate = 90_000
+            }
             tracks.append(Track(media: v, channel: 0, codec: codec, video: VideoDepacketizer(codec: codec)))
             frameRate = v.frameRate ?? 0
         } else {
             let found = sdp.media.map { "\($0.kind) \($0.encoding)" }.joined(separator: ", ")
             throw MediaError(.unsupported, "no H.264 or H.265 video stream (camera offers: \(found.isEmpty ? "nothing" : found))")
         }
-        if let a = sdp.media.first(where: { $0.kind == "audio" && $0.encoding == "MPEG4-GENERIC" }),
-           let config = a.fmtp["config"], (a.fmtp["mode"] ?? "").lowercased() == "aac-hbr" {
-            let aac = AACDepacketizer(sizeLength: Int(a.fmtp["sizelength"] ?? "13") ?? 13, indexLength: Int(a.fmtp["indexlength"] ?? "3") ?? 3)
-            tracks.append(Track(media: a, channel: 2, codec: .aac, aac: aac))
-            _ = config
+        if let a = sdp.media.first(where: { $0.kind == "audio" }) {
+            switch AACDepacketizer.check(a) {
+            case .success(let aac): tracks.append(Track(media: a, channel: 2, codec: .aac, aac: aac))
+            case .failure(let why): notes.append("audio not recorded: \(why.message)")
+            }
         }
         for (i, t) in tracks.enumerated() {
             var headers = ["Transport": "RTP/AVP/TCP;unicast;interleaved=\(t.channel)-\(t.channel + 1)"]
@@ -107,9 +135,12 @@ public final class RTSPClient: LiveInput {
             let r = try exchange("SETUP", url.resolve(t.media.control, base: base), headers)
             if session == nil, let s = r["session"] {
                 let parts = s.split(separator: ";")
-                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }
-                for p in parts.dropFirst() where p.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("timeout=") {
-                    sessionTimeout = Double(p.split(separator: "=")[1]) ?? 60
+                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+                for p in parts.dropFirst() {
+                    let kv = p.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "timeout" else { continue }
+                    // RFC 2326: seconds; anything not a sane number keeps the default.
+                    if let t = Double(kv[1].trimmingCharacters(in: .whitespaces)), t.isFinite, t >= 1, t <= 86_400 { sessionTimeout = t }
                 }
             }
             if let transport = r["transport"], let range = transport.range(of: "interleaved=") {
@@ -127,17 +158,28 @@ public final class RTSPClient: LiveInput {
     private func streamDescription(_ t: Track) -> StreamDescription {
         switch t.codec {
         case .h264, .h265:
-            let ps = t.codec == .h264
+            var ps = t.codec == .h264
                 ? SDP.parameterSets([t.media.fmtp["sprop-parameter-sets"]])
                 : SDP.parameterSets([t.media.fmtp["sprop-vps"], t.media.fmtp["sprop-sps"], t.media.fmtp["sprop-pps"]])
-            let size = SPSParser.size(annexB: ps, codec: t.codec) ?? (0, 0)
+            var size = (Int32(0), Int32(0))
+            if !ps.isEmpty {
+                // Parameter sets in the SDP that do not describe a picture (or lack one of the
+                // sets) are dropped: the ones sent in-band with the first key frame are used.
+                if let s = SPSParser.size(annexB: ps, codec: t.codec), SPSParser.isComplete(annexB: ps, codec: t.codec) {
+                    size = s
+                } else {
+                    notes.append("parameter sets in the SDP are unusable; using those in the stream")
+                    ps = []
+                }
+            }
             var d = StreamDescription(codec: t.codec, width: size.0, height: size.1, timebaseNum: 1,
-                                      timebaseDen: Int32(max(t.media.clockRate, 1)), extradata: ps)
+                                      timebaseDen: Int32(t.media.clockRate), extradata: ps)
             d.packetFormat = .lengthPrefixed
             return d
         case .aac:
+            // Checked by AACDepacketizer.check: rate and channels in range, a config present.
             return StreamDescription(codec: .aac, sampleRate: Int32(t.media.clockRate), channels: Int32(t.media.channels),
-                                     timebaseNum: 1, timebaseDen: Int32(max(t.media.clockRate, 1)),
+                                     timebaseNum: 1, timebaseDen: Int32(t.media.clockRate),
                                      extradata: SDP.hexBytes(t.media.fmtp["config"] ?? ""))
         }
     }
@@ -188,35 +230,53 @@ public final class RTSPClient: LiveInput {
             case 200..<300: return r
             case 404: throw MediaError(.open, "not found (wrong stream path?)", code: 404)
             case 403: throw MediaError(.open, "authorization failed (forbidden)", code: 403)
-            default: throw MediaError(.open, "\(method) answered \(r.status) \(r.reason)", code: Int32(r.status))
+            default: throw MediaError(.open, "\(method) answered \(r.status) \(r.reason.prefix(80))", code: Int32(clamping: r.status))
             }
         }
         throw MediaError(.open, "authorization failed (wrong user or password)")
     }
 
-    /// Reads one RTSP response, skipping interleaved packets that arrive before it.
+    /// Largest RTSP answer head and body the client takes (an SDP is a few KB).
+    static let maxHead = 64 * 1024
+    static let maxBody = 64 * 1024
+
+    /// Reads one RTSP response, skipping interleaved packets that arrive before it. The whole
+    /// answer must arrive within the timeout: the deadline is not renewed by each byte.
     private func readResponse() throws -> RTSPResponse {
+        let deadline = Interrupter.now() + UInt64(socket.timeoutSeconds * 1e9)
         while true {
-            try socket.require(1)
+            try socket.require(1, deadline: deadline)
             if socket.peek(0) == 0x24 { // '$': an interleaved packet before the answer
-                try socket.require(4)
+                try socket.require(4, deadline: deadline)
                 let n = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
-                try socket.require(4 + n)
+                try socket.require(4 + n, deadline: deadline)
                 socket.consume(4 + n)
                 continue
             }
+            // An answer starts with "RTSP/": anything else is not worth waiting for.
+            try socket.require(5, deadline: deadline)
+            guard socket.withBytes(count: 5, { $0.elementsEqual("RTSP/".utf8) }) else {
+                let start = socket.withBytes(count: min(socket.available, 40)) { String(decoding: $0, as: UTF8.self) }
+                throw MediaError(.corrupt, "not an RTSP answer: \(start.debugDescription)")
+            }
+            var scanned = 0
             var headerLength: Int?
             while true {
-                headerLength = socket.headerEnd()
+                headerLength = socket.headerEnd(from: scanned)
                 if headerLength != nil { break }
-                try socket.fill()
+                scanned = max(socket.available - 3, 0)
+                guard socket.available <= Self.maxHead else { throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB") }
+                try socket.fill(deadline: deadline)
             }
-            let head = socket.withBytes(count: headerLength!) { String(decoding: $0, as: UTF8.self) }
-            socket.consume(headerLength!)
+            guard let headerLength, headerLength <= Self.maxHead else {
+                throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB")
+            }
+            let head = socket.withBytes(count: headerLength) { String(decoding: $0, as: UTF8.self) }
+            socket.consume(headerLength)
             let lines = head.components(separatedBy: "\r\n")
-            let status = lines[0].split(separator: " ", maxSplits: 2)
-            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]) else {
-                throw MediaError(.corrupt, "not an RTSP answer: \(lines[0].prefix(80))")
+            let status = (lines.first ?? "").split(separator: " ", maxSplits: 2)
+            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]), (100...999).contains(code) else {
+                throw MediaError(.corrupt, "not an RTSP answer: \((lines.first ?? "").prefix(80))")
             }
             var headers: [String: String] = [:]
             for line in lines.dropFirst() {
@@ -230,8 +290,13 @@ public final class RTSPClient: LiveInput {
                     headers[name] = value
                 }
             }
-            let length = Int(headers["content-length"] ?? "0") ?? 0
-            try socket.require(length)
+            var length = 0
+            if let text = headers["content-length"] {
+                guard let n = Int(text), n >= 0 else { throw MediaError(.corrupt, "Content-Length '\(text.prefix(40))' is not a length") }
+                guard n <= Self.maxBody else { throw MediaError(.corrupt, "RTSP answer body of \(n) bytes (at most \(Self.maxBody / 1024) KB)") }
+                length = n
+            }
+            try socket.require(length, deadline: deadline)
             let body = socket.withBytes(count: length) { String(decoding: $0, as: UTF8.self) }
             socket.consume(length)
             return RTSPResponse(status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
@@ -304,7 +369,7 @@ public final class RTSPClient: LiveInput {
     /// Sessions expire without requests; OPTIONS every third of the timeout keeps them alive.
     private func keepAliveIfDue() {
         let now = Interrupter.now()
-        guard let session, now - lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
+        guard let session, now &- lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
         lastKeepAlive = now
         try? socket.write(request("OPTIONS", url.plain, ["Session": session]))
     }

@@ -12,20 +12,21 @@ struct RTSPResponse {
 }
 
 /// The parts of an rtsp:// URL the client needs; credentials are kept apart from the URL it sends.
-struct RTSPURL {
+package struct RTSPURL {
     var host: String
-    var port: UInt16
+    package var port: UInt16
     /// The URL without credentials, as sent in requests.
     var plain: String
     var user: String?
     var password: String?
 
-    init(_ string: String) throws {
+    package init(_ string: String) throws {
         guard var c = URLComponents(string: string), c.scheme?.lowercased() == "rtsp", let host = c.host, !host.isEmpty else {
             throw MediaError(.open, "not an rtsp:// URL")
         }
         self.host = host
-        port = UInt16(c.port ?? 554)
+        guard let p = UInt16(exactly: c.port ?? 554), p > 0 else { throw MediaError(.open, "port \(c.port ?? 0) is not a TCP port") }
+        port = p
         user = c.user?.removingPercentEncoding ?? c.user
         password = c.password?.removingPercentEncoding ?? c.password
         c.user = nil
@@ -42,7 +43,7 @@ struct RTSPURL {
 }
 
 /// Builds Authorization headers for Basic and Digest (RFC 2617, MD5, qop=auth or none).
-struct RTSPAuthenticator {
+package struct RTSPAuthenticator {
     let user: String
     let password: String
     private var digest: (realm: String, nonce: String, qop: String?, opaque: String?)?
@@ -51,10 +52,10 @@ struct RTSPAuthenticator {
     /// Fixed client nonce for tests against published vectors; random otherwise.
     var fixedCNonce: String?
 
-    init(user: String, password: String) { self.user = user; self.password = password }
+    package init(user: String, password: String) { self.user = user; self.password = password }
 
     /// Takes the server's challenge; false if it offers nothing we speak.
-    mutating func challenge(_ header: String) -> Bool {
+    package mutating func challenge(_ header: String) -> Bool {
         let lower = header.lowercased()
         if lower.hasPrefix("digest") {
             let p = Self.params(String(header.dropFirst(6)))
@@ -70,7 +71,7 @@ struct RTSPAuthenticator {
 
     var ready: Bool { digest != nil || basic }
 
-    mutating func header(method: String, uri: String) -> String? {
+    package mutating func header(method: String, uri: String) -> String? {
         if let d = digest {
             let ha1 = md5("\(user):\(d.realm):\(password)")
             let ha2 = md5("\(method):\(uri)")

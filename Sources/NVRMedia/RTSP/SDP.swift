@@ -1,19 +1,25 @@
 import Foundation
 
 /// One media section of an SDP description, as much as the recorder needs.
-struct SDPMedia {
-    var kind: String              // "video", "audio"
-    var payloadType: Int
-    var encoding: String          // "H264", "H265", "MPEG4-GENERIC", ...
-    var clockRate: Int
-    var channels: Int
-    var fmtp: [String: String]    // keys lower-cased
-    var control: String
-    var frameRate: Double?
+package struct SDPMedia {
+    package var kind: String              // "video", "audio"
+    package var payloadType: Int
+    package var encoding: String          // "H264", "H265", "MPEG4-GENERIC", ...
+    package var clockRate: Int
+    package var channels: Int
+    package var fmtp: [String: String]    // keys lower-cased
+    package var control: String
+    package var frameRate: Double?
+
+    package init(kind: String, payloadType: Int, encoding: String, clockRate: Int, channels: Int, fmtp: [String: String],
+                 control: String, frameRate: Double?) {
+        self.kind = kind; self.payloadType = payloadType; self.encoding = encoding; self.clockRate = clockRate
+        self.channels = channels; self.fmtp = fmtp; self.control = control; self.frameRate = frameRate
+    }
 }
 
-enum SDP {
-    static func parse(_ text: String) -> (control: String?, media: [SDPMedia]) {
+package enum SDP {
+    package static func parse(_ text: String) -> (control: String?, media: [SDPMedia]) {
         var sessionControl: String?
         var media: [SDPMedia] = []
         for raw in text.split(whereSeparator: \.isNewline) {
@@ -52,7 +58,7 @@ enum SDP {
             } else if attr.hasPrefix("control:") {
                 m.control = String(attr.dropFirst(8))
             } else if attr.hasPrefix("framerate:") {
-                m.frameRate = Double(attr.dropFirst(10).trimmingCharacters(in: .whitespaces))
+                m.frameRate = Double(attr.dropFirst(10).trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite && $0 > 0 && $0 <= 1000 ? $0 : nil }
             }
             media[media.count - 1] = m
         }
@@ -60,7 +66,7 @@ enum SDP {
     }
 
     /// Annex B parameter sets from base64 lists (sprop-parameter-sets, sprop-vps/sps/pps).
-    static func parameterSets(_ lists: [String?]) -> [UInt8] {
+    package static func parameterSets(_ lists: [String?]) -> [UInt8] {
         var out: [UInt8] = []
         for list in lists.compactMap({ $0 }) {
             for b64 in list.split(separator: ",") {
@@ -72,7 +78,7 @@ enum SDP {
         return out
     }
 
-    static func hexBytes(_ s: String) -> [UInt8] {
+    package static func hexBytes(_ s: String) -> [UInt8] {
         var out: [UInt8] = []
         var it = s.makeIterator()
         while let a = it.next(), let b = it.next() {

@@ -1,7 +1,21 @@
 /// Reads picture size from H.264 and H.265 sequence parameter sets (the SDP does not say it).
-enum SPSParser {
-    /// Width and height from Annex B parameter sets, or nil if no SPS could be read.
-    static func size(annexB: [UInt8], codec: Codec) -> (Int32, Int32)? {
+package enum SPSParser {
+    /// Largest picture side taken as real (8K is 7680; H.264 level 6.2 allows 16384).
+    package static let maxSide = 16_384
+
+    /// True when the parameter sets include every kind a decoder needs: SPS and PPS (H.264),
+    /// VPS, SPS and PPS (H.265).
+    package static func isComplete(annexB: [UInt8], codec: Codec) -> Bool {
+        let types = Set(AnnexB.nalUnits(annexB).compactMap { nal -> Int? in
+            guard let h = nal.first else { return nil }
+            return codec == .h264 ? Int(h & 0x1F) : Int((h >> 1) & 0x3F)
+        })
+        return codec == .h264 ? types.isSuperset(of: [7, 8]) : types.isSuperset(of: [32, 33, 34])
+    }
+
+    /// Width and height from Annex B parameter sets, or nil if no SPS could be read (or it
+    /// describes a picture no camera sends).
+    package static func size(annexB: [UInt8], codec: Codec) -> (Int32, Int32)? {
         for nal in AnnexB.nalUnits(annexB) where !nal.isEmpty {
             if codec == .h264, nal[0] & 0x1F == 7 { return h264(Array(nal.dropFirst(1))) }
             if codec == .h265, (nal[0] >> 1) & 0x3F == 33, nal.count > 2 { return h265(Array(nal.dropFirst(2))) }
@@ -34,7 +48,9 @@ enum SPSParser {
         let pocType = r.ue()
         if pocType == 0 { _ = r.ue() } else if pocType == 1 {
             r.skip(1); _ = r.se(); _ = r.se()
-            for _ in 0..<r.ue() { _ = r.se() }
+            let cycle = r.ue()
+            guard cycle <= 255 else { return nil } // the standard's limit; 2^32 would spin for minutes
+            for _ in 0..<cycle where !r.overrun { _ = r.se() }
         }
         _ = r.ue(); r.skip(1) // max refs, gaps allowed
         let wMbs = r.ue() + 1, hMapUnits = r.ue() + 1
@@ -48,7 +64,12 @@ enum SPSParser {
             let cy = (chromaFormat == 1 ? 2 : 1) * (2 - frameMbsOnly)
             w -= (l + rr) * cx; h -= (t + b) * cy
         }
-        return r.overrun || w <= 0 || h <= 0 ? nil : (Int32(w), Int32(h))
+        return plausible(w, h, overrun: r.overrun)
+    }
+
+    private static func plausible(_ w: Int, _ h: Int, overrun: Bool) -> (Int32, Int32)? {
+        guard !overrun, (1...maxSide).contains(w), (1...maxSide).contains(h) else { return nil }
+        return (Int32(w), Int32(h))
     }
 
     static func h265(_ rbsp: [UInt8]) -> (Int32, Int32)? {
@@ -74,7 +95,7 @@ enum SPSParser {
             let cx = chroma == 1 || chroma == 2 ? 2 : 1, cy = chroma == 1 ? 2 : 1
             w -= (l + rr) * cx; h -= (t + b) * cy
         }
-        return r.overrun || w <= 0 || h <= 0 ? nil : (Int32(w), Int32(h))
+        return plausible(w, h, overrun: r.overrun)
     }
 
     /// Removes emulation-prevention bytes (00 00 03 → 00 00).
