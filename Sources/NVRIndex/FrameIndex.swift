@@ -49,11 +49,13 @@ public enum FrameIndex {
         while i < bytes.count {
             let a = try getVarint(bytes, &i)
             let isKey = a & 1 != 0
-            let d = prevDuration + unzigzag(a >> 1)
+            // Blobs are read back from disk: a corrupt one must throw, not overflow.
+            let (d, o1) = prevDuration.addingReportingOverflow(unzigzag(a >> 1))
             prevDuration = d
             let ds = unzigzag(try getVarint(bytes, &i))
-            let s: Int64
-            if isKey { s = prevSize.key + ds; prevSize.key = s } else { s = prevSize.other + ds; prevSize.other = s }
+            let (s, o2) = (isKey ? prevSize.key : prevSize.other).addingReportingOverflow(ds)
+            guard !o1, !o2 else { throw IndexError("frame index: corrupt") }
+            if isKey { prevSize.key = s } else { prevSize.other = s }
             var cts: Int64 = 0
             if hasCTS { cts = unzigzag(try getVarint(bytes, &i)) }
             guard d >= 0, d <= UInt32.max, s >= 0, s <= UInt32.max else { throw IndexError("frame index: corrupt") }
@@ -85,13 +87,20 @@ public enum FrameIndex {
         let bytes = [UInt8](data)
         guard bytes.count >= 2, bytes[0] == 1 else { throw IndexError("fragment index: unknown version") }
         let tracks = Int(bytes[1])
+        guard tracks >= 1 else { throw IndexError("fragment index: no tracks") }
         var i = 2
         var prev: Int64 = 0
         var result: [Fragment] = []
         while i < bytes.count {
-            prev += try getVarint(bytes, &i)
+            let (next, overflow) = prev.addingReportingOverflow(try getVarint(bytes, &i))
+            guard !overflow, next >= 0 else { throw IndexError("fragment index: corrupt offset") }
+            prev = next
             var counts: [Int] = []
-            for _ in 0..<tracks { counts.append(Int(try getVarint(bytes, &i))) }
+            for _ in 0..<tracks {
+                let n = try getVarint(bytes, &i)
+                guard n >= 0, n <= Int64(UInt32.max) else { throw IndexError("fragment index: corrupt sample count") }
+                counts.append(Int(n))
+            }
             result.append(Fragment(dataOffset: prev, sampleCounts: counts))
         }
         return result

@@ -1,4 +1,5 @@
 import GRDB
+import NVRTime
 
 /// Where a camera-side recording lives: on the camera's memory card (readable, backfilled) or
 /// in the vendor's cloud (shown on the timeline only).
@@ -51,7 +52,7 @@ extension IndexDatabase {
                 SELECT * FROM card_slice WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND end90k > ?
                   AND on_timeline >= ?
                 ORDER BY start90k, id
-                """, arguments: [cameraID, end90k, start90k - 86_400 * 90_000, start90k, includeOffTimeline ? 0 : 1])
+                """, arguments: [cameraID, end90k, Time90k.subtract(start90k, 86_400 * 90_000), start90k, includeOffTimeline ? 0 : 1])
         }
     }
 

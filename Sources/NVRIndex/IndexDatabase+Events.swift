@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NVRTime
 
 /// One event of a camera: motion the NVR saw, or something the camera reported.
 public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
@@ -97,7 +98,7 @@ extension IndexDatabase {
                   SELECT * FROM event INDEXED BY event_open WHERE end90k IS NULL AND start90k < ?
                 ) WHERE 1
                 """
-            var args: [any DatabaseValueConvertible] = [end90k, start90k == .min ? Int64.min : start90k - longest - 1, start90k, end90k]
+            var args: [any DatabaseValueConvertible] = [end90k, Time90k.subtract(Time90k.subtract(start90k, longest), 1), start90k, end90k]
             if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
             if let type { sql += " AND type = ?"; args.append(type) }
             sql += " ORDER BY start90k DESC, id DESC LIMIT ?"

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NVRTime
 
 /// Totals of a camera's recordings.
 public struct CameraStorageSummary: Sendable, Equatable {
@@ -26,10 +27,15 @@ extension IndexDatabase {
         try pool.read { try SampleEntryRecord.fetchOne($0, key: id) }
     }
 
-    /// A fresh run id (runs are numbered across all cameras).
+    /// A fresh run id (runs are numbered across all cameras), taken from a counter in one
+    /// statement: two cameras, a backfill and `nvr card sync` in another process never get the
+    /// same one (schema v7).
     public func nextRunID() throws -> Int64 {
         try pool.write { db in
-            (try Int64.fetchOne(db, sql: "SELECT MAX(run_id) FROM segment") ?? 0) + 1
+            guard let id = try Int64.fetchOne(db, sql: "UPDATE run_counter SET next = next + 1 WHERE id = 1 RETURNING next - 1") else {
+                throw IndexError("run_counter has no row")
+            }
+            return id
         }
     }
 
@@ -82,8 +88,7 @@ extension IndexDatabase {
         guard start != .min else { return .min }
         // A segment being written may have grown since its row was last updated.
         let longest = try Int64.fetchOne(db, sql: "SELECT MAX(duration90k) FROM segment WHERE camera_id = ?", arguments: [cameraID]) ?? 0
-        let (low, overflow) = start.subtractingReportingOverflow(longest + 3_600 * 90_000)
-        return overflow ? .min : low
+        return Time90k.subtract(Time90k.subtract(start, longest), 3_600 * 90_000)
     }
 
     /// Timeline rows of a camera overlapping [start, end): only the columns slices need, read

@@ -31,6 +31,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV4.name, migrate: MigrationV4.migrate)
         m.registerMigration(MigrationV5.name, migrate: MigrationV5.migrate)
         m.registerMigration(MigrationV6.name, migrate: MigrationV6.migrate)
+        m.registerMigration(MigrationV7.name, migrate: MigrationV7.migrate)
         return m
     }
 
@@ -42,4 +43,11 @@ public final class IndexDatabase: Sendable {
 public struct IndexError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ message: String) { description = message }
+
+    /// True when SQLite could not write because the disk (or its quota) is full: the recorder
+    /// treats it like ENOSPC on a segment file.
+    public static func isDiskFull(_ error: any Error) -> Bool {
+        guard let e = error as? DatabaseError else { return false }
+        return e.resultCode == .SQLITE_FULL
+    }
 }
