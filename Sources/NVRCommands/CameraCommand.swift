@@ -123,6 +123,7 @@ struct CameraCommand: ParsableCommand {
             print("fps:        \(r.fps.map { String(format: "%.2f", $0) } ?? "unknown")")
             print("bit rate:   \(r.bitRate.map { String(format: "%.0f kbit/s", Double($0) / 1000) } ?? "unknown")")
             print("audio:      \(r.audio ?? "none")")
+            for note in r.notes ?? [] { print("note:       \(note)") }
         }
     }
 }

@@ -96,8 +96,11 @@ struct RecordingsCommand: ParsableCommand {
 }
 
 func parseTime(_ s: String, _ what: String) throws -> Int64 {
-    guard let t = Time90k.parse(s) else { throw ValidationError("\(what): '\(s)' is not RFC 3339 (2026-11-22T08:00:00Z) or 90 kHz ticks") }
-    return t
+    switch Time90k.parseChecked(s) {
+    case .success(let t): return t
+    case .failure(.malformed): throw ValidationError("\(what): '\(s.prefix(64))' is not RFC 3339 (2026-11-22T08:00:00Z) or 90 kHz ticks")
+    case .failure(let why): throw ValidationError("\(what): '\(s.prefix(64))' \(why)")
+    }
 }
 
 extension RecordingsCommand {

@@ -51,8 +51,8 @@ public final class SilentCallbacks: PluginCallbacks, Sendable {
     public func pluginConnectionState(_ state: Int32, reason: String?) {}
     public func pluginEvent(json: String) {}
     public func pluginCardMedia(json: String) {}
-    public func pluginBeginStreams(_ streams: UnsafeBufferPointer<nvr_stream_params>) -> Int32 { 0 }
-    public func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32 { 0 }
+    public func pluginBeginStreams(_ streams: [StreamDescription]) -> Int32 { 0 }
+    public func pluginPacket(_ packet: InputPacket) -> Int32 { 0 }
 }
 
 /// Replaces user:password in a URL with *** for display.

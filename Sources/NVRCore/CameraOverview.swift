@@ -21,6 +21,8 @@ public struct CameraOverview: Sendable {
     public var motion: String?
     /// What the camera itself reports through its plugin (battery, card...), as JSON.
     public var cameraStatus: String?
+    /// What of the camera's streams is not recorded, and why (live only).
+    public var notes: [String]?
 
     public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview {
         let sum = try index.storageSummary(cameraID: c.id!)
@@ -32,6 +34,7 @@ public struct CameraOverview: Sendable {
         if let live {
             o.mode = live.mode
             o.motion = live.motion
+            o.notes = live.notes
         } else if let settings = try? RecordingSettings.load(cameraID: c.id!, index: index) {
             o.mode = settings.mode(at: Time90k.now()).rawValue
             o.motion = settings.motionEnabled ? "on" : "off"

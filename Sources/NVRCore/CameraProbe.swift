@@ -11,6 +11,8 @@ public struct ProbeResult: Sendable, Codable {
     public var fps: Double?
     public var bitRate: Int64?
     public var audio: String?
+    /// What the NVR would not record of the stream, and why.
+    public var notes: [String]?
 }
 
 public enum CameraProbe {
@@ -20,7 +22,7 @@ public enum CameraProbe {
         let interrupter = Interrupter()
         let input = try LiveInputs.open(source, timeout: timeout, interrupter: interrupter)
         defer { input.close() }
-        let v = input.streams[0]
+        guard let v = input.streams.first else { throw MediaError(.unsupported, "no video stream") }
         // Measure what actually arrives: bytes and frames over `seconds` of video time.
         var bytes = 0, frames = 0
         var first: Int64?, last: Int64 = 0
@@ -36,16 +38,19 @@ public enum CameraProbe {
                     frames += 1
                     if first == nil { first = t }
                     last = t
-                    if Double(last - (first ?? last)) * tb >= seconds { done = true }
+                    if Double(Time90k.subtract(last, first ?? last)) * tb >= seconds { done = true }
                 }
             } catch { break reading }
             if done { break }
         }
-        let span = Double(last - (first ?? last)) * tb
+        let span = Double(Time90k.subtract(last, first ?? last)) * tb
+        // A span from timestamps that jump (or a time base far too fine) gives no figure.
         let fps = span > 0 ? Double(frames - 1) / span : (input.frameRate > 0 ? input.frameRate : nil)
-        let rate = span > 0 ? Int64(Double(bytes * 8) / span) : (input.bitRate > 0 ? input.bitRate : nil)
+        let measured = span > 0 ? Int64(exactly: (Double(bytes) * 8 / span).rounded()) : nil
+        let rate = measured ?? (input.bitRate > 0 ? input.bitRate : nil)
         return ProbeResult(url: Demuxer.redact(source.url), video: v.summary, codec: v.codec.rawValue,
                            width: Int(v.width), height: Int(v.height), fps: fps, bitRate: rate,
-                           audio: input.streams.count > 1 ? input.streams[1].summary : nil)
+                           audio: input.streams.count > 1 ? input.streams[1].summary : nil,
+                           notes: input.notes.isEmpty ? nil : input.notes)
     }
 }

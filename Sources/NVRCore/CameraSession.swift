@@ -1,4 +1,3 @@
-import CFFmpeg
 import CNVRPlugin
 import Foundation
 import Logging
@@ -21,6 +20,8 @@ public struct CameraStatus: Sendable, Equatable {
     public var mode: String?
     /// Where motion is looked for: off, main stream (key frames / every frame), sub-stream.
     public var motion: String?
+    /// What of the camera's streams is not recorded, and why (unsupported audio...).
+    public var notes: [String]?
 }
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
@@ -216,17 +217,24 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             s.bitRate = input.bitRate > 0 ? input.bitRate : nil
         }
         try gate.begin(streams: streams)
-        setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))")
+        let notes = input.notes
+        statusLock.withLock { $0.notes = notes.isEmpty ? nil : notes }
+        setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))\(notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))")
         let gate = self.gate
+        // A connection that delivers bytes but no usable frames (broken RTP, a stream with
+        // no key frame) would otherwise say "streaming" forever while nothing is recorded.
+        var watchdog = FrameWatchdog(now: Interrupter.now())
         while true {
             do {
                 try input.read { p in
+                    if p.stream == 0 { watchdog.saw(isKey: p.isKey) }
                     try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
                 }
             } catch let e as MediaError where e.kind != .write && e.kind != .noSpace {
                 return listening ? "the camera stopped pushing (\(e.message))" : e.message
             }
-            recorded = true
+            recorded = recorded || watchdog.frames > 0
+            if let why = watchdog.check(now: Interrupter.now()) { return why }
         }
     }
 
@@ -261,7 +269,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     public func pluginConnectionState(_ state: Int32, reason: String?) {
         if isStopping { return } // the plugin saying it stopped because we asked is not news
-        switch UInt32(state) {
+        switch UInt32(bitPattern: state) {
         case NVR_STATE_CONNECTING.rawValue: setState(.connecting, reason, log: .debug)
         case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)
         case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
@@ -286,20 +294,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         logger.debug("camera \(camera.name): card media \(json.prefix(200))")
     }
 
-    public func pluginBeginStreams(_ streams: UnsafeBufferPointer<nvr_stream_params>) -> Int32 {
-        var descs: [StreamDescription] = []
-        for p in streams {
-            guard let codec: Codec = switch p.codec {
-            case UInt32(NVR_CODEC_H264.rawValue): .h264
-            case UInt32(NVR_CODEC_H265.rawValue): .h265
-            case UInt32(NVR_CODEC_AAC.rawValue): .aac
-            default: nil
-            } else { continue }
-            let extradata = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: p.extradata_size)) } ?? []
-            descs.append(StreamDescription(codec: codec, width: p.width, height: p.height, sampleRate: p.sample_rate,
-                                           channels: p.channels, timebaseNum: p.timebase_num, timebaseDen: p.timebase_den,
-                                           extradata: extradata))
-        }
+    public func pluginBeginStreams(_ descs: [StreamDescription]) -> Int32 {
         do {
             try gate.begin(streams: descs)
         } catch {
@@ -314,11 +309,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         return 0
     }
 
-    public func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32 {
-        let p = packet.pointee
+    public func pluginPacket(_ p: InputPacket) -> Int32 {
         do {
-            try gate.append(stream: Int(p.stream_index), pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
-                            data: UnsafeRawBufferPointer(start: p.data, count: p.size))
+            try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
             if !connected { wake.lock(); connected = true; wake.unlock() }
             return 0
         } catch {

@@ -10,14 +10,18 @@ struct CaptureClock {
 
     /// The capture time of a frame with media time `t` (90 kHz) that arrived at `arrival`.
     /// `jumped` is set when the clock had to anchor again.
+    /// Saturating arithmetic throughout: media times come from cameras and plugins.
     mutating func wallTime(media t: Int64, arrival: Int64, jumped: inout Bool) -> Int64 {
-        if let base = base90k, t >= last90k, t - last90k <= 5 * 90_000 {
-            base90k = min(base, arrival - t)
+        let anchor = Time90k.subtract(arrival, t)
+        let base: Int64
+        if let b = base90k, t >= last90k, Time90k.subtract(t, last90k) <= 5 * 90_000 {
+            base = min(b, anchor)
         } else {
-            base90k = arrival - t
+            base = anchor
             jumped = true
         }
+        base90k = base
         last90k = t
-        return base90k! + t
+        return Time90k.add(base, t)
     }
 }

@@ -1,4 +1,3 @@
-import NVRMedia
 import Foundation
 import NVRIndex
 
@@ -50,8 +49,9 @@ public struct CardListing: Sendable {
             throw PluginError("card listing is not the documented JSON: \(error)")
         }
         let now = Double(now90k) / 90_000
-        let localOffset = wire.clock_local.map { $0 - now }
-        let drift = wire.clock_utc.map { $0 - now }
+        // A clock that is not a number is no clock (JSON cannot carry NaN, but 1e308 can be).
+        let localOffset = wire.clock_local.flatMap { $0.isFinite ? $0 - now : nil }
+        let drift = wire.clock_utc.flatMap { $0.isFinite ? $0 - now : nil }
         clockOffsetSeconds = localOffset ?? drift
         items = try wire.media.map { m in
             guard m.duration >= 0, m.duration < 7 * 86_400 else { throw PluginError("card file \(m.id): duration \(m.duration) s is not plausible") }
@@ -61,8 +61,14 @@ public struct CardListing: Sendable {
             guard let source = CardSource(rawValue: m.source ?? "card") else {
                 throw PluginError("card file \(m.id): source must be card or cloud, not \(m.source ?? "")")
             }
-            let s90k = Int64((start * 90_000).rounded())
-            return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: s90k + Int64((m.duration * 90_000).rounded()),
+            // Camera clocks and cloud answers are outside input: a start that is not a time the
+            // NVR supports refuses the listing rather than reaching any arithmetic.
+            let s90k = Time90k.ticks(seconds: start), e90k = Time90k.add(s90k, Time90k.ticks(seconds: m.duration))
+            guard start.isFinite, Time90k.isSupported(s90k), Time90k.isSupported(e90k) else {
+                throw PluginError("card file \(m.id): start \(start) s is not a plausible time")
+            }
+            guard (m.size ?? 0) >= 0 else { throw PluginError("card file \(m.id): size \(m.size ?? 0) is negative") }
+            return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: e90k,
                         bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: source)
         }
     }
@@ -70,63 +76,5 @@ public struct CardListing: Sendable {
     func records(cameraID: Int64, seen90k: Int64) -> [CardSliceRecord] {
         items.map { CardSliceRecord(cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k,
                                  bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline, source: $0.source) }
-    }
-}
-
-/// Reads a card file through the plugin in blocks, so libavformat's small reads and seeks
-/// become a few HTTP Range requests, and counts what was fetched.
-final class CardFileReader: RandomAccessSource {
-    let size: Int64
-    private let instance: PluginInstance
-    private let fileID: String
-    private let blockSize: Int64 = 1 << 20
-    private var blocks: [(index: Int64, data: [UInt8])] = [] // most recent last
-    private let maxBlocks = 8
-    private let isCancelled: () -> Bool
-    /// Bytes fetched from the camera so far.
-    private(set) var fetched: Int64 = 0
-
-    init(instance: PluginInstance, fileID: String, size: Int64, isCancelled: @escaping () -> Bool) {
-        self.instance = instance
-        self.fileID = fileID
-        self.size = size
-        self.isCancelled = isCancelled
-    }
-
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard offset < size, buffer.count > 0 else { return 0 }
-        let index = offset / blockSize
-        let block = try self.block(index)
-        let within = Int(offset - index * blockSize)
-        let n = min(buffer.count, block.count - within)
-        guard n > 0 else { return 0 }
-        block.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + within, byteCount: n) }
-        return n
-    }
-
-    private func block(_ index: Int64) throws -> [UInt8] {
-        if let i = blocks.firstIndex(where: { $0.index == index }) {
-            let b = blocks.remove(at: i)
-            blocks.append(b)
-            return b.data
-        }
-        if isCancelled() { throw PluginError("stopped") }
-        let start = index * blockSize
-        let length = min(blockSize, size - start)
-        var data: [UInt8] = []
-        data.reserveCapacity(Int(length))
-        let cancelled = isCancelled
-        let complete = try instance.cardRead(id: fileID, offset: start, length: length) { chunk in
-            data.append(contentsOf: chunk)
-            return !cancelled()
-        }
-        if !complete { throw PluginError("stopped") }
-        guard Int64(data.count) == length else {
-            throw PluginError("card file \(fileID): asked for \(length) bytes at \(start), got \(data.count)")
-        }
-        fetched += length
-        blocks.append((index, data))
-        if blocks.count > maxBlocks { blocks.removeFirst() }
-        return data
     }
 }

@@ -1,4 +1,3 @@
-import CFFmpeg
 import Foundation
 import Logging
 import NVRIndex
@@ -77,14 +76,20 @@ public final class CardSync {
     }
 
     /// Parts of `span` no segment covers, at least `minimumGap90k` long. A segment still being
-    /// written counts as reaching to now (its row's duration lags the file).
+    /// written counts as reaching a little past its row (the row's duration is refreshed every
+    /// few seconds and lags the file), up to now; a *writing* row left behind by a failure
+    /// covers no more than that, never everything up to now.
     func gaps(in span: Range<Int64>) throws -> [Range<Int64>] {
         let now = Time90k.now()
         let covered = try index.segments(cameraID: camera.id!, start90k: span.lowerBound, end90k: span.upperBound)
             .filter { $0.state != .deleting }
-            .map { $0.start90k..<($0.state == .writing ? max($0.end90k, now) : $0.end90k) }
+            .map { $0.start90k..<($0.state == .writing ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k) }
         return Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
     }
+
+    /// How far past its row a segment being written may reach: its progress interval (5 s)
+    /// and a fragment, with room to spare.
+    static let writingLag90k: Int64 = 15 * 90_000
 
     /// `span` minus the `covered` ranges (any order), keeping pieces of at least `minimum`.
     public static func gaps(in span: Range<Int64>, covered: [Range<Int64>], minimum: Int64) -> [Range<Int64>] {
@@ -99,6 +104,12 @@ public final class CardSync {
         return out.filter { $0.count >= minimum }
     }
 
+    /// start + media − first, or nil if it leaves the supported times.
+    static func checked(_ start: Int64, plus media: Int64, minus first: Int64) -> Int64? {
+        let t = Time90k.subtract(Time90k.add(start, media), first)
+        return Time90k.isSupported(t) ? t : nil
+    }
+
     /// Stream-copies the part of a card file inside `gap` into segments: from the first key
     /// frame at or after the gap's start to the last frame that ends by the gap's end.
     private func copy(_ instance: PluginInstance, item: CardListing.Item, gap: Range<Int64>,
@@ -108,41 +119,47 @@ public final class CardSync {
         defer { demuxer.close() }
         let streams = demuxer.streams
         let first = demuxer.videoStartTime90k
-        try demuxer.seekVideo(to: first + (gap.lowerBound - item.start90k))
+        try demuxer.seekVideo(to: Time90k.add(first, Time90k.subtract(gap.lowerBound, item.start90k)))
         var settings = Segmenter.Settings(segmentSeconds: segmentSeconds)
         settings.source = "card"
         let segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: logger)
         var segments = 0
         segmenter.onSegmentComplete = { _ in segments += 1 }
         try segmenter.begin(streams: streams)
-        let tbs = streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
-        var started = false
+        let timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
+        var started = false, finished = false
         var firstTime: Int64 = 0, lastEnd: Int64 = 0, lastVideoTime: Int64?
         defer { try? segmenter.end() }
-        while !isCancelled() {
-            let i: Int
-            do { i = try demuxer.read() } catch let e as MediaError where e.code == nvr_averror_eof() { break }
-            let p = demuxer.packet.pointee
-            let raw = p.dts != nvr_av_nopts_value() ? p.dts : p.pts
-            guard raw != nvr_av_nopts_value() else { continue }
-            let t = item.start90k + raw * tbs[i].0 * 90_000 / tbs[i].1 - first
-            let isKey = p.flags & 1 != 0
-            if i == 0 {
-                if !started {
-                    guard isKey, t >= gap.lowerBound else { continue }
-                    started = true
-                    firstTime = t
+        while !isCancelled() && !finished {
+            do {
+                try demuxer.read { p in
+                    let i = p.stream
+                    let raw = p.dts != .min ? p.dts : p.pts
+                    // A timestamp that does not fit on the NVR's clock ends the copy there.
+                    guard raw != .min else { return }
+                    guard let media = timebases[i].to90k(raw), let t = Self.checked(item.start90k, plus: media, minus: first) else {
+                        finished = true
+                        return
+                    }
+                    if i == 0 {
+                        if !started {
+                            guard p.isKey, t >= gap.lowerBound else { return }
+                            started = true
+                            firstTime = t
+                        }
+                        // A frame lasts until the next; stop before one would run past the gap.
+                        let frame = p.duration > 0 ? (timebases[0].to90k(p.duration) ?? 3000) : lastVideoTime.map { max(t - $0, 1) } ?? 3000
+                        if Time90k.add(t, frame) > gap.upperBound { finished = true; return }
+                        lastVideoTime = t
+                        lastEnd = t + frame
+                    } else {
+                        guard started, t < lastEnd else { return }
+                    }
+                    try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data, arrival90k: t)
                 }
-                // A frame lasts until the next; stop before one would run past the gap.
-                let frame = p.duration > 0 ? p.duration * tbs[0].0 * 90_000 / tbs[0].1 : lastVideoTime.map { max(t - $0, 1) } ?? 3000
-                if t + frame > gap.upperBound { break }
-                lastVideoTime = t
-                lastEnd = t + frame
-            } else {
-                guard started, t < lastEnd else { continue }
+            } catch let e as MediaError where e.isEndOfFile {
+                break
             }
-            try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: isKey,
-                                 data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)), arrival90k: t)
         }
         try segmenter.end()
         return (segments, started ? lastEnd - firstTime : 0, reader.fetched)

@@ -5,21 +5,21 @@ import NVRMedia
 // leaf modules share no types, so the mapping lives here, once.
 
 extension FrameIndex.Frame {
-    init(_ s: Sample) {
+    package init(_ s: Sample) {
         self.init(duration: s.duration, size: s.size, isKey: s.isKey, compositionOffset: s.compositionOffset)
     }
 }
 
 extension Sample {
-    init(_ f: FrameIndex.Frame) {
+    package init(_ f: FrameIndex.Frame) {
         self.init(duration: f.duration, size: f.size, isKey: f.isKey, compositionOffset: f.compositionOffset)
     }
 }
 
 extension FrameIndex.Fragment {
-    init(_ f: FragmentInfo) { self.init(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts) }
+    package init(_ f: FragmentInfo) { self.init(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts) }
 }
 
 extension FragmentInfo {
-    init(_ f: FrameIndex.Fragment) { self.init(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts) }
+    package init(_ f: FrameIndex.Fragment) { self.init(dataOffset: f.dataOffset, sampleCounts: f.sampleCounts) }
 }

@@ -36,7 +36,7 @@ extension JSONValue {
         switch v {
         case .string(let s): return s
         case .bool(let b): return b ? "true" : "false"
-        case .number(let n): return n == n.rounded() ? String(Int64(n)) : String(n)
+        case .number(let n): return Int64(exactly: n).map(String.init) ?? String(n)
         default: return nil
         }
     }

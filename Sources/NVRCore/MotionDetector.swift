@@ -60,6 +60,12 @@ public final class MotionDetector {
         guard stream.codec.isVideo, stream.width > 0, stream.height > 0 else {
             throw MediaError(.unsupported, "motion detection needs a video stream with a known size")
         }
+        // The analysis picture keeps the aspect ratio: a stream that says 16×2147483647 must
+        // not make it gigabytes.
+        let (w, h) = (Int(stream.width), Int(stream.height))
+        guard w <= 16_384, h <= 16_384, max(w, h) <= 16 * min(w, h) else {
+            throw MediaError(.unsupported, "motion detection cannot look at a \(w)x\(h) picture")
+        }
         self.settings = settings
         self.stream = stream
         let pixels = Int(stream.width) * Int(stream.height)

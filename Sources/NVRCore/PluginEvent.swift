@@ -30,11 +30,13 @@ public struct PluginEvent: Sendable, Equatable {
         self.type = type
         self.phase = phase
         score = (o["score"] as? NSNumber)?.doubleValue
+        // A time more than 10 minutes from the NVR's clock (or not a number that fits) is taken
+        // as "now": plugins' clocks are outside input.
         var t = (o["time90k"] as? NSNumber)?.int64Value ?? now
-        if abs(t - now) > 600 * 90_000 { t = now }
+        if Time90k.subtract(t, now).magnitude > 600 * 90_000 { t = now }
         time90k = t
         let quiet = (o["quiet_seconds"] as? NSNumber)?.doubleValue
-        quiet90k = quiet.map { Int64(min(max($0, 0.1), 3600) * 90_000) } ?? Self.defaultQuiet90k
+        quiet90k = quiet.flatMap { $0.isFinite ? Int64(min(max($0, 0.1), 3600) * 90_000) : nil } ?? Self.defaultQuiet90k
     }
 }
 

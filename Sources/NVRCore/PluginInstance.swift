@@ -1,30 +1,7 @@
 import CNVRPlugin
 import Foundation
-
-/// What a plugin instance reports back to the host, on any of the plugin's threads.
-public protocol PluginCallbacks: AnyObject, Sendable {
-    func pluginLog(level: Int32, message: String)
-    func pluginConnectionState(_ state: Int32, reason: String?)
-    func pluginEvent(json: String)
-    func pluginCardMedia(json: String)
-    func pluginBeginStreams(_ streams: UnsafeBufferPointer<nvr_stream_params>) -> Int32
-    func pluginPacket(_ packet: UnsafePointer<nvr_packet>) -> Int32
-}
-
-/// The live input a URL plugin asks the host to open.
-public struct LiveSource: Sendable, Decodable {
-    public var url: String
-    public var format: String?
-    public var options: [String: String]?
-    /// "native" (default) or "libav": which RTSP client opens rtsp:// over TCP.
-    public var client: String?
-    /// True when the host listens and the camera connects to it (RTMP push): opening waits
-    /// for the camera with no deadline, and the host listens again at once after a disconnect.
-    public var listen: Bool?
-    public init(url: String, format: String? = nil, options: [String: String]? = nil, client: String? = nil, listen: Bool? = nil) {
-        self.url = url; self.format = format; self.options = options; self.client = client; self.listen = listen
-    }
-}
+import NVRMedia
+import Synchronization
 
 /// One camera's plugin instance. Owns the host callback table the plugin holds on to.
 /// `@unchecked Sendable`: `instance` is only passed back to the plugin, whose ABI requires
@@ -50,12 +27,26 @@ public final class PluginInstance: @unchecked Sendable {
             event: { ctx, json in callbackTarget(ctx)?.pluginEvent(json: json.map { String(cString: $0) } ?? "{}") },
             card_media: { ctx, json in callbackTarget(ctx)?.pluginCardMedia(json: json.map { String(cString: $0) } ?? "{}") },
             begin_streams: { ctx, streams, count in
-                guard let streams, count > 0 else { return -1 }
-                return callbackTarget(ctx)?.pluginBeginStreams(UnsafeBufferPointer(start: streams, count: Int(count))) ?? -1
+                guard let ctx, let streams, count > 0 else { return -1 }
+                let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
+                switch PluginStreams.convert(UnsafeRawPointer(streams), count: Int(count)) {
+                case .failure(let why):
+                    box.target.pluginLog(level: Int32(NVR_LOG_ERROR.rawValue), message: "begin_streams refused: \(why)")
+                    return -1
+                case .success(let converted):
+                    if !converted.dropped.isEmpty {
+                        box.target.pluginLog(level: Int32(NVR_LOG_WARNING.rawValue), message: "not recorded: " + converted.dropped.joined(separator: "; "))
+                    }
+                    box.streams.withLock { $0 = converted }
+                    return box.target.pluginBeginStreams(converted.descriptions)
+                }
             },
             push_packet: { ctx, packet in
-                guard let packet else { return -1 }
-                return callbackTarget(ctx)?.pluginPacket(packet) ?? -1
+                guard let ctx, let packet else { return -1 }
+                let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
+                let streams = box.streams.withLock { $0 } // a copy of two small arrays: no allocation
+                guard let p = streams.packet(UnsafeRawPointer(packet)) else { return 0 } // a stream we do not record
+                return box.target.pluginPacket(p)
             }))
         var error: UnsafeMutablePointer<CChar>?
         guard let made = plugin.entry.pointee.create(configJSON, host, &error) else {
@@ -177,8 +168,11 @@ private struct CardSinkBox {
 }
 
 /// What host_ctx points at: a concrete box, so callbacks need no dynamic cast per packet.
-private final class CallbackBox {
+/// `@unchecked Sendable`: `target` is Sendable and immutable, `streams` is behind its Mutex.
+private final class CallbackBox: @unchecked Sendable {
     let target: any PluginCallbacks
+    /// Push mode: the streams announced last and the plugin's indices → ours.
+    let streams = Mutex(PluginStreams())
     init(_ target: any PluginCallbacks) { self.target = target }
 }
 

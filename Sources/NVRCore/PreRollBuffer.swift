@@ -43,6 +43,12 @@ final class PreRollBuffer {
             gops.append(g)
         }
         guard let g = gops.last else { return }
+        // One GOP alone over the cap (a camera that sent one key frame, then P-frames only):
+        // drop it and wait for the next key frame rather than grow without bound.
+        if gops.count == 1 && bytes + data.count > maxBytes {
+            clear()
+            return
+        }
         g.packets.append(Packet(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, arrival90k: arrival90k,
                                 offset: g.bytes.count, size: data.count))
         g.bytes.append(contentsOf: data)

@@ -75,7 +75,7 @@ public struct RangeExport {
                 for i in m.audio.indices where m.audioTimes[i] >= lo && m.audioTimes[i] < hi {
                     if audioPicked.isEmpty, let prevEnd = audioEnd {
                         // Silence across a gap: stretch the previous piece's last audio sample.
-                        let gap = (m.audioTimes[i] - prevEnd) * audioRate / 90_000
+                        let gap = Timebase.ticks90k.rescale(Time90k.subtract(m.audioTimes[i], prevEnd), to: .rate(audioRate)) ?? 0
                         if let p = pieces.lastIndex(where: { !$0.audio.isEmpty }) { adjustLast(&pieces[p].audio, by: gap) }
                     }
                     audioPicked.append((m.audio[i], m.audioOffsets[i]))
@@ -85,9 +85,9 @@ public struct RangeExport {
             pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked))
         }
         guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
-        let video = MP4Builder.Track(sampleEntry: [UInt8](videoEntry.box), timescale: UInt32(videoEntry.timescale),
+        let video = MP4Builder.Track(sampleEntry: [UInt8](videoEntry.box), timescale: UInt32(clamping: videoEntry.timescale),
                                      width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
-        let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32($0.timescale), isVideo: false) }
+        let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32(clamping: $0.timescale), isVideo: false) }
         let playEnd = min(end, lastEnd)
         let skip = playStart - firstPictureTime
         let mp4 = MP4Builder.build(pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))

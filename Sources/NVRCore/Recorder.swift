@@ -22,6 +22,8 @@ public final class Recorder: @unchecked Sendable {
     private var stopping = false
     private var serveLock: ServeLock?
     private var upkeep: CameraUpkeep?
+    /// Room kept back for the index to record deletions on a full disk.
+    private let reserve: SpaceReserve
 
     public init(config: NVRConfig, logger: Logger) throws {
         self.config = config
@@ -31,6 +33,7 @@ public final class Recorder: @unchecked Sendable {
         index = try IndexDatabase(path: storage.indexPath)
         plugins = PluginHost(directory: config.resolvedPluginsDir)
         retention = Retention(index: index, storage: storage, logger: logger)
+        reserve = SpaceReserve(root: storage.root)
         MediaLog.configure(environment: ProcessInfo.processInfo.environment)
     }
 
@@ -56,6 +59,7 @@ public final class Recorder: @unchecked Sendable {
         logger.info("storage \(storage.root), plugins from \(plugins.directory), segments of \(config.segmentSeconds) s")
         // Make room before the first write, then keep making it.
         do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
+        reserve.ensure()
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
@@ -77,6 +81,7 @@ public final class Recorder: @unchecked Sendable {
             retentionWake.unlock()
             if stop { return }
             do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
+            reserve.ensure()
         }
     }
 
@@ -84,6 +89,9 @@ public final class Recorder: @unchecked Sendable {
     /// (1 % of the file system, at least 16 MB) so recording can go on for a while.
     private func freeSpaceNow() -> Bool {
         let extra = max((retention.fileSystem()?.size ?? 0) / 100, 16 << 20)
+        // The index needs a little room to record what it deletes.
+        if reserve.release() { logger.warning("disk full: gave back the \(reserve.bytes >> 20) MB reserve so retention can run") }
+        defer { reserve.ensure() }
         do { return try retention.enforce(dryRun: false, extraFree: extra).segments > 0 } catch {
             logger.error("retention failed while the disk is full: \(error)")
             return false

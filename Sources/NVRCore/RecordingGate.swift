@@ -19,7 +19,7 @@ public final class RecordingGate {
     public private(set) var settings: RecordingSettings
     private let buffer = PreRollBuffer()
     private var video: StreamDescription?
-    private var videoTimebase: (num: Int64, den: Int64) = (1, 90_000)
+    private var videoTimebase = Timebase.ticks90k
     private var detector: MotionDetector?
     private var detectorFailed = false
     private var reportedDecodeFailure = false
@@ -79,7 +79,7 @@ public final class RecordingGate {
         try end()
         try segmenter.begin(streams: streams)
         video = streams.first
-        if let v = video { videoTimebase = (Int64(v.timebaseNum), Int64(max(v.timebaseDen, 1))) }
+        if let v = video { videoTimebase = Timebase(v.timebaseNum, v.timebaseDen) }
         captureClock.reset()
         lastKey90k = nil
         detectorFailed = false
@@ -179,8 +179,7 @@ public final class RecordingGate {
     /// When a video packet was captured (see CaptureClock); tracks the GOP length too.
     private func wallTime(pts: Int64, dts: Int64, isKey: Bool, arrival: Int64) -> Int64 {
         let raw = dts != Int64.min ? dts : pts
-        guard raw != Int64.min else { return arrival }
-        let t = videoTimebase.num == 1 && videoTimebase.den == 90_000 ? raw : raw * videoTimebase.num * 90_000 / videoTimebase.den
+        guard raw != Int64.min, let t = videoTimebase.to90k(raw) else { return arrival }
         var jumped = false
         let wall = captureClock.wallTime(media: t, arrival: arrival, jumped: &jumped)
         if jumped { lastKey90k = nil }

@@ -53,7 +53,8 @@ public enum Recovery {
             row.keyFrames = video.filter(\.isKey).count
             var audioStart: Int64?
             if scanned.samples.count > 1, !scanned.samples[1].isEmpty, scanned.timescales[1] > 0 {
-                audioStart = seg.start90k + Int64(scanned.firstDecodeTimes[1]) * 90_000 / Int64(scanned.timescales[1])
+                audioStart = Timebase(1, Int64(scanned.timescales[1])).to90k(Int64(clamping: scanned.firstDecodeTimes[1]))
+                    .map { Time90k.add(seg.start90k, $0) }
             }
             let record = SegmentFramesRecord(
                 segmentID: seg.id!, videoIndex: FrameIndex.encode(frames(video)),

@@ -38,7 +38,7 @@ public struct SegmentMedia: Sendable {
             fragments = scan.fragments
             if scan.timescales.count > 1, scan.timescales[1] > 0 {
                 rate = Int64(scan.timescales[1])
-                audioStart = seg.start90k + Int64(scan.firstDecodeTimes[1]) * 90_000 / rate
+                audioStart = Timebase(1, rate).to90k(Int64(clamping: scan.firstDecodeTimes[1])).map { Time90k.add(seg.start90k, $0) }
             }
         }
         guard let offsets = MP4Builder.offsets(video: video, audio: audio, fragments: fragments) else {
@@ -52,7 +52,8 @@ public struct SegmentMedia: Sendable {
         if let a0 = audioStart, rate > 0 {
             audioTimes.reserveCapacity(audio.count)
             var at: Int64 = 0
-            for s in audio { audioTimes.append(a0 + at * 90_000 / rate); at += Int64(s.duration) }
+            let tb = Timebase(1, rate)
+            for s in audio { audioTimes.append(Time90k.add(a0, tb.to90k(at) ?? 0)); at += Int64(s.duration) }
         } else {
             audio = []
         }

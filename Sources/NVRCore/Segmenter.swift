@@ -21,6 +21,12 @@ public final class Segmenter {
         public var progressEvery90k: Int64 = 5 * 90_000
         /// Where the footage comes from: "live" (the camera's stream) or "card" (backfilled).
         public var source = "live"
+        /// Most bytes buffered for one fragment before it is written even mid-second (a
+        /// camera whose timestamps barely advance must not fill memory).
+        public var maxFragmentBytes = 16 << 20
+        /// A segment this many times `segmentSeconds` long without a key frame to cut at ends
+        /// the run (the next starts at the next key frame): its frame index stays bounded.
+        public var maxSegmentFactor: Int64 = 10
         public init(segmentSeconds: Int) { self.segmentSeconds = segmentSeconds }
     }
 
@@ -34,7 +40,7 @@ public final class Segmenter {
 
     // The streams of the current connection.
     private var streams: [StreamDescription] = []
-    private var timebases: [(num: Int64, den: Int64)] = []
+    private var timebases: [Timebase] = []
     /// Cached per connection: whether video arrives with start codes (checked per packet).
     private var videoIsAnnexB = false
     /// The last in-band parameter sets seen at a key frame (to notice a resolution change).
@@ -110,7 +116,7 @@ public final class Segmenter {
         try end()
         guard let v = streams.first, v.codec.isVideo else { throw MediaError(.unsupported, "no video stream") }
         self.streams = Array(streams.prefix(2))
-        self.timebases = self.streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+        self.timebases = self.streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
         initSegment = nil
         entryIDs = []
         inbandParameterSets = []
@@ -118,32 +124,53 @@ public final class Segmenter {
 
     /// Ends the current run: completes the open segment.
     public func end() throws {
-        guard runActive else { return }
+        guard runActive else { return try completeUnfinishedRows() }
         runActive = false
         try closeSegment(nextVideoDTS: nil)
     }
 
-    /// Rescales a timestamp of stream `i` to 90 kHz.
+    /// Media times the segmenter works with: within ±2^61 ticks (±800,000 years), so that
+    /// the difference of any two fits in Int64.
+    static let mediaTimeLimit: Int64 = 1 << 61
+
+    /// A timestamp of stream `i` in 90 kHz ticks, or nil if it cannot be one (a plugin's
+    /// nanosecond clock with a wrong time base, a value near Int64's ends).
     @inline(__always)
-    private func to90k(_ t: Int64, _ i: Int) -> Int64 {
-        let tb = timebases[i]
-        if tb.num == 1 && tb.den == 90_000 { return t }
-        return t * tb.num * 90_000 / tb.den
+    private func to90k(_ t: Int64, _ i: Int) -> Int64? {
+        guard let v = timebases[i].to90k(t), v > -Self.mediaTimeLimit, v < Self.mediaTimeLimit else { return nil }
+        return v
+    }
+
+    /// Logs a problem with the stream once per run (never once per packet).
+    private var reported: Set<String> = []
+    private func reportOnce(_ what: String) {
+        guard reported.insert(what).inserted else { return }
+        logger.notice("camera \(camera.name): \(what)")
     }
 
     /// Records one packet. `data` is only borrowed for the call. `arrival90k`: when the packet
     /// reached the NVR, for packets handed on later (pre-roll); nil = now.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
                        data: UnsafeRawBufferPointer, arrival90k: Int64? = nil) throws {
-        guard i < streams.count, !streams.isEmpty else { return }
-        self.arrival90k = arrival90k ?? wallClock()
+        guard i >= 0, i < streams.count else { return }
+        // Capture times reach here from cameras' clocks: kept to the supported years, so the
+        // run's wall-clock arithmetic below cannot overflow.
+        self.arrival90k = min(max(arrival90k ?? wallClock(), Time90k.supported.lowerBound), Time90k.supported.upperBound)
         let nopts = Int64.min
         let dtsIn = rawDTS != nopts ? rawDTS : pts
         guard dtsIn != nopts else { return }
+        guard data.count <= FragmentedMP4Writer.maxSampleBytes else {
+            reportOnce("dropped a \(data.count)-byte frame (larger than any camera sends)")
+            return
+        }
+        guard let dts = to90k(dtsIn, i), let pts90k = pts != nopts ? to90k(pts, i) : dts else {
+            reportOnce("dropped frames whose timestamps do not fit the stream's time base \(timebases[i])")
+            return
+        }
         if i == 0 {
-            try appendVideo(dts: to90k(dtsIn, 0), pts: pts != nopts ? to90k(pts, 0) : to90k(dtsIn, 0), isKey: isKey, data: data)
+            try appendVideo(dts: dts, pts: pts90k, isKey: isKey, data: data)
         } else {
-            try appendAudio(dts: to90k(dtsIn, i), duration: duration > 0 ? duration : 0, data: data)
+            try appendAudio(dts: dts, duration: duration > 0 ? duration : 0, data: data)
         }
     }
 
@@ -151,8 +178,15 @@ public final class Segmenter {
         if runActive && pendingVideo && dts == lastVideoDTS, let writer {
             // Another piece of the same access unit (e.g. parameter sets sent apart from the
             // IDR slice with one RTP timestamp): it belongs to the same sample.
-            writer.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data)
-            if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
+            if writer.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data) {
+                if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
+                return
+            }
+            // A "frame" that keeps growing under one timestamp is a broken stream: keep what
+            // was recorded and wait for the next key frame.
+            reportOnce("a frame grew past \(FragmentedMP4Writer.maxSampleBytes >> 20) MiB under one timestamp; starting a new run")
+            runActive = false
+            try closeSegment(nextVideoDTS: nil)
             return
         }
         if runActive && isKey, let updated = resizedVideoStream(keyFrame: data) {
@@ -178,14 +212,20 @@ public final class Segmenter {
             try finishPendingVideo(duration: dts - lastVideoDTS)
         }
         guard let writer else { return }
-        if isKey && dts - segmentFirstDTS >= Int64(settings.segmentSeconds) * 90_000 {
+        let segmentAge = dts - segmentFirstDTS
+        if isKey && segmentAge >= Int64(settings.segmentSeconds) * 90_000 {
             try closeSegment(nextVideoDTS: dts)
             try openSegment(firstDTS: dts)
-        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k {
+        } else if !isKey && segmentAge >= Int64(settings.segmentSeconds) * 90_000 * settings.maxSegmentFactor {
+            reportOnce("no key frame for \(segmentAge / 90_000) s; starting a new run at the next one")
+            runActive = false
+            try closeSegment(nextVideoDTS: dts)
+            return
+        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k || writer.pendingBytes >= settings.maxFragmentBytes {
             try flushFragment(at: dts)
         }
         let w = self.writer ?? writer
-        let decodeTime = UInt64(dts - segmentFirstDTS)
+        let decodeTime = UInt64(clamping: dts - segmentFirstDTS)
         let cts = Int32(clamping: pts - dts)
         if videoIsAnnexB {
             w.appendAnnexB(track: 0, decodeTime: decodeTime, isKey: isKey, compositionOffset: cts, data: data)
@@ -249,18 +289,18 @@ public final class Segmenter {
     private var lastSampleSize: UInt32 { writer?.lastSample(track: 0)?.size ?? 0 }
 
     private func appendAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
-        guard runActive, let writer, streams.count > 1, let track = initSegment?.tracks[1] else { return }
+        guard runActive, let writer, streams.count > 1, let tracks = initSegment?.tracks, tracks.count > 1 else { return }
+        let track = tracks[1]
         let rate = Int64(track.timescale)
         let rel = dts - segmentFirstDTS
         guard rel >= 0 else { return } // audio from before this segment's first key frame
         if writer.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
-            nextAudioTime = UInt64(rel * rate / 90_000)
+            nextAudioTime = UInt64(clamping: Timebase.ticks90k.rescale(rel, to: .rate(rate)) ?? 0)
             writer.setNextDecodeTime(track: 1, nextAudioTime)
             audioOffset90k = rel
         }
         // AAC frames are 1024 samples unless the input says otherwise.
-        let tb = timebases[1]
-        let d = duration > 0 ? UInt32(clamping: duration * tb.num * rate / tb.den) : 1024
+        let d = duration > 0 ? UInt32(clamping: timebases[1].rescale(duration, to: .rate(rate)) ?? 1024) : 1024
         let sample = Sample(duration: d, size: UInt32(data.count), isKey: true)
         writer.append(track: 1, decodeTime: nextAudioTime, sample: sample, data: data)
         nextAudioTime += UInt64(d)
@@ -279,9 +319,14 @@ public final class Segmenter {
                     throw MediaError(.unsupported, "camera \(camera.name): no \(s[0].codec.rawValue) parameter sets in the stream")
                 }
             }
+            if s[0].width <= 0 || s[0].height <= 0, let size = ParameterSets.pictureSize(annexB: s[0].extradata, codec: s[0].codec) {
+                // The picture size comes with the parameter sets when nothing said it before.
+                s[0].width = size.width
+                s[0].height = size.height
+            }
             if s.count > 1 && s[1].extradata.isEmpty { s.removeLast() } // audio we cannot describe
             streams = s
-            timebases = streams.map { (Int64($0.timebaseNum), Int64(max($0.timebaseDen, 1))) }
+            timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
             videoIsAnnexB = s[0].isAnnexB
             let made = try InitSegment.make(streams: s)
             entryIDs = try made.tracks.map { t in
@@ -321,7 +366,7 @@ public final class Segmenter {
         // it), but no file ever lacks a row. See design/crash-safety.md.
         var row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
                                 videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil, source: settings.source)
-        row = try index.insertSegment(row)
+        row = try retryingOnNoSpace { try index.insertSegment(row) }
         do {
             writer = try retryingOnNoSpace {
                 unlink(abs) // a previous attempt may have left an empty file
@@ -361,10 +406,13 @@ public final class Segmenter {
         fragmentStartDTS = dts
     }
 
-    /// Runs `body`; if it fails for lack of space and retention frees some, runs it once more.
+    /// Runs `body`; if it fails for lack of space (a file write's ENOSPC or SQLite's
+    /// SQLITE_FULL) and retention frees some, runs it once more.
     private func retryingOnNoSpace<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try body()
+            do { return try body() } catch where IndexError.isDiskFull(error) {
+                throw MediaError(.noSpace, "the index cannot grow: \(error)")
+            }
         } catch let e as MediaError where e.kind == .noSpace {
             guard let onNoSpace, onNoSpace() else {
                 logger.error("camera \(camera.name): disk full and nothing left to delete: \(e.message)")
@@ -386,40 +434,71 @@ public final class Segmenter {
         try completeSegment(dropUnflushed: false)
     }
 
+    /// Completes the segment's row from what is in its file. A write or sync that fails here
+    /// still leaves a row that matches the file (the fragments written before the failure);
+    /// a row the index could not update is kept and completed at the next segment's close
+    /// (or by recovery at the next start), never left *writing* for the rest of the run.
     private func completeSegment(dropUnflushed: Bool) throws {
-        guard let writer, var row = segment else { return }
+        guard let writer, var row = segment, let id = row.id else { return }
         self.writer = nil
         self.segment = nil
+        pendingVideo = false
+        var failure: (any Error)?
         if dropUnflushed {
             writer.abandon()
+        } else {
+            do { try writer.finish() } catch { failure = error; writer.abandon() }
+        }
+        if dropUnflushed || failure != nil {
             // Only flushed fragments are in the file.
-            let nv = fragments.reduce(0) { $0 + $1.sampleCounts[0] }
+            let nv = fragments.reduce(0) { $0 + ($1.sampleCounts.first ?? 0) }
             let na = fragments.reduce(0) { $0 + ($1.sampleCounts.count > 1 ? $1.sampleCounts[1] : 0) }
             videoFrames = Array(videoFrames.prefix(nv))
             audioFrames = Array(audioFrames.prefix(na))
             keyFrames = videoFrames.filter(\.isKey).count
-        } else {
-            try writer.finish()
         }
-        pendingVideo = false
         row.duration90k = videoFrames.reduce(0) { $0 + Int64($1.duration) }
         row.bytes = writer.bytesWritten
         row.frames = videoFrames.count
         row.keyFrames = keyFrames
+        var finished: UnfinishedRow
         if videoFrames.isEmpty {
             // Nothing playable was written: remove the file and the row.
             unlink(storage.absolute(row.path))
-            try index.removeSegments(ids: [row.id!])
-            return
+            finished = UnfinishedRow(row: row, frames: nil)
+        } else {
+            finished = UnfinishedRow(row: row, frames: SegmentFramesRecord(
+                segmentID: id, videoIndex: FrameIndex.encode(videoFrames),
+                audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
+                fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
+                audioStart90k: audioOffset90k.map { row.start90k + $0 }))
         }
-        let frames = SegmentFramesRecord(
-            segmentID: row.id!, videoIndex: FrameIndex.encode(videoFrames),
-            audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
-            fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
-            audioStart90k: audioOffset90k.map { row.start90k + $0 })
-        try index.completeSegment(row, frames: frames)
-        row.state = .complete
-        onSegmentComplete?(row)
+        unfinished.append(finished)
+        try completeUnfinishedRows()
+        if let failure { throw failure }
+    }
+
+    /// A segment row to complete (or, with no frames, remove) in the index.
+    private struct UnfinishedRow {
+        var row: SegmentRecord
+        var frames: SegmentFramesRecord?
+    }
+    /// Rows whose index update failed (disk full, a locked database): tried again at every close.
+    private var unfinished: [UnfinishedRow] = []
+
+    private func completeUnfinishedRows() throws {
+        while let u = unfinished.first {
+            var row = u.row
+            if let frames = u.frames {
+                try retryingOnNoSpace { try index.completeSegment(row, frames: frames) }
+                row.state = .complete
+                unfinished.removeFirst()
+                onSegmentComplete?(row)
+            } else {
+                try retryingOnNoSpace { try index.removeSegments(ids: [row.id ?? 0]) }
+                unfinished.removeFirst()
+            }
+        }
     }
 
     private func reportProgress() {

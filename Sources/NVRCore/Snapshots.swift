@@ -46,15 +46,22 @@ public final class Snapshots: Sendable {
         return made
     }
 
+    /// Most frames one `?at=` snapshot decodes (10 s at 30 fps).
+    static let maxFramesDecoded = 300
+
     /// The recorded frame whose start is nearest `t`.
     public func frame(cameraID: Int64, at t: Int64, width: Int?) throws -> Snapshot {
-        let segs = try index.segments(cameraID: cameraID, start90k: t, end90k: t + 1)
+        let segs = try index.segments(cameraID: cameraID, start90k: t, end90k: Time90k.add(t, 1))
         for seg in segs.reversed() {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
             guard let first = m.videoTimes.first, first <= t, t < m.end90k, let i = m.nearestFrame(to: t) else { continue }
-            return try decode(m, from: m.keyFrame(before: i), to: i, width: width)
+            // Decoding costs every frame since the key frame; a camera with one key frame a
+            // minute (or an hour) must not make one request decode thousands: past that, the
+            // key frame itself is the picture.
+            let key = m.keyFrame(before: i)
+            return try decode(m, from: key, to: i - key > Self.maxFramesDecoded ? key : i, width: width)
         }
-        throw NothingRecorded(start: t, end: t + 1)
+        throw NothingRecorded(start: t, end: Time90k.add(t, 1))
     }
 
     private func decode(_ m: SegmentMedia, from: Int, to: Int, width: Int?) throws -> Snapshot {

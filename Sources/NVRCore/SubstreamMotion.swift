@@ -56,13 +56,14 @@ final class SubstreamMotion: @unchecked Sendable {
                 logger.info("camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))")
                 backoff = 1
                 var clock = CaptureClock()
-                let tb = (num: Int64(video.timebaseNum), den: Int64(max(video.timebaseDen, 1)))
+                let tb = Timebase(video.timebaseNum, video.timebaseDen)
                 while true {
                     try input.read { p in
                         guard p.stream == 0 else { return }
                         let raw = p.dts != Int64.min ? p.dts : p.pts
+                        guard raw != Int64.min, let media = tb.to90k(raw) else { return } // no usable time: not looked at
                         var jumped = false
-                        let at = clock.wallTime(media: raw * tb.num * 90_000 / tb.den, arrival: Time90k.now(), jumped: &jumped)
+                        let at = clock.wallTime(media: media, arrival: Time90k.now(), jumped: &jumped)
                         if let f = d.feed(p.data, isKey: p.isKey, at: at) { tracker.apply(f) }
                     }
                 }
