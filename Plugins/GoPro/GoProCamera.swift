@@ -116,8 +116,9 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
                 nextKeepAlive = now.addingTimeInterval(config.keepAliveSeconds)
             }
             if now >= nextState, !isStopping {
+                // Status 60 is the camera's minimum poll period; a minute at most all the same.
                 let poll = (try? refreshState())?.minPollMilliseconds ?? 0
-                nextState = now.addingTimeInterval(max(config.statusSeconds, Double(poll) / 1000))
+                nextState = now.addingTimeInterval(min(max(config.statusSeconds, Double(poll) / 1000), 60))
             }
             lock.lock()
             if stopping { lock.unlock(); return }
@@ -259,6 +260,9 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
             }
             videos.append((item, info))
         }
+        // The cache follows the card: entries for files no longer listed go.
+        let listed = Set(list.items.map { "\($0.path) \($0.size) \($0.created)" })
+        lock.lock(); infoCache = infoCache.filter { listed.contains($0.key) }; lock.unlock()
         let media = GoProCardVideo.spans(videos).map { v -> [String: Any] in
             ["id": v.path, "name": v.name, "start_local": v.startLocal, "duration": v.durationSeconds, "size": v.size]
         }

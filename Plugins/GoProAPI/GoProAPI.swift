@@ -27,6 +27,9 @@ public enum GoProAPI {
     }
 
     /// An integer given as a JSON number or a decimal string.
+    /// Epoch seconds between 1970 and 9999 (camera clocks are outside input).
+    public static func plausibleTime(_ t: Int64) -> Bool { t >= 0 && t < 253_402_300_800 }
+
     public static func int(_ v: Any?) -> Int64? {
         switch v {
         case let n as NSNumber: return n.int64Value
@@ -162,6 +165,8 @@ public struct GoProMediaList: Sendable, Equatable {
                 guard let n = f["n"] as? String, let cre = GoProAPI.int(f["cre"]), let s = GoProAPI.int(f["s"]) else {
                     throw GoProError("malformed answer from \(endpoint): an item in \(d) lacks n, cre or s")
                 }
+                // A file stamped outside 1970–9999 or with a negative size is not listed.
+                guard GoProAPI.plausibleTime(cre), s >= 0 else { continue }
                 out.append(Item(directory: d, name: n, created: cre, modified: GoProAPI.int(f["mod"]) ?? cre, size: s,
                                 groupType: f["g"] != nil ? (f["t"] as? String ?? "?") : nil))
             }
@@ -187,6 +192,9 @@ public struct GoProMediaInfo: Sendable, Equatable {
             throw GoProError("malformed answer from \(endpoint): no cre or s")
         }
         guard let dur = GoProAPI.int(root["dur"]) else { throw GoProError("\(endpoint): not a video (no dur)") }
+        guard GoProAPI.plausibleTime(cre), s >= 0, (0...7 * 86_400).contains(dur) else {
+            throw GoProError("\(endpoint): implausible cre \(cre), size \(s) or dur \(dur)")
+        }
         created = cre; size = s; durationSeconds = dur
         width = GoProAPI.int(root["w"]).map(Int.init)
         height = GoProAPI.int(root["h"]).map(Int.init)

@@ -301,7 +301,8 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
             let page = try OSCFilePage(results: r)
             entries += page.entries
             position += page.entries.count
-            if page.entries.isEmpty || position >= page.totalEntries { break }
+            // A card holds thousands of files, not millions: past that the answers are wrong.
+            if page.entries.isEmpty || position >= page.totalEntries || entries.count >= Self.maxListedFiles { break }
         }
         var media: [[String: Any]] = []
         var unreadable: [String] = []
@@ -347,14 +348,18 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
         let d = try MP4Header.duration(size: e.size) { offset, length in
             var bytes: [UInt8] = []
             _ = try osc.readFile(path: e.path, offset: offset, length: Int64(length)) { chunk in
-                bytes.append(contentsOf: chunk)
-                return true
+                // Never more than was asked, whatever the server sends.
+                bytes.append(contentsOf: chunk.prefix(max(length - bytes.count, 0)))
+                return bytes.count < length
             }
             return bytes
         }
         lock.lock(); durations[key] = d; lock.unlock()
         return d
     }
+
+    /// Most files one listing takes.
+    static let maxListedFiles = 20_000
 
     /// Streams a byte range of a card file (id: its path, as listed). Returns false when the
     /// sink cancelled.

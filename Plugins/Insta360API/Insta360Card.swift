@@ -49,6 +49,7 @@ public enum MP4Header {
     /// `read(offset, length)` returns up to `length` bytes at `offset` (an HTTP Range request).
     /// Returns seconds.
     public static func duration(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> Double {
+        guard size > 0 else { throw Failure(description: "the camera gives the file's size as \(size)") }
         // The first read is generous: ftyp, and moov too when the file is "fast start".
         let headLength = 4096
         let head = try read(0, Int(min(Int64(headLength), size)))
@@ -71,7 +72,8 @@ public enum MP4Header {
             } else if boxSize == 0 {
                 boxSize = size - offset
             }
-            guard boxSize >= headerSize else { throw Failure(description: "bad box size \(boxSize) at \(offset)") }
+            // Sizes come from the camera's file: one past the end is damage, not arithmetic to do.
+            guard boxSize >= headerSize, boxSize <= size - offset else { throw Failure(description: "bad box size \(boxSize) at \(offset)") }
             if type == "moov" {
                 return try movieDuration(moovStart: offset + headerSize, moovEnd: min(offset + boxSize, size), head: head, read: read)
             }
@@ -83,7 +85,12 @@ public enum MP4Header {
     private static func movieDuration(moovStart: Int64, moovEnd: Int64, head: [UInt8],
                                       read: (Int64, Int) throws -> [UInt8]) throws -> Double {
         var offset = moovStart
+        var children = 0
         while offset + 8 <= moovEnd {
+            // mvhd comes first in every muxer's moov; a moov of thousands of tiny boxes would
+            // cost a Range request each.
+            children += 1
+            guard children <= 256 else { throw Failure(description: "no mvhd among the first 256 boxes of moov") }
             let want = Int(min(128, moovEnd - offset))
             let bytes: [UInt8] = offset + Int64(want) <= Int64(head.count)
                 ? Array(head[Int(offset)..<Int(offset) + want]) : try read(offset, want)

@@ -56,16 +56,29 @@ public struct HTTPClient: Sendable {
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         try conn.write(Data(head.utf8) + (body ?? Data()))
+        return try readResponse(conn, method: method, sink: sink, onHead: onHead)
+    }
 
-        let statusLine = try conn.readLine()
+    /// Reads one answer from `conn`: status line, headers, then the body (Content-Length,
+    /// chunked, or to the end) handed to `sink`.
+    package func readResponse(_ conn: TCPConnection, method: String, sink: (UnsafeRawBufferPointer) -> Bool,
+                              onHead: (Response) -> Void = { _ in }) throws -> Response {
+        let host = conn.peer
+        // The whole head within a few timeouts: a camera dribbling header bytes must not hold
+        // this thread (and the card work queued behind it) for hours.
+        let headDeadline = Date(timeIntervalSinceNow: max(timeout, 1) * 3)
+        let statusLine = try conn.readLine(deadline: headDeadline)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
-            throw HTTPError("\(host):\(port) did not answer HTTP (\(statusLine.prefix(60)))")
+            throw HTTPError("\(host) did not answer HTTP (\(statusLine.prefix(60)))")
         }
         var headers: [String: String] = [:]
+        var lines = 0
         while true {
-            let line = try conn.readLine()
+            let line = try conn.readLine(deadline: headDeadline)
             if line.isEmpty { break }
+            lines += 1
+            guard lines <= 100 else { throw HTTPError("\(host) sent more than 100 header lines") }
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
@@ -75,14 +88,16 @@ public struct HTTPClient: Sendable {
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             while true {
                 let sizeLine = try conn.readLine()
-                guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16) else {
-                    throw HTTPError("\(host):\(port): bad chunk header '\(sizeLine.prefix(20))'")
+                guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16),
+                      size >= 0 else {
+                    throw HTTPError("\(host): bad chunk header '\(sizeLine.prefix(20))'")
                 }
                 if size == 0 { break }
                 if try !conn.read(exactly: size, sink: sink) { return response }
                 _ = try conn.readLine()
             }
         } else if let len = headers["content-length"].flatMap({ Int($0) }) {
+            guard len >= 0 else { throw HTTPError("\(host): Content-Length \(len)") }
             _ = try conn.read(exactly: len, sink: sink)
         } else {
             _ = try conn.readToEnd(sink: sink)
@@ -144,6 +159,14 @@ public final class TCPConnection {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
     private var start = 0, end = 0
 
+    /// A connection over an already connected socket (the fuzzing target's socketpair); it is
+    /// closed with the connection.
+    package init(connected fd: Int32, peer: String, timeout: Double) {
+        self.fd = fd
+        self.peer = peer
+        self.timeout = timeout
+    }
+
     public init(host: String, port: Int, timeout: Double) throws {
         self.timeout = timeout
         peer = "\(host):\(port)"
@@ -184,7 +207,7 @@ public final class TCPConnection {
         var p = pollfd(fd: fd, events: events, revents: 0)
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
-            let ms = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
+            let ms = Int32(min(max(0, deadline.timeIntervalSinceNow * 1000), 3_600_000))
             let rc = poll(&p, 1, ms)
             if rc > 0 { return true }
             if rc == 0 { return false }
@@ -225,8 +248,8 @@ public final class TCPConnection {
         }
     }
 
-    /// Refills the buffer; false at end of stream.
-    private func fill() throws -> Bool {
+    /// Refills the buffer; false at end of stream. Past `deadline` (if any) it throws.
+    private func fill(deadline: Date? = nil) throws -> Bool {
         if start == end { start = 0; end = 0 }
         if end == buffer.count {
             buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
@@ -237,7 +260,8 @@ public final class TCPConnection {
             if n > 0 { end += n; return true }
             if n == 0 { return false }
             if errno == EAGAIN || errno == EINTR {
-                guard Self.wait(fd, events: Int16(POLLIN), timeout: timeout) else {
+                let left = deadline.map { $0.timeIntervalSinceNow } ?? timeout
+                guard left > 0, Self.wait(fd, events: Int16(POLLIN), timeout: min(timeout, left)) else {
                     throw HTTPError("\(peer): no answer within \(Self.seconds(timeout))")
                 }
                 continue
@@ -246,7 +270,7 @@ public final class TCPConnection {
         }
     }
 
-    func readLine() throws -> String {
+    func readLine(deadline: Date? = nil) throws -> String {
         while true {
             if let nl = buffer[start..<end].firstIndex(of: 10) {
                 var lineEnd = nl
@@ -256,7 +280,7 @@ public final class TCPConnection {
                 return line
             }
             if end - start > 16 << 10 { throw HTTPError("\(peer): header line too long") }
-            guard try fill() else { throw HTTPError("\(peer): connection closed mid-answer") }
+            guard try fill(deadline: deadline) else { throw HTTPError("\(peer): connection closed mid-answer") }
         }
     }
 

@@ -157,18 +157,21 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         var summary: [String] = []
         // LAN data points first, the cloud's status codes as a fallback.
         let sd = dps["110"].map(\.description) ?? cloudStatus["sd_status"]
+        var sdSummary: String?
         if let sd {
-            let text = ["1": "ok", "2": "abnormal", "3": "full", "4": "formatting", "5": "no card"][sd] ?? sd
+            let text = ["1": "ok", "2": "abnormal", "3": "full", "4": "formatting", "5": "no card"][sd] ?? String(sd.prefix(32))
             o["sd_status"] = text
-            summary.append("SD \(text)")
+            sdSummary = "SD \(text)"
         }
         if let storage = dps["109"].map(\.description) ?? cloudStatus["sd_storge"] {
             let kb = storage.split(separator: "|").compactMap { Int64($0) }
             if kb.count == 3 {
                 o["sd_total_kb"] = kb[0]; o["sd_used_kb"] = kb[1]; o["sd_free_kb"] = kb[2]
-                summary[summary.count - 1] += String(format: " (%.1f GB free)", Double(kb[2]) / 1_048_576)
+                // Space may be reported without a card status (the device's data points come one by one).
+                sdSummary = (sdSummary ?? "SD") + String(format: " (%.1f GB free)", Double(kb[2]) / 1_048_576)
             }
         }
+        if let sdSummary { summary.append(sdSummary) }
         if let b = dps["145"].map(\.description) ?? cloudStatus["battery_percentage"] { o["battery_percent"] = Int(b) ?? b; summary.append("battery \(b) %") }
         if let r = dps["150"].map(\.description) ?? cloudStatus["record_switch"] { o["record_switch"] = r == "true" }
         if let m = dps["151"].map(\.description) ?? cloudStatus["record_mode"] {

@@ -70,7 +70,9 @@ public final class TuyaCloud: @unchecked Sendable {
                          query: [("time_g_t", String(from)), ("time_l_t", String(to))])
         let list = (r as? [String: Any])?["list"] as? [[String: Any]] ?? []
         return list.compactMap { o in
-            guard let start = (o["start_time"] as? NSNumber)?.int64Value, let stop = (o["stop_time"] as? NSNumber)?.int64Value, stop > start else { return nil }
+            // Unix seconds from the cloud: a slice must lie between 1970 and 9999 and last under a day.
+            guard let start = (o["start_time"] as? NSNumber)?.int64Value, let stop = (o["stop_time"] as? NSNumber)?.int64Value,
+                  start > 0, start < 253_402_300_800, stop > start, stop - start <= 86_400 else { return nil }
             return (o["url"] as? String ?? "", start, stop)
         }
     }

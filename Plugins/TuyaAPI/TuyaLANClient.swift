@@ -193,7 +193,7 @@ public final class TuyaLANClient: @unchecked Sendable {
     }
 
     /// `{"dps":{...}}` (3.3) or `{"protocol":4,"data":{"dps":{...}}}` (3.4).
-    static func dataPoints(_ json: Data) -> [String: JSONScalar]? {
+    package static func dataPoints(_ json: Data) -> [String: JSONScalar]? {
         guard let o = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else { return nil }
         let dps = (o["dps"] as? [String: Any]) ?? ((o["data"] as? [String: Any])?["dps"] as? [String: Any])
         return dps?.compactMapValues(JSONScalar.init)
@@ -219,7 +219,7 @@ public enum JSONScalar: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .bool(let b): String(b)
-        case .number(let n): n == n.rounded() ? String(Int64(n)) : String(n)
+        case .number(let n): Int64(exactly: n).map(String.init) ?? String(n)
         case .string(let s): s
         }
     }
