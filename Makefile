@@ -3,7 +3,7 @@
 #   make test   install what is missing, build, and run every test
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 
-.PHONY: run test build deps-run deps-test
+.PHONY: run test build deps-run deps-test fuzz
 
 run: deps-run build
 	.build/debug/nvr serve
@@ -19,3 +19,8 @@ deps-run:
 
 deps-test:
 	scripts/install-deps.sh test
+
+# Coverage-guided fuzzing of every parser (not part of make test): FUZZ_SECONDS per target.
+FUZZ_SECONDS ?= 60
+fuzz: deps-run
+	bench/fuzz/run.sh $(FUZZ_SECONDS)

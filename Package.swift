@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "nvr-plugin-insta360", type: .dynamic, targets: ["Insta360Plugin"]),
         .library(name: "nvr-plugin-tuya", type: .dynamic, targets: ["TuyaPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
+        // For Fuzz/Package.swift (libFuzzer builds), not installed.
+        .library(name: "NVRFuzzTargets", targets: ["NVRFuzzTargets"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -32,13 +34,15 @@ let package = Package(
         .target(name: "CNVRPlugin"),
 
         // Leaves.
-        .target(name: "NVRMedia", dependencies: ["CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
-        .target(name: "NVRIndex", dependencies: [.product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        // Time on the index's scale and overflow-checked timestamp arithmetic.
+        .target(name: "NVRTime", swiftSettings: swiftSettings),
+        .target(name: "NVRMedia", dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
+        .target(name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
 
         // The recorder.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             swiftSettings: swiftSettings),
         .target(
             name: "NVRHTTP",
@@ -74,7 +78,13 @@ let package = Package(
         .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
         .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
 
+        // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
+        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",
+                                                      "TuyaAPI", "PluginSupport"],
+                path: "Fuzz/Targets", swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
