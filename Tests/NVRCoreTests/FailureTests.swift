@@ -134,16 +134,3 @@ import TestSupport
         #expect(r.status != 0)
     }
 }
-
-func writeConfig(root: String, plugins: String, segmentSeconds: Int = 60) throws -> String {
-    let path = root + "/nvr.toml"
-    try """
-        [storage]
-        root = "\(root)/Storage"
-        [recording]
-        segment_seconds = \(segmentSeconds)
-        [plugins]
-        dir = "\(plugins)"
-        """.write(toFile: path, atomically: true, encoding: .utf8)
-    return path
-}

@@ -53,6 +53,23 @@ public enum TestEnvironment {
     }
 }
 
+/// Writes an nvr.toml for a CLI or `nvr serve` process under `root` (storage in root/Storage).
+public func writeConfig(root: String, plugins: String, segmentSeconds: Int = 60, httpBind: String? = nil) throws -> String {
+    let path = root + "/nvr.toml"
+    var text = """
+        [storage]
+        root = "\(root)/Storage"
+        [recording]
+        segment_seconds = \(segmentSeconds)
+        [plugins]
+        dir = "\(plugins)"
+
+        """
+    if let httpBind { text += "[http]\nbind = \"\(httpBind)\"\n" }
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
 /// Runs a program and captures its output.
 public struct ProcessResult: Sendable {
     public var status: Int32

@@ -1,0 +1,50 @@
+import Foundation
+import NVRCore
+import NVRIndex
+import Testing
+import TestSupport
+
+/// The whole HTTP API driven from its own OpenAPI document by schemathesis (PyPI; installed
+/// into .build/test-venv by `scripts/install-deps.sh test`) against a real `nvr serve`
+/// recording the demo camera: no answer is a server error, every answer (status, content
+/// type, headers, body) is what the document says, methods it does not list get 405, and the
+/// server is still recording afterwards.
+@Suite(.serialized) struct APIPropertyTests {
+    static var schemathesis: String { TestEnvironment.repoRoot + "/.build/test-venv/bin/schemathesis" }
+
+    @Test func everyAnswerMatchesTheOpenAPIDocument() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.schemathesis),
+                     "schemathesis is missing: run scripts/install-deps.sh test")
+        let root = TestEnvironment.tempDir("schemathesis")
+        defer { TestEnvironment.cleanup(root) }
+        let port = TestEnvironment.freePort()
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 2, httpBind: "127.0.0.1:\(port)")
+        let log = root + "/serve.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+        serve.arguments = ["serve", "--config", config] // with the demo camera
+        serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        serve.standardOutput = serve.standardError
+        try serve.run()
+        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
+        #expect(TestEnvironment.wait(timeout: 20) { FileManager.default.fileExists(atPath: root + "/Storage/index.sqlite") })
+        let index = try IndexDatabase(path: root + "/Storage/index.sqlite")
+        #expect(TestEnvironment.wait(timeout: 30) { ((try? index.segments(state: .complete)) ?? []).count >= 2 }, "the demo camera records")
+
+        // Checks about answers only: the document cannot say "end after start" or which days
+        // exist, so valid-looking requests refused with a documented 400 are not failures.
+        let r = try runProcess(Self.schemathesis, [
+            "run", "http://127.0.0.1:\(port)/api/openapi.json",
+            "--checks", "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,"
+                + "response_schema_conformance,unsupported_method",
+            "--phases", "examples,coverage,fuzzing", "--max-examples", "60", "--seed", "20261122", "--max-time", "150",
+            "--workers", "2", "--generation-database", "none", "--request-timeout", "20", "--no-color",
+        ], cwd: root)
+        #expect(r.status == 0, "schemathesis found problems:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(2000))")
+        #expect(serve.isRunning, "nvr serve died under schemathesis:\n\(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(3000))")
+        // Still recording: a segment completed after the run.
+        let before = try index.segments(state: .complete).count
+        #expect(TestEnvironment.wait(timeout: 10) { ((try? index.segments(state: .complete)) ?? []).count > before })
+    }
+}
