@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of the NVR's parsers with libFuzzer (see bench/fuzz/README.md).
 #   bench/fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]     (make fuzz FUZZ_SECONDS=1800)
+# A target stops at SECONDS or at FUZZ_RUNS executions (default 10 million), whichever comes first.
 # Each target starts from its kept inputs in Tests/Fixtures/fuzz/<target> (seeds from real
 # captures plus earlier findings) and grows a working corpus in bench/results/fuzz/<target>.
 # A crash leaves crash-* in bench/results/fuzz/ and stops the run: copy it into
@@ -24,7 +25,7 @@ for t in "${targets[@]}"; do
   echo "== $t: $seconds s"
   log="$out/$t.log"
   # -timeout: one input may take at most 5 s (a hang is a finding); -rss_limit_mb: memory.
-  if ! NVR_FUZZ_TARGET=$t "$bin" "$out/$t" "Tests/Fixtures/fuzz/$t" -max_total_time="$seconds" -timeout=5 \
+  if ! NVR_FUZZ_TARGET=$t "$bin" "$out/$t" "Tests/Fixtures/fuzz/$t" -max_total_time="$seconds" -runs="${FUZZ_RUNS:-10000000}" -timeout=5 \
        -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/crash-$t-" >"$log" 2>&1; then
     echo "   FOUND A PROBLEM: see $log and $out/crash-$t-*"
     tail -30 "$log"
