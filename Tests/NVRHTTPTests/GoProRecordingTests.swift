@@ -115,6 +115,40 @@ import TestSupport
         #expect(await TestEnvironment.eventually(timeout: 5) { s.session?.status.state == .streaming })
     }
 
+    /// SIGTERM to `nvr serve` while a GoPro streams: libavformat's MPEG-TS reader hands back
+    /// the half-received frame it was assembling when the read is interrupted; it must not be
+    /// recorded (it ended every such segment with "Invalid level prefix" in the decoder).
+    @Test func stoppingMidStreamRecordsNoHalfFrame() async throws {
+        let sim = try await GoProFixture()
+        let root = TestEnvironment.tempDir("gopro-stop")
+        defer { TestEnvironment.cleanup(root) }
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 60,
+                                     httpBind: "127.0.0.1:\(TestEnvironment.freePort())")
+        let add = try await TestEnvironment.blocking {
+            try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)",
+                                                           "--option", "port=\(GoProFixture.freeUDPPort())", "--config", config])
+        }
+        #expect(add.status == 0, "\(add.stderr)")
+        for round in 0..<2 {
+            let serve = Process()
+            serve.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+            serve.arguments = ["serve", "--no-demo", "--config", config]
+            serve.standardOutput = FileHandle.nullDevice
+            serve.standardError = FileHandle.nullDevice
+            try serve.run()
+            try await Task.sleep(nanoseconds: UInt64(6_300_000_000 + round * 1_700_000_000))
+            serve.terminate()
+            try await TestEnvironment.blocking { serve.waitUntilExit() }
+            let index = try IndexDatabase(path: root + "/Storage/index.sqlite")
+            let cameraID = try #require(try index.camera(named: "gp")?.id)
+            let last = try #require(try index.segments(cameraID: cameraID).last, "round \(round)")
+            #expect(last.state == .complete && last.frames > 30, "round \(round): \(last)")
+            let file = root + "/Storage/" + last.path
+            let errors = try await TestEnvironment.blocking { try decodeErrors(file) }
+            #expect(errors.isEmpty, "round \(round): the segment open at SIGTERM: \(errors)")
+        }
+    }
+
     @Test func wifiLossIsFilledFromTheCardAndPlaysAcross() async throws {
         let s = try await Setup()
         #expect(try await TestEnvironment.eventually(timeout: 30) { try s.harness.completeSegments("gp").count >= 3 })
