@@ -126,10 +126,18 @@ extension IndexDatabase {
     /// Deletes the camera's ended events whose clip (end + post-roll) ends before `t`: what
     /// retention does once their footage is gone. nil `t`: the camera has no footage left.
     @discardableResult
+    /// Deletes one event (its footage stays; a clip marked "keep" keeps its range).
+    public func deleteEvent(id: Int64) throws -> Bool {
+        try pool.write { try EventRecord.deleteOne($0, key: id) }
+    }
+
     public func deleteEvents(cameraID: Int64, clipEndingBefore t: Int64?) throws -> Int {
         try pool.write { db in
-            try db.execute(sql: "DELETE FROM event WHERE camera_id = ? AND end90k IS NOT NULL AND end90k + post_roll90k < ?",
-                           arguments: [cameraID, t ?? Int64.max])
+            // An event a kept clip refers to stays with it.
+            try db.execute(sql: """
+                DELETE FROM event WHERE camera_id = ? AND end90k IS NOT NULL AND end90k + post_roll90k < ?
+                  AND id NOT IN (SELECT event_id FROM protected_clip WHERE event_id IS NOT NULL)
+                """, arguments: [cameraID, t ?? Int64.max])
             return db.changesCount
         }
     }

@@ -47,11 +47,13 @@ extension IndexDatabase {
         }
     }
 
-    /// Complete segments in deletion order: continuous before event footage, oldest first.
+    /// Complete segments in deletion order: continuous before event footage, oldest first;
+    /// never footage inside a clip marked "keep".
     /// `cameraID` nil = every camera. `limit` bounds the batch.
     public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, hasEvent: Bool? = nil, limit: Int) throws -> [SegmentRecord] {
         try pool.read { db in
-            var sql = "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ?"
+            // Footage in a clip marked "keep" is never a candidate.
+            var sql = "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ? AND \(Self.unprotectedSegment)"
             var args: [any DatabaseValueConvertible] = [end90k]
             if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
             if let hasEvent { sql += " AND has_event = ?"; args.append(hasEvent) }

@@ -32,6 +32,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV5.name, migrate: MigrationV5.migrate)
         m.registerMigration(MigrationV6.name, migrate: MigrationV6.migrate)
         m.registerMigration(MigrationV7.name, migrate: MigrationV7.migrate)
+        m.registerMigration(MigrationV8.name, migrate: MigrationV8.migrate)
         return m
     }
 
