@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // C libraries and the plugin ABI: the only code host and plugins share.
@@ -44,17 +47,25 @@ let package = Package(
             name: "NVRCore",
             dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             swiftSettings: swiftSettings),
+        // Users, sessions, API tokens, login throttling, the audit log.
+        .target(
+            name: "NVRAccess",
+            dependencies: ["NVRIndex", "NVRTime", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
         .target(
             name: "NVRHTTP",
             dependencies: [
-                "NVRCore", "NVRMedia", "NVRIndex", .product(name: "Hummingbird", package: "hummingbird"),
+                "NVRCore", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "NVRCommands",
-            dependencies: ["NVRCore", "NVRIndex", "NVRHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["NVRCore", "NVRIndex", "NVRHTTP", "NVRAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
 

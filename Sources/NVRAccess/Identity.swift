@@ -1,0 +1,35 @@
+/// What a user may do. `admin`: everything; `viewer`: watch (live, recordings, events,
+/// snapshots, exports) the cameras it is given, change nothing.
+public enum Role: String, Sendable, Codable, CaseIterable {
+    case admin, viewer
+}
+
+/// Who is asking, once authenticated: by session cookie, by API token, or the local CLI.
+public struct Identity: Sendable, Equatable {
+    public enum Via: Sendable, Equatable {
+        /// A browser session; changes must carry its CSRF token.
+        case session(id: Int64, csrf: String)
+        case token(id: Int64)
+        /// No authentication asked for (`--allow-unauthenticated`), or the CLI on the box.
+        case unauthenticated
+    }
+
+    public var userID: Int64?
+    public var name: String
+    public var role: Role
+    /// Camera names a viewer may see; nil: every camera.
+    public var cameras: Set<String>?
+    public var via: Via
+
+    public init(userID: Int64?, name: String, role: Role, cameras: Set<String>?, via: Via) {
+        self.userID = userID; self.name = name; self.role = role; self.cameras = cameras; self.via = via
+    }
+
+    /// Anyone, when the server runs with no authentication.
+    public static let anonymousAdmin = Identity(userID: nil, name: "anonymous", role: .admin, cameras: nil, via: .unauthenticated)
+
+    public var isAdmin: Bool { role == .admin }
+
+    /// Whether this identity may watch `camera` (its recordings, live view, events, snapshots).
+    public func mayView(camera: String) -> Bool { cameras?.contains(camera) ?? true }
+}
