@@ -1,11 +1,12 @@
-import CNVRPlugin
 import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
 
-/// Camera management shared by the CLI and (later) the API.
-public struct CameraAdmin {
+/// Camera management shared by the CLI and the API. Every change goes to the index and bumps
+/// its cameras generation: a running `nvr serve` starts, restarts or stops the camera within
+/// a second or two (Recorder.reconcile), whichever process made the change.
+public struct CameraAdmin: Sendable {
     public let index: IndexDatabase
     public let storage: StorageLayout
     public let plugins: PluginHost
@@ -14,46 +15,111 @@ public struct CameraAdmin {
         self.index = index; self.storage = storage; self.plugins = plugins
     }
 
-    /// Adds a camera after its plugin has accepted the config.
-    @discardableResult
-    public func add(name: String, plugin: String, config: [String: String]) throws -> CameraRecord {
-        guard StorageLayout.isValidCameraName(name) else {
-            throw PluginError("invalid camera name '\(name)': use letters, digits, '-', '_' and '.' (up to 64)")
+    /// What a change to a camera asks for; nil fields stay as they are.
+    public struct Change: Sendable {
+        public var name: String?
+        public var url: String?
+        /// Options to set; a nil value removes the option. The value "***" (what answers show
+        /// for a secret) leaves a secret as it is, so a form can send back what it was given.
+        public var options: [String: String?] = [:]
+        public var enabled: Bool?
+        public init(name: String? = nil, url: String? = nil, options: [String: String?] = [:], enabled: Bool? = nil) {
+            self.name = name; self.url = url; self.options = options; self.enabled = enabled
         }
-        let json = String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]), as: UTF8.self)
-        try validate(plugin: plugin, configJSON: json)
-        return try index.addCamera(CameraRecord(name: name, plugin: plugin, config: json, created90k: Time90k.now()))
     }
 
-    /// Asks the plugin to create (and at once destroy) an instance: a bad config is refused here.
-    public func validate(plugin name: String, configJSON: String) throws {
-        let p = try plugins.plugin(named: name)
-        _ = try PluginInstance(plugin: p, configJSON: configJSON, callbacks: SilentCallbacks())
-    }
-
-    /// Removes a camera and its recordings (crash safe: mark rows, unlink files, drop rows).
-    /// Returns the number of segments deleted.
+    /// Adds a camera after its plugin has accepted the config. A camera removed earlier with
+    /// its recordings kept comes back, recordings included, when added under the same name.
     @discardableResult
-    public func remove(name: String) throws -> Int {
-        guard let cam = try index.camera(named: name), let id = cam.id else { throw PluginError("no camera named '\(name)'") }
+    public func add(name: String, plugin: String, config: [String: String], enabled: Bool = true) throws -> CameraRecord {
+        try Self.checkName(name)
+        if let existing = try index.camera(named: name, includeRemoved: true), existing.removed90k == nil {
+            throw Failure(.conflict, "a camera named '\(name)' already exists")
+        }
+        let json = try Self.json(config)
+        try validate(plugin: plugin, configJSON: json)
+        return try index.addCamera(CameraRecord(name: name, plugin: plugin, config: json, enabled: enabled, created90k: Time90k.now()))
+    }
+
+    /// Applies `change` to the camera `name` (its plugin checks the new config first).
+    @discardableResult
+    public func update(name: String, _ change: Change) throws -> CameraRecord {
+        guard var cam = try index.camera(named: name) else { throw Failure(.notFound, "no camera named '\(name.prefix(64))'") }
+        var config = Self.dictionary(cam.config)
+        if let url = change.url { config["url"] = url }
+        for (k, v) in change.options {
+            guard !k.isEmpty else { throw Failure(.invalid, "an option needs a name") }
+            if let v {
+                if v == "***" && config[k] != nil { continue }
+                config[k] = v
+            } else {
+                config[k] = nil
+            }
+        }
+        let json = try Self.json(config)
+        if json != cam.config { try validate(plugin: cam.plugin, configJSON: json) }
+        cam.config = json
+        if let enabled = change.enabled { cam.enabled = enabled }
+        if let newName = change.name, newName != cam.name {
+            try Self.checkName(newName)
+            if try index.camera(named: newName, includeRemoved: true) != nil {
+                throw Failure(.conflict, "a camera named '\(newName)' already exists (or a removed one keeps its recordings under that name)")
+            }
+            cam.name = newName
+        }
+        try index.updateCamera(cam)
+        return cam
+    }
+
+    /// Removes a camera. With `deleteRecordings` its recordings go too (crash safe: mark rows,
+    /// unlink files, drop rows) and the number deleted is returned; without, the camera stops
+    /// and its recordings stay (playable, kept by retention's rules, back on its timeline if a
+    /// camera of that name is added again).
+    @discardableResult
+    public func remove(name: String, deleteRecordings: Bool) throws -> Int {
+        guard let cam = try index.camera(named: name), let id = cam.id else { throw Failure(.notFound, "no camera named '\(name.prefix(64))'") }
+        guard deleteRecordings else {
+            try index.retireCamera(id: id)
+            return 0
+        }
         let segs = try index.segments(cameraID: id)
         try SegmentDeleter(index: index, storage: storage).delete(segs)
         try index.removeCamera(id: id)
         try? FileManager.default.removeItem(atPath: storage.recordingsDir + "/" + name)
         return segs.count
     }
-}
 
-/// Callbacks for instances made only to validate or probe: they ignore everything.
-public final class SilentCallbacks: PluginCallbacks, Sendable {
-    public init() {}
-    public func pluginLog(level: Int32, message: String) {}
-    public func pluginConnectionState(_ state: Int32, reason: String?) {}
-    public func pluginEvent(json: String) {}
-    public func pluginCardMedia(json: String) {}
-    public func pluginBeginStreams(_ streams: [StreamDescription]) -> Int32 { 0 }
-    public func pluginPacket(_ packet: InputPacket) -> Int32 { 0 }
-}
+    /// Asks the plugin to create (and at once destroy) an instance: a bad config is refused here.
+    public func validate(plugin name: String, configJSON: String) throws {
+        do {
+            let p = try plugins.plugin(named: name)
+            _ = try PluginInstance(plugin: p, configJSON: configJSON, callbacks: SilentCallbacks())
+        } catch let e as PluginError {
+            throw Failure(.invalid, e.description)
+        }
+    }
 
-/// Replaces user:password in a URL with *** for display.
-public func redactURL(_ url: String) -> String { Demuxer.redact(url) }
+    static func checkName(_ name: String) throws {
+        guard StorageLayout.isValidCameraName(name) else {
+            throw Failure(.invalid, "invalid camera name '\(name.prefix(64))': use letters, digits, '-', '_' and '.' (up to 64)")
+        }
+    }
+
+    /// Why a change was refused, by kind (the API answers 404, 409 or 400).
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public enum Kind: Sendable { case notFound, conflict, invalid }
+        public let kind: Kind
+        public let description: String
+        init(_ kind: Kind, _ message: String) { self.kind = kind; description = message }
+    }
+
+    /// A camera's config JSON as options (non-string values as their text).
+    public static func dictionary(_ json: String) -> [String: String] {
+        guard let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else { return [:] }
+        return obj.mapValues { "\($0)" }
+    }
+
+    static func json(_ config: [String: String]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: config, options: [.sortedKeys]), as: UTF8.self)
+    }
+}

@@ -8,6 +8,14 @@ public struct NVRConfig: Sendable, Equatable {
     public var httpBind: String = "127.0.0.1:8080"
     /// Longest range one view.mp4 may cover (its moov grows with the range).
     public var maxViewSeconds: Int = 24 * 3600
+    /// HTTPS: a PEM certificate (chain) and its key; both or neither.
+    public var tlsCert: String?
+    public var tlsKey: String?
+    /// Names (besides this machine's own names and addresses) the NVR answers to in `Host`:
+    /// a DNS name in front of it, a reverse proxy's.
+    public var allowedHosts: [String] = []
+    /// Days a login lasts past its last use.
+    public var sessionDays: Int = 30
     /// Target segment length; segments are cut at the first key frame after it.
     public var segmentSeconds: Int = 60
     /// Where plugins are loaded from; nil = next to the executable.
@@ -37,7 +45,7 @@ public struct NVRConfig: Sendable, Equatable {
             throw ConfigError("\(source): not valid TOML: \(error)")
         }
         var c = NVRConfig()
-        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
+        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
             guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
@@ -54,6 +62,22 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["http"]?["max_view_seconds"] {
             guard let n = v.int, (60...(31 * 86_400)).contains(n) else { throw ConfigError("\(source): http.max_view_seconds must be 60…2678400") }
             c.maxViewSeconds = n
+        }
+        for (key, path) in [("tls_cert", \NVRConfig.tlsCert), ("tls_key", \NVRConfig.tlsKey)] {
+            guard let v = table["http"]?[key] else { continue }
+            guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): http.\(key) must be a file path") }
+            c[keyPath: path] = s
+        }
+        guard (c.tlsCert == nil) == (c.tlsKey == nil) else { throw ConfigError("\(source): http.tls_cert and http.tls_key go together") }
+        if let v = table["http"]?["allowed_hosts"] {
+            guard let a = v.array, let names = Optional(a.compactMap(\.string)), names.count == a.count else {
+                throw ConfigError("\(source): http.allowed_hosts must be a list of names, like [\"nvr.example.com\"]")
+            }
+            c.allowedHosts = names
+        }
+        if let v = table["http"]?["session_days"] {
+            guard let n = v.int, (1...366).contains(n) else { throw ConfigError("\(source): http.session_days must be 1…366") }
+            c.sessionDays = n
         }
         if let v = table["recording"]?["segment_seconds"] {
             guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }

@@ -15,6 +15,10 @@ public final class Recorder: @unchecked Sendable {
     public let retention: Retention
     /// Seconds between retention passes while recording.
     public var retentionInterval: Double = 60
+    /// Seconds between looks at the index for camera changes.
+    public var changePollSeconds: Double = 1
+    /// The cameras generation the sessions match (watch thread only, after start).
+    private var generation: Int64 = 0
     private let lock = NSLock()
     private var sessions: [String: CameraSession] = [:]
     private let retentionWake = NSCondition()
@@ -60,6 +64,7 @@ public final class Recorder: @unchecked Sendable {
         // Make room before the first write, then keep making it.
         do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
         reserve.ensure()
+        generation = (try? index.camerasGeneration()) ?? 0
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
@@ -70,6 +75,48 @@ public final class Recorder: @unchecked Sendable {
         t.name = "retention"
         retentionThread = t
         t.start()
+        let w = Thread { [self] in watchLoop() }
+        w.name = "camera changes"
+        w.start()
+    }
+
+    /// Polls the index's cameras generation (one small read a second): a camera added,
+    /// changed, enabled, disabled, renamed or removed — from the API or from `nvr` in another
+    /// process — is started, restarted or stopped here, while the others keep recording.
+    private func watchLoop() {
+        while true {
+            retentionWake.lock()
+            let until = Date(timeIntervalSinceNow: changePollSeconds)
+            while !stopping && retentionWake.wait(until: until) {}
+            let stop = stopping
+            retentionWake.unlock()
+            if stop { return }
+            guard let g = try? index.camerasGeneration(), g != generation else { continue }
+            generation = g
+            do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
+        }
+    }
+
+    /// Makes the running sessions match the enabled cameras of the index.
+    public func reconcile() throws {
+        let wanted = Dictionary(uniqueKeysWithValues: try index.cameras().filter(\.enabled).compactMap { c in c.id.map { ($0, c) } })
+        let outdated = lock.withLock { () -> [CameraSession] in
+            let gone = sessions.values.filter { s in s.camera.id.flatMap { wanted[$0] } != s.camera }
+            for s in gone { sessions[s.camera.name] = nil }
+            return gone
+        }
+        // Stopping completes each open segment; the others record on meanwhile.
+        DispatchQueue.concurrentPerform(iterations: outdated.count) { i in
+            let s = outdated[i]
+            let why = wanted[s.camera.id ?? -1] == nil ? "removed or disabled" : "its settings changed"
+            logger.info("camera \(s.camera.name): \(why); stopping")
+            s.stop()
+        }
+        let running = lock.withLock { Set(sessions.values.compactMap(\.camera.id)) }
+        for (id, cam) in wanted.sorted(by: { $0.value.name < $1.value.name }) where !running.contains(id) {
+            logger.info("camera \(cam.name): starting")
+            startSession(cam)
+        }
     }
 
     private func retentionLoop() {

@@ -39,7 +39,7 @@ public final class RecordingGate {
     private var modeCheckedAt: Int64 = .min
     private var settingsCheckedAt: Int64 = .min
     /// How often settings are re-read from the index (`nvr camera set` while serving).
-    public var settingsReload90k: Int64 = 5 * 90_000
+    public var settingsReload90k: Int64 = 2 * 90_000
 
     public init(camera: CameraRecord, index: IndexDatabase, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
                 logger: Logger, clock: @escaping () -> Int64 = Time90k.now) {

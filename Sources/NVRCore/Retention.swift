@@ -72,7 +72,7 @@ public final class Retention: Sendable {
             }
             var cameras: [RetentionReport.Camera] = []
             let doomed = Set(plan.compactMap(\.segment.id))
-            for cam in try index.cameras() {
+            for cam in try index.cameras(includeRemoved: true) {
                 let mine = plan.filter { $0.segment.cameraID == cam.id }
                 let remaining = try index.oldestSegments(cameraID: cam.id!, limit: mine.count + 1)
                     .first { !doomed.contains($0.id!) }?.start90k
@@ -121,7 +121,7 @@ public final class Retention: Sendable {
         let day: Int64 = 86_400 * 90_000
         let usage = try index.bytesByCamera()
 
-        for cam in try index.cameras() {
+        for cam in try index.cameras(includeRemoved: true) {
             guard let id = cam.id, let r = try index.retention(cameraID: id) else { continue }
             if let d = r.continuousDays {
                 for s in try index.deletionCandidates(cameraID: id, olderThan: now - Int64(d * Double(day)), hasEvent: false, limit: .max) {

@@ -26,4 +26,18 @@ public struct SegmentDeleter {
         }
         return done
     }
+
+    /// A camera's complete segments lying wholly inside [start, end] (1 ms of slack: times
+    /// copied from listings are rounded to the millisecond), split into those that may go and
+    /// those a clip marked "keep" protects. Segments are never cut.
+    public func segments(cameraID: Int64, inside range: ClosedRange<Int64>) throws -> (deletable: [SegmentRecord], protected: [SegmentRecord]) {
+        let slack: Int64 = 90
+        let inside = try index.segments(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
+            .filter { $0.start90k >= range.lowerBound - slack && $0.end90k <= range.upperBound + slack && $0.state == .complete }
+        var deletable: [SegmentRecord] = [], protected: [SegmentRecord] = []
+        for s in inside {
+            if try index.isProtected(cameraID: cameraID, start90k: s.start90k, end90k: s.end90k) { protected.append(s) } else { deletable.append(s) }
+        }
+        return (deletable, protected)
+    }
 }

@@ -1,0 +1,65 @@
+import Foundation
+import NVRIndex
+
+/// A change to a camera's recording settings, as `nvr camera set` and the API express it:
+/// nil fields stay as they are. `apply` checks everything (mode, schedule and zone, roll
+/// lengths, motion values and masks) and returns the row to save, or a ConfigError that says
+/// what is wrong.
+public struct RecordingSettingsChange: Sendable, Codable, Equatable {
+    public var mode: String?
+    /// "" removes the schedule.
+    public var schedule: String?
+    /// "" goes back to the server's zone.
+    public var tz: String?
+    public var preRollSeconds: Double?
+    public var postRollSeconds: Double?
+    public var motion: String?
+    public var motionSensitivity: Int?
+    public var motionMinArea: Double?
+    public var motionFrames: String?
+    public var motionFps: Double?
+    public var motionQuietSeconds: Double?
+    /// Replaces every mask (each "x,y x,y x,y …"); [] removes them.
+    public var motionMasks: [String]?
+    /// Masks added to those there are (the CLI's repeatable --motion-mask).
+    public var addMotionMasks: [String]?
+
+    public init() {}
+
+    public func apply(to current: CameraRecordingRecord) throws -> CameraRecordingRecord {
+        var r = current
+        var m = try RecordingSettings(r).motion
+        if let mode {
+            guard RecordingMode(rawValue: mode) != nil else { throw ConfigError("mode must be continuous, events or off, not '\(mode.prefix(40))'") }
+            r.mode = mode
+        }
+        if let schedule { r.schedule = schedule.trimmingCharacters(in: .whitespaces).isEmpty ? nil : schedule }
+        if let tz { r.tz = tz.isEmpty ? nil : tz }
+        if let preRollSeconds {
+            guard preRollSeconds.isFinite, (0...300).contains(preRollSeconds) else { throw ConfigError("pre-roll must be 0…300 seconds") }
+            r.preRoll90k = Int64(preRollSeconds * 90_000)
+        }
+        if let postRollSeconds {
+            guard postRollSeconds.isFinite, (0...3600).contains(postRollSeconds) else { throw ConfigError("post-roll must be 0…3600 seconds") }
+            r.postRoll90k = Int64(postRollSeconds * 90_000)
+        }
+        if let motion {
+            guard let e = MotionSettings.Enabled(rawValue: motion) else { throw ConfigError("motion must be auto, on or off") }
+            m.enabled = e
+        }
+        if let motionSensitivity { m.sensitivity = motionSensitivity }
+        if let motionMinArea { m.minArea = motionMinArea }
+        if let motionFrames {
+            guard let f = MotionSettings.Frames(rawValue: motionFrames) else { throw ConfigError("motion frames must be auto, keyframes or all") }
+            m.frames = f
+        }
+        if let motionFps { m.fps = motionFps }
+        if let motionQuietSeconds { m.quietSeconds = motionQuietSeconds }
+        if let motionMasks { m.masks = try motionMasks.map(MotionSettings.parseMask) }
+        for text in addMotionMasks ?? [] { m.masks.append(try MotionSettings.parseMask(text)) }
+        try m.validate()
+        r.motion = String(decoding: try JSONEncoder().encode(m), as: UTF8.self)
+        _ = try RecordingSettings(r) // the schedule and its zone parse
+        return r
+    }
+}
