@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NVRAccess
 import NVRCore
 import NVRIndex
 
@@ -7,10 +8,10 @@ import NVRIndex
 struct CameraCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "camera", abstract: "Add, list, remove and probe cameras.",
-        subcommands: [Add.self, List.self, Remove.self, Probe.self, SetSettings.self, Show.self])
+        subcommands: [Add.self, List.self, Remove.self, Probe.self, SetSettings.self, Show.self, Enable.self, Disable.self, Rename.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a camera (takes effect at the next `nvr serve` start).")
+        static let configuration = CommandConfiguration(abstract: "Add a camera (a running `nvr serve` starts recording it within a few seconds).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Camera name (letters, digits, '-', '_', '.').") var name: String
         @Option(help: "Plugin: rtsp, demo, ...") var plugin: String
@@ -19,15 +20,15 @@ struct CameraCommand: ParsableCommand {
 
         func run() throws {
             let (config, storage, index) = try global.open()
-            var cfg: [String: String] = [:]
-            if let url { cfg["url"] = url }
-            for o in options {
-                guard let eq = o.firstIndex(of: "="), eq != o.startIndex else { throw ValidationError("--option wants key=value, got '\(o)'") }
-                cfg[String(o[..<eq])] = String(o[o.index(after: eq)...])
+            var cfg = try parseOptions(options)
+            if let url {
+                if cfg["url"] != nil { throw ValidationError("give the URL once: --url or --option url=, not both") }
+                cfg["url"] = url
             }
             let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
             do { try admin.add(name: name, plugin: plugin, config: cfg) } catch { throw CommandFailure("cannot add camera: \(error)") }
-            print("added camera \(name) (plugin \(plugin))")
+            AuditLog(index: index).record(AuditLog.cliUser, "camera.add", target: name, detail: cfg.merging(["plugin": plugin]) { a, _ in a })
+            print("added camera \(name) (plugin \(plugin)); \(ServeLock.isHeld(storage: storage) ? "the running nvr serve starts it within a few seconds" : "recorded from the next nvr serve start")")
         }
     }
 
@@ -50,7 +51,7 @@ struct CameraCommand: ParsableCommand {
             let (_, _, index) = try global.open()
             let rows = try index.cameras().map { c -> Row in
                 let o = try CameraOverview.load(c, index: index)
-                return Row(name: c.name, plugin: c.plugin, enabled: c.enabled, config: redactedConfig(c.config),
+                return Row(name: c.name, plugin: c.plugin, enabled: c.enabled, config: Secrets.redact(config: CameraAdmin.dictionary(c.config)),
                            state: o.state, reason: o.reason, stateSince: o.since90k.map(Time90k.rfc3339),
                            segments: o.storage.segments, bytes: o.storage.bytes,
                            oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
@@ -69,18 +70,56 @@ struct CameraCommand: ParsableCommand {
     }
 
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a camera and delete its recordings.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a camera; asks whether its recordings go too.",
+            discussion: "Kept recordings stay playable and come back on the camera's timeline if one of that name is added again.")
         @OptionGroup var global: GlobalOptions
         @Argument var name: String
+        @Flag(help: "Keep the camera's recordings (do not ask).") var keepRecordings = false
+        @Flag(name: .customLong("yes"), help: "Delete the camera's recordings too (do not ask).") var deleteRecordings = false
 
         func run() throws {
+            if keepRecordings && deleteRecordings { throw ValidationError("--keep-recordings or --yes, not both") }
             let (config, storage, index) = try global.open()
+            guard let cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            let summary = try index.storageSummary(cameraID: id)
+            var delete = deleteRecordings
+            if !keepRecordings && !deleteRecordings && summary.segments > 0 {
+                guard isatty(0) != 0 else {
+                    throw CommandFailure("\(name) has \(summary.segments) recordings (\(formatBytes(summary.bytes))): give --keep-recordings or --yes (delete them)")
+                }
+                FileHandle.standardError.write(Data("Delete \(name)'s \(summary.segments) recordings (\(formatBytes(summary.bytes))) too? [y/N] ".utf8))
+                delete = (readLine() ?? "").lowercased().hasPrefix("y")
+            }
             let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
             do {
-                let n = try admin.remove(name: name)
-                print("removed camera \(name) and \(n) segments")
+                let n = try admin.remove(name: name, deleteRecordings: delete)
+                AuditLog(index: index).record(AuditLog.cliUser, "camera.remove", target: name, detail: ["recordings": delete ? "deleted" : "kept"])
+                print(delete ? "removed camera \(name) and \(n) segments" : "removed camera \(name); its \(summary.segments) recordings are kept")
             } catch { throw CommandFailure("\(error)") }
         }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Record a disabled camera again.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+        func run() throws { try change(global, name, CameraAdmin.Change(enabled: true), action: "camera.enable", done: "enabled \(name)") }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Stop recording a camera (settings and recordings stay).")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+        func run() throws { try change(global, name, CameraAdmin.Change(enabled: false), action: "camera.disable", done: "disabled \(name)") }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename a camera (its recordings follow).")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+        @Argument(help: "The new name.") var newName: String
+        func run() throws { try change(global, name, CameraAdmin.Change(name: newName), action: "camera.rename", done: "renamed \(name) to \(newName)") }
     }
 
     struct Probe: ParsableCommand {
@@ -128,15 +167,26 @@ struct CameraCommand: ParsableCommand {
     }
 }
 
-/// Hides passwords in a camera's config for display.
-func redactedConfig(_ json: String) -> [String: String] {
-    guard let obj = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else { return [:] }
-    var out: [String: String] = [:]
-    for (k, v) in obj {
-        let s = "\(v)"
-        if k.lowercased().contains("password") || k.lowercased().contains("secret") || k.lowercased().contains("key") { out[k] = "***" }
-        else if k == "url" || k.hasSuffix("_url") { out[k] = redactURL(s) }
-        else { out[k] = s }
+/// Options given as key=value.
+func parseOptions(_ options: [String]) throws -> [String: String] {
+    var cfg: [String: String] = [:]
+    for o in options {
+        guard let eq = o.firstIndex(of: "="), eq != o.startIndex else { throw ValidationError("--option wants key=value, got '\(o)'") }
+        cfg[String(o[..<eq])] = String(o[o.index(after: eq)...])
     }
-    return out
+    return cfg
+}
+
+/// Applies a change to a camera, writes it to the audit log and says what happened.
+func change(_ global: GlobalOptions, _ name: String, _ change: CameraAdmin.Change, action: String, done: String) throws {
+    let (config, storage, index) = try global.open()
+    let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
+    do { try admin.update(name: name, change) } catch { throw CommandFailure("\(error)") }
+    var detail: [String: String] = [:]
+    if let url = change.url { detail["url"] = url }
+    for (k, v) in change.options { detail[k] = v ?? "(removed)" }
+    if let e = change.enabled { detail["enabled"] = String(e) }
+    if let n = change.name { detail["name"] = n }
+    AuditLog(index: index).record(AuditLog.cliUser, action, target: name, detail: detail)
+    print(done + (ServeLock.isHeld(storage: storage) ? " (the running nvr serve applies it within a few seconds)" : ""))
 }

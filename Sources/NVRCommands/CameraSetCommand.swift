@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NVRAccess
 import NVRCore
 import NVRIndex
 
@@ -8,7 +9,7 @@ extension CameraCommand {
     /// within a few seconds.
     struct SetSettings: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Set a camera's recording mode, weekly schedule, pre/post-roll and motion detection; prints the settings.",
+            commandName: "set", abstract: "Change a camera's URL and options, recording mode, weekly schedule, pre/post-roll and motion detection; prints the settings.",
             discussion: """
                 Modes: continuous (keep everything; event footage is marked), events (keep only event clips \
                 with their pre/post-roll), off.
@@ -22,6 +23,9 @@ extension CameraCommand {
                 """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Camera name.") var name: String
+        @Option(help: "New stream URL (the camera reconnects with it).") var url: String?
+        @Option(name: .customLong("option"), help: "Set a plugin option key=value (repeatable), e.g. password=…") var options: [String] = []
+        @Option(help: "Remove a plugin option (repeatable).") var removeOption: [String] = []
         @Option(help: "continuous, events or off.") var mode: String?
         @Option(help: "Weekly schedule of modes (see above); \"\" removes it.") var schedule: String?
         @Option(help: "IANA time zone of the schedule (default: the server's).") var tz: String?
@@ -38,44 +42,30 @@ extension CameraCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
-            let (_, _, index) = try global.open()
-            guard let cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
-            var r = try index.recordingSettings(cameraID: id)
-            var m = try RecordingSettings(r).motion
-            if let mode {
-                guard RecordingMode(rawValue: mode) != nil else { throw ValidationError("--mode must be continuous, events or off") }
-                r.mode = mode
+            let (config, storage, index) = try global.open()
+            guard var cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            if url != nil || !options.isEmpty || !removeOption.isEmpty {
+                var c = CameraAdmin.Change(url: url)
+                for (k, v) in try parseOptions(options) { c.options[k] = v }
+                for k in removeOption { c.options[k] = .some(nil) }
+                let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
+                do { cam = try admin.update(name: name, c) } catch { throw CommandFailure("\(error)") }
+                var detail = try parseOptions(options)
+                if let url { detail["url"] = url }
+                for k in removeOption { detail[k] = "(removed)" }
+                AuditLog(index: index).record(AuditLog.cliUser, "camera.update", target: name, detail: detail)
             }
-            if let schedule { r.schedule = schedule.trimmingCharacters(in: .whitespaces).isEmpty ? nil : schedule }
-            if let tz { r.tz = tz.isEmpty ? nil : tz }
-            if let preRoll {
-                guard (0...300).contains(preRoll) else { throw ValidationError("--pre-roll must be 0…300 seconds") }
-                r.preRoll90k = Int64(preRoll * 90_000)
-            }
-            if let postRoll {
-                guard (0...3600).contains(postRoll) else { throw ValidationError("--post-roll must be 0…3600 seconds") }
-                r.postRoll90k = Int64(postRoll * 90_000)
-            }
-            if let motion {
-                guard let e = MotionSettings.Enabled(rawValue: motion) else { throw ValidationError("--motion must be auto, on or off") }
-                m.enabled = e
-            }
-            if let motionSensitivity { m.sensitivity = motionSensitivity }
-            if let motionMinArea { m.minArea = motionMinArea }
-            if let motionFrames {
-                guard let f = MotionSettings.Frames(rawValue: motionFrames) else { throw ValidationError("--motion-frames must be auto, keyframes or all") }
-                m.frames = f
-            }
-            if let motionFps { m.fps = motionFps }
-            if let motionQuiet { m.quietSeconds = motionQuiet }
-            if clearMasks { m.masks = [] }
-            do {
-                for text in motionMask { m.masks.append(try MotionSettings.parseMask(text)) }
-                try m.validate()
-                r.motion = String(decoding: try JSONEncoder().encode(m), as: UTF8.self)
-                _ = try RecordingSettings(r) // the schedule and zone parse
-            } catch let e as ConfigError { throw ValidationError(e.description) }
+            var change = RecordingSettingsChange()
+            change.mode = mode; change.schedule = schedule; change.tz = tz
+            change.preRollSeconds = preRoll; change.postRollSeconds = postRoll; change.motion = motion
+            change.motionSensitivity = motionSensitivity; change.motionMinArea = motionMinArea; change.motionFrames = motionFrames
+            change.motionFps = motionFps; change.motionQuietSeconds = motionQuiet
+            if clearMasks { change.motionMasks = [] }
+            change.addMotionMasks = motionMask
+            let r: CameraRecordingRecord
+            do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError { throw ValidationError(e.description) }
             try index.setRecordingSettings(r)
+            AuditLog(index: index).record(AuditLog.cliUser, "camera.recording", target: name, detail: ["mode": r.mode, "schedule": r.schedule ?? ""])
             try Show.print(cam, r, json: json)
         }
     }

@@ -9,7 +9,7 @@ public struct NVRCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "nvr",
         abstract: "A network video recorder: records cameras into indexed MP4 segments.",
-        subcommands: [Serve.self, CameraCommand.self, PluginsCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
+        subcommands: [Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
 
     public init() {}
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NVRAccess
 import Foundation
 import NVRCore
 import NVRIndex
@@ -151,21 +152,20 @@ extension RecordingsCommand {
             guard s < e else { throw ValidationError("--start must be before --end") }
             let (_, storage, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
-            // 1 ms of slack: times copied from listings are rounded to the millisecond.
-            let slack: Int64 = 90
-            let doomed = try index.segments(cameraID: cam.id!, start90k: s, end90k: e)
-                .filter { $0.start90k >= s - slack && $0.end90k <= e + slack && $0.state == .complete }
+            let (doomed, kept) = try SegmentDeleter(index: index, storage: storage).segments(cameraID: cam.id!, inside: s...e)
+            if !kept.isEmpty { print("\(kept.count) segments are kept: a clip marked \"keep\" covers them (nvr clips list)") }
             if doomed.isEmpty { print("nothing to delete: no segment of \(camera) lies wholly inside that range"); return }
             let bytes = doomed.reduce(0) { $0 + $1.bytes }
             print("\(doomed.count) segments, \(formatBytes(bytes)), \(Time90k.rfc3339(doomed.first!.start90k)) → \(Time90k.rfc3339(doomed.last!.end90k))")
             if !yes {
                 guard isatty(0) != 0 else { throw CommandFailure("not deleting without --yes (no terminal to ask)") }
-                print("delete them? [y/N] ", terminator: "")
+                FileHandle.standardError.write(Data("delete them? [y/N] ".utf8))
                 guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { print("nothing deleted"); return }
             }
             let bar = ProgressBar(label: "deleting")
             let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed) { bar.update($0, $1) }
             bar.finish()
+            AuditLog(index: index).record(AuditLog.cliUser, "recordings.delete", target: camera, detail: ["start": Time90k.rfc3339(s), "end": Time90k.rfc3339(e), "segments": String(deleted)])
             print("deleted \(deleted) segments (\(formatBytes(bytes)))")
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import Logging
+import NVRAccess
 import NVRCore
 import NVRHTTP
 
@@ -14,7 +15,7 @@ struct Serve: ParsableCommand {
     @Flag(help: "Do not add the demo camera when the index has no cameras.")
     var noDemo = false
 
-    @Flag(help: "Allow binding HTTP to a non-loopback address although there is no authentication yet.")
+    @Flag(help: "No login at all: anyone who reaches the HTTP port can watch and change everything (not recommended).")
     var allowUnauthenticated = false
 
     func run() throws {
@@ -31,6 +32,17 @@ struct Serve: ParsableCommand {
         do {
             recorder = try Recorder(config: config, logger: logger)
             try recorder.acquireLock()
+            if !allowUnauthenticated, let first = try Accounts(index: recorder.index).bootstrapAdmin() {
+                // Printed once, here: there is no default password.
+                FileHandle.standardError.write(Data("""
+
+                    ┌─ first start: created the user \(first.name) with the password  \(first.password)
+                    │  log in at \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/ (change it with: nvr user passwd \(first.name));
+                    └─ for scripts: nvr token add --user \(first.name) --name scripts
+
+                    """.utf8))
+                AuditLog(index: recorder.index).record("nvr serve", "user.add", target: first.name, detail: ["role": "admin", "reason": "first start"])
+            }
             http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
                                   options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
         } catch {
@@ -57,7 +69,7 @@ struct Serve: ParsableCommand {
             _ = served.wait(timeout: .now() + 10)
             throw CommandFailure("cannot start: \(error)")
         }
-        logger.info("nvr serve: recording; API on http://\(config.httpBind)/api/cameras; stop with Ctrl-C")
+        logger.info("nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C")
         // A parent may have started us with these blocked; stop must still work.
         var unblock = sigset_t()
         sigemptyset(&unblock); sigaddset(&unblock, SIGINT); sigaddset(&unblock, SIGTERM)

@@ -1,12 +1,13 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NVRAccess
 import NVRCore
 import NVRIndex
 
 extension API {
-    func registerEvents(on router: Router<BasicRequestContext>) {
-        router.get("/api/events") { r, _ in try await events(r) }
+    func registerEvents(on router: Router<NVRContext>) {
+        router.get("/api/events") { r, c in try await events(r, try identity(c)) }
         router.get("/api/events/{id}") { _, c in
             let (e, cam) = try await event(c)
             return try JSON.response(EventJSON(e, camera: cam))
@@ -14,6 +15,13 @@ extension API {
         router.get("/api/events/{id}/clip.mp4") { r, c in try await clip(r, c) }
         router.head("/api/events/{id}/clip.mp4") { r, c in try await clip(r, c) }
         router.get("/api/events/{id}/snapshot.jpg") { r, c in try await eventSnapshot(r, c) }
+        router.delete("/api/events/{id}") { _, c in
+            let who = try admin(c)
+            let (e, cam) = try await event(c)
+            try await offload { [index] in _ = try index.deleteEvent(id: e.id ?? 0) }
+            audit.record(who.name, "event.delete", target: String(e.id ?? 0), detail: ["camera": cam.name, "type": e.type], address: c.remoteAddress)
+            return Response(status: .noContent)
+        }
     }
 
     /// An event with the URLs of its clip and snapshot.
@@ -38,7 +46,7 @@ extension API {
 
     /// GET /api/events?camera=&start=&end=&type=&limit= — events overlapping the range (default:
     /// the last 24 hours), of one camera or all, oldest first; `limit` keeps the newest.
-    func events(_ r: Request) async throws -> Response {
+    func events(_ r: Request, _ who: Identity) async throws -> Response {
         let q = Query(request: r)
         let end = try q.time("end") ?? Time90k.now()
         let start = try q.time("start") ?? max(Time90k.subtract(end, 86_400 * 90_000), Time90k.supported.lowerBound)
@@ -47,25 +55,29 @@ extension API {
         let type = q.string("type")
         let cameraName = q.string("camera")
         return try await offload { [index] in
-            let cams = Dictionary(uniqueKeysWithValues: try index.cameras().map { ($0.id!, $0) })
+            let cams = Dictionary(uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c) } })
             var cameraID: Int64?
             if let cameraName {
-                guard let c = cams.values.first(where: { $0.name == cameraName }) else { throw APIError.notFound("no camera named '\(cameraName)'") }
+                guard who.mayView(camera: cameraName), let c = cams.values.first(where: { $0.name == cameraName }) else {
+                    throw APIError.notFound("no camera named '\(cameraName.prefix(64))'")
+                }
                 cameraID = c.id
             }
             let list = try index.events(cameraID: cameraID, start90k: start, end90k: end, type: type, limit: limit)
-                .compactMap { e in cams[e.cameraID].map { EventJSON(e, camera: $0) } }
+                .compactMap { e in cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil } }
             struct Out: Encodable { var start: String; var start90k: Int64; var end: String; var end90k: Int64; var events: [EventJSON] }
             return try JSON.response(Out(start: Time90k.rfc3339(start), start90k: start, end: Time90k.rfc3339(end), end90k: end, events: list))
         }
     }
 
     /// The event named in the path and its camera, or 404.
-    func event(_ context: BasicRequestContext) async throws -> (EventRecord, CameraRecord) {
+    func event(_ context: NVRContext) async throws -> (EventRecord, CameraRecord) {
         let raw = context.parameters.get("id") ?? ""
-        guard let id = Int64(raw) else { throw APIError.badRequest("event id '\(raw)' is not a number") }
+        guard let id = Int64(raw) else { throw APIError.badRequest("event id '\(raw.prefix(40))' is not a number") }
+        let who = context.identity
         return try await offload { [index] in
-            guard let e = try index.event(id: id), let cam = try index.cameras().first(where: { $0.id == e.cameraID }) else {
+            guard let e = try index.event(id: id), let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == e.cameraID }),
+                  who?.mayView(camera: cam.name) ?? false else {
                 throw APIError.notFound("no event \(id)")
             }
             return (e, cam)
@@ -74,7 +86,7 @@ extension API {
 
     /// GET/HEAD /api/events/{id}/clip.mp4 — the event's recording with its pre- and post-roll,
     /// starting at a key frame; served like view.mp4 (Range, ETag, HEAD).
-    func clip(_ r: Request, _ c: BasicRequestContext) async throws -> Response {
+    func clip(_ r: Request, _ c: NVRContext) async throws -> Response {
         let (e, _) = try await event(c)
         let range = try await offload { [index, storage] in
             do { return try EventClips.range(of: e, index: index, storage: storage) } catch is NothingRecorded {
@@ -85,7 +97,7 @@ extension API {
     }
 
     /// GET /api/events/{id}/snapshot.jpg[?width=W] — the frame that shows the event best.
-    func eventSnapshot(_ r: Request, _ c: BasicRequestContext) async throws -> Response {
+    func eventSnapshot(_ r: Request, _ c: NVRContext) async throws -> Response {
         let (e, _) = try await event(c)
         let width = try Query(request: r).int("width", in: 16...7680)
         let at = e.snapshot90k ?? e.start90k

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NVRAccess
 import NVRCore
 import NVRIndex
 
@@ -10,22 +11,39 @@ struct API: Sendable {
     let index: IndexDatabase
     let storage: StorageLayout
     let recorder: Recorder?
+    let plugins: PluginHost
     let maxViewSeconds: Int
     let snapshots: Snapshots
     let views: ViewCache
+    let accounts: Accounts
+    let sessions: SessionStore
+    let tokens: TokenStore
+    let throttle = LoginThrottle()
+    let audit: AuditLog
+    /// Cookies carry Secure (the server speaks HTTPS).
+    let secureCookies: Bool
 
-    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, maxViewSeconds: Int) {
-        self.index = index; self.storage = storage; self.recorder = recorder; self.maxViewSeconds = maxViewSeconds
+    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
+         sessionDays: Int = 30, secureCookies: Bool = false) {
+        self.index = index; self.storage = storage; self.recorder = recorder; self.plugins = plugins; self.maxViewSeconds = maxViewSeconds
         snapshots = Snapshots(index: index, storage: storage)
         views = ViewCache()
+        accounts = Accounts(index: index)
+        sessions = SessionStore(index: index, lifetimeDays: sessionDays)
+        tokens = TokenStore(index: index)
+        audit = AuditLog(index: index)
+        self.secureCookies = secureCookies
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<NVRContext>) {
         router.get("/api/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
                      body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
-        router.get("/api/cameras") { _, _ in try await offload { try JSON.response(["cameras": try cameras().map(cameraJSON)]) } }
+        router.get("/api/cameras") { _, c in
+            let who = try identity(c)
+            return try await offload { try JSON.response(["cameras": try cameras().filter { who.mayView(camera: $0.name) }.map(cameraJSON)]) }
+        }
         router.get("/api/cameras/{name}") { _, c in
             let cam = try await camera(c)
             return try await offload { try JSON.response(try cameraJSON(cam)) }
@@ -38,15 +56,34 @@ struct API: Sendable {
         router.get("/api/cameras/{name}/snapshot.jpg") { r, c in try await snapshot(r, try await camera(c)) }
         router.get("/api/cameras/{name}/thumbnails") { r, c in try await thumbnails(r, try await camera(c)) }
         registerEvents(on: router)
+        registerSession(on: router)
+        registerCameraAdmin(on: router)
+        registerClips(on: router)
+        registerAdmin(on: router)
     }
 
     func cameras() throws -> [CameraRecord] { try index.cameras() }
 
-    /// The camera named in the path, or 404.
-    func camera(_ context: BasicRequestContext) async throws -> CameraRecord {
+    /// Who is asking (AccessMiddleware has already refused requests without a user).
+    func identity(_ c: NVRContext) throws -> Identity {
+        guard let who = c.identity else { throw APIError(.unauthorized, "unauthorized", "log in first") }
+        return who
+    }
+
+    /// The identity of an admin, or 403.
+    @discardableResult
+    func admin(_ c: NVRContext) throws -> Identity {
+        let who = try identity(c)
+        guard who.isAdmin else { throw APIError(.forbidden, "forbidden", "only an admin may do this (\(who.name) is a \(who.role.rawValue))") }
+        return who
+    }
+
+    /// The camera named in the path, or 404 (also for a camera this user may not see).
+    func camera(_ context: NVRContext) async throws -> CameraRecord {
+        let who = try identity(context)
         let name = context.parameters.get("name") ?? ""
-        guard let cam = try await offload({ try index.camera(named: name) }) else {
-            throw APIError.notFound("no camera named '\(name)'")
+        guard who.mayView(camera: name), let cam = try await offload({ try index.camera(named: name) }) else {
+            throw APIError.notFound("no camera named '\(name.prefix(64))'")
         }
         return cam
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NVRAccess
 import NVRCore
 import NVRMedia
 
@@ -29,10 +30,25 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
         return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
+    static func from(_ e: AccessError) -> APIError {
+        switch e.kind {
+        case .badRequest: return APIError.badRequest(e.description)
+        case .unauthorized: return APIError(.unauthorized, "unauthorized", e.description)
+        case .forbidden: return APIError(.forbidden, "forbidden", e.description)
+        case .notFound: return APIError.notFound(e.description)
+        case .conflict: return APIError(.conflict, "conflict", e.description)
+        case .tooManyAttempts:
+            var a = APIError(.tooManyRequests, "too_many_attempts", e.description)
+            if let s = e.retryAfter { a.headers[.retryAfter] = String(s) }
+            return a
+        }
+    }
+
     /// Maps what the core throws to what a client should see.
     static func from(_ error: any Error) -> APIError {
         switch error {
         case let e as APIError: return e
+        case let e as AccessError: return from(e)
         case let e as NothingRecorded: return APIError(.notFound, "nothing_recorded", e.description)
         case let e as HTTPError:
             return APIError(e.status, e.status == .notFound ? "not_found" : "http_\(e.status.code)", e.body ?? e.status.reasonPhrase)

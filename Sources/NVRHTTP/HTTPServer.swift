@@ -1,65 +1,101 @@
 import Foundation
 import Hummingbird
+import HummingbirdTLS
+import NIOCore
+import NIOSSL
 import Logging
 import NVRCore
 import NVRIndex
 import ServiceLifecycle
 import Synchronization
 
-/// The HTTP server of `nvr serve` (Hummingbird 2): the JSON API, view.mp4 and snapshots,
-/// all answered from the index and the segment files.
+/// The HTTP server of `nvr serve` (Hummingbird 2), over HTTP or HTTPS: the JSON API,
+/// view.mp4 and snapshots, all answered from the index and the segment files, for users who
+/// have logged in (AccessMiddleware).
 public final class HTTPServer: Sendable {
     public struct Options: Sendable {
         public var bind: String
+        /// No login at all: every request acts as an admin (`--allow-unauthenticated`).
         public var allowUnauthenticated = false
         public var maxViewSeconds: Int
+        /// PEM certificate chain and key: HTTPS instead of HTTP.
+        public var tlsCert: String?
+        public var tlsKey: String?
+        public var allowedHosts: [String] = []
+        public var sessionDays = 30
+        public var pluginsDir: String?
         public init(bind: String, allowUnauthenticated: Bool = false, maxViewSeconds: Int = 86_400) {
             self.bind = bind; self.allowUnauthenticated = allowUnauthenticated; self.maxViewSeconds = maxViewSeconds
         }
         public init(config: NVRConfig, allowUnauthenticated: Bool) {
             self.init(bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
+            tlsCert = config.tlsCert; tlsKey = config.tlsKey; allowedHosts = config.allowedHosts; sessionDays = config.sessionDays
+            pluginsDir = config.resolvedPluginsDir
         }
+        public var usesTLS: Bool { tlsCert != nil && tlsKey != nil }
     }
 
     let api: API
     let host: String
     let port: Int
     let logger: Logger
+    let options: Options
+    private let tls: TLSConfiguration?
     private let group = Mutex<ServiceGroup?>(nil)
 
-    /// Checks the bind address: a non-loopback address needs `allowUnauthenticated` (there is no
-    /// authentication yet) and gets a warning.
+    /// Checks the bind address and loads the TLS files. Plain HTTP beyond this machine is
+    /// allowed (users must log in) but warned about: passwords would cross the network in clear.
     public init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, options: Options, logger: Logger) throws {
         let (host, port) = try Self.parseBind(options.bind)
-        if !Self.isLoopback(host) {
-            guard options.allowUnauthenticated else {
-                throw ConfigError("http.bind \(options.bind) is reachable from other machines and there is no authentication yet; "
-                                  + "bind 127.0.0.1 or pass --allow-unauthenticated")
+        if options.allowUnauthenticated {
+            logger.warning("HTTP on \(options.bind) WITHOUT authentication: anyone who can reach it can watch and change every camera")
+        } else if !Self.isLoopback(host) && !options.usesTLS {
+            logger.warning("HTTP on \(options.bind) without TLS: passwords and video cross the network in clear (nvr tls self-signed makes a certificate)")
+        }
+        if let cert = options.tlsCert, let key = options.tlsKey {
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
+                guard !chain.isEmpty else { throw ConfigError("no certificate in \(cert)") }
+                tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            } catch let e as ConfigError { throw e } catch {
+                throw ConfigError("cannot load the TLS certificate \(cert) and key \(key): \(error)")
             }
-            logger.warning("HTTP on \(options.bind) WITHOUT authentication: anyone who can reach it can watch every camera")
+        } else {
+            tls = nil
         }
         self.host = host
         self.port = port
         self.logger = logger
-        self.api = API(index: index, storage: storage, recorder: recorder, maxViewSeconds: options.maxViewSeconds)
+        self.options = options
+        let plugins = recorder?.plugins ?? PluginHost(directory: options.pluginsDir ?? NVRConfig().resolvedPluginsDir)
+        self.api = API(index: index, storage: storage, recorder: recorder, plugins: plugins, maxViewSeconds: options.maxViewSeconds,
+                       sessionDays: options.sessionDays, secureCookies: options.usesTLS)
     }
 
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
     /// (useful with port 0).
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let router = Router(options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
-        router.add(middleware: JSONErrorMiddleware(routes: DocumentedRoutes(openAPI: OpenAPIDocument.json)))
+        let router = Router(context: NVRContext.self, options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
+        let routes = DocumentedRoutes(openAPI: OpenAPIDocument.json)
+        router.add(middleware: JSONErrorMiddleware(routes: routes))
+        router.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
+                                                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.register(on: router)
         let logger = self.logger
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "nvr"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                logger.info("HTTP listening on \(channel.localAddress?.description ?? "?")")
-                onBound(port)
-            },
-            logger: logger)
+        let scheme = tls == nil ? "http" : "https"
+        let onRunning: @Sendable (any Channel) async -> Void = { channel in
+            let port = channel.localAddress?.port ?? 0
+            logger.info("\(scheme.uppercased()) listening on \(channel.localAddress?.description ?? "?")")
+            onBound(port)
+        }
+        let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nvr")
+        let app: any Service
+        if let tls {
+            app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration,
+                              onServerRunning: onRunning, logger: logger)
+        } else {
+            app = Application(router: router, configuration: configuration, onServerRunning: onRunning, logger: logger)
+        }
         let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         group.withLock { $0 = g }
         try await g.run()

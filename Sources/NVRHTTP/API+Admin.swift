@@ -1,0 +1,283 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NVRAccess
+import NVRCore
+import NVRIndex
+
+extension API {
+    func registerAdmin(on router: Router<NVRContext>) {
+        // Users (admin).
+        router.get("/api/users") { _, c in
+            try admin(c)
+            return try await offload { [index] in try JSON.response(["users": try index.users().map(UserJSON.init)]) }
+        }
+        router.post("/api/users") { r, c in try await addUser(r, c) }
+        router.patch("/api/users/{name}") { r, c in try await changeUser(r, c) }
+        router.delete("/api/users/{name}") { _, c in
+            let who = try admin(c)
+            let name = c.parameters.get("name") ?? ""
+            guard name.lowercased() != who.name.lowercased() else { throw APIError(.conflict, "conflict", "you cannot remove yourself") }
+            try await accessChange { [accounts] in try accounts.remove(name: name) }
+            audit.record(who.name, "user.remove", target: name, address: c.remoteAddress)
+            return Response(status: .noContent)
+        }
+        // API tokens: an admin's for anyone; everyone sees and removes their own.
+        router.get("/api/tokens") { _, c in
+            let who = try identity(c)
+            return try await offload { [index] in
+                let users = Dictionary(uniqueKeysWithValues: try index.users().compactMap { u in u.id.map { ($0, u.name) } })
+                let mine = try index.tokens(userID: who.isAdmin ? nil : (who.userID ?? -1))
+                return try JSON.response(["tokens": mine.map { TokenJSON($0, user: users[$0.userID] ?? "?") }])
+            }
+        }
+        router.post("/api/tokens") { r, c in try await addToken(r, c) }
+        router.delete("/api/tokens/{id}") { _, c in
+            let who = try identity(c)
+            guard let id = Int64(c.parameters.get("id") ?? "") else { throw APIError.badRequest("a token id is a number") }
+            try await offload { [index] in
+                guard let t = try index.tokens().first(where: { $0.id == id }), who.isAdmin || t.userID == who.userID else {
+                    throw APIError.notFound("no token \(id)")
+                }
+                _ = try index.removeToken(id: id)
+            }
+            audit.record(who.name, "token.remove", target: String(id), address: c.remoteAddress)
+            return Response(status: .noContent)
+        }
+        // Login sessions: an admin's view of all; everyone sees and ends their own.
+        router.get("/api/sessions") { _, c in
+            let who = try identity(c)
+            return try await offload { [index] in
+                let users = Dictionary(uniqueKeysWithValues: try index.users().compactMap { u in u.id.map { ($0, u.name) } })
+                var current: Int64?
+                if case .session(let id, _) = who.via { current = id }
+                let list = try index.sessions(userID: who.isAdmin ? nil : (who.userID ?? -1))
+                return try JSON.response(["sessions": list.map { SessionRowJSON($0, user: users[$0.userID] ?? "?", current: $0.id == current) }])
+            }
+        }
+        router.delete("/api/sessions/{id}") { _, c in
+            let who = try identity(c)
+            guard let id = Int64(c.parameters.get("id") ?? "") else { throw APIError.badRequest("a session id is a number") }
+            try await offload { [index, sessions] in
+                guard let s = try index.sessions().first(where: { $0.id == id }), who.isAdmin || s.userID == who.userID else {
+                    throw APIError.notFound("no session \(id)")
+                }
+                try sessions.revoke(id: id)
+            }
+            audit.record(who.name, "session.revoke", target: String(id), address: c.remoteAddress)
+            return Response(status: .noContent)
+        }
+        router.get("/api/audit") { r, c in
+            try admin(c)
+            let q = Query(request: r)
+            let limit = try q.int("limit", in: 1...1000) ?? 100
+            let before = try q.int("before", in: 1...Int.max).map(Int64.init)
+            return try await offload { [index] in try JSON.response(["entries": try index.audit(limit: limit, before: before).map(AuditJSON.init)]) }
+        }
+        router.get("/api/retention") { _, c in
+            try admin(c)
+            return try await offload { try JSON.response(try retentionJSON()) }
+        }
+        router.put("/api/retention") { r, c in try await setRetention(r, c) }
+    }
+
+    // MARK: users
+
+    struct UserJSON: Encodable {
+        var name: String, role: String, cameras: [String]?, created: String, passwordChanged: String
+        init(_ u: UserRecord) {
+            name = u.name; role = u.role; cameras = Accounts.identity(u, via: .unauthenticated).cameras?.sorted()
+            created = Time90k.rfc3339(u.created90k); passwordChanged = Time90k.rfc3339(u.passwordChanged90k)
+        }
+    }
+
+    struct AddUserBody: Decodable { var name: String; var password: String; var role: String; var cameras: [String]? }
+
+    func addUser(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let body = try await decode(AddUserBody.self, r, c)
+        guard let role = Role(rawValue: body.role) else { throw APIError.badRequest("role must be admin or viewer") }
+        let u = try await accessChange { [accounts] in try accounts.add(name: body.name, password: body.password, role: role, cameras: body.cameras) }
+        audit.record(who.name, "user.add", target: u.name, detail: ["role": role.rawValue, "cameras": body.cameras?.joined(separator: ",") ?? "all"],
+                     address: c.remoteAddress)
+        return try JSON.response(UserJSON(u), status: .created)
+    }
+
+    struct ChangeUserBody: Decodable {
+        var role: String?
+        /// A list, or null for every camera.
+        var cameras: Patch<[String]>?
+        var password: String?
+        enum CodingKeys: String, CodingKey { case role, cameras, password }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            role = try c.decodeIfPresent(String.self, forKey: .role)
+            cameras = try c.patch(.cameras)
+            password = try c.decodeIfPresent(String.self, forKey: .password)
+        }
+    }
+
+    func changeUser(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let name = c.parameters.get("name") ?? ""
+        let body = try await decode(ChangeUserBody.self, r, c)
+        let role = try body.role.map { r -> Role in
+            guard let role = Role(rawValue: r) else { throw APIError.badRequest("role must be admin or viewer") }
+            return role
+        }
+        let cameras: [String]?? = body.cameras.map { p -> [String]? in if case .value(let v) = p { return v } else { return nil } }
+        let u = try await accessChange { [accounts] () throws -> UserRecord in
+            if let password = body.password { try accounts.setPassword(name: name, password: password) }
+            return try accounts.update(name: name, role: role, cameras: cameras)
+        }
+        var detail: [String: String] = [:]
+        if let role { detail["role"] = role.rawValue }
+        if let cameras { detail["cameras"] = cameras?.joined(separator: ",") ?? "all" }
+        if body.password != nil { detail["password"] = "changed" }
+        audit.record(who.name, "user.update", target: name, detail: detail, address: c.remoteAddress)
+        return try JSON.response(UserJSON(u))
+    }
+
+    /// Runs an account change off the pool, turning AccessError into its status.
+    func accessChange<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do { return try await offload(body) } catch let e as AccessError { throw APIError.from(e) }
+    }
+
+    // MARK: tokens, sessions, audit
+
+    struct TokenJSON: Encodable {
+        var id: Int64, name: String, user: String, created: String, lastUsed: String?
+        /// Only in the answer that creates it.
+        var token: String?
+        init(_ t: APITokenRecord, user: String, token: String? = nil) {
+            id = t.id ?? 0; name = t.name; self.user = user; created = Time90k.rfc3339(t.created90k); lastUsed = t.lastUsed90k.map(Time90k.rfc3339)
+            self.token = token
+        }
+    }
+
+    struct AddTokenBody: Decodable { var name: String; var user: String? }
+
+    /// POST /api/tokens {"name","user"}: an admin makes a token for any user (default: itself);
+    /// the token is in this answer only.
+    func addToken(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let body = try await decode(AddTokenBody.self, r, c)
+        let userName = body.user ?? who.name
+        let (index, tokens) = (self.index, self.tokens)
+        let made = try await accessChange { () throws -> (token: String, record: APITokenRecord) in
+            guard let u = try index.user(named: userName) else { throw AccessError.notFound("no user named '\(userName.prefix(64))'") }
+            return try tokens.create(for: u, name: body.name)
+        }
+        audit.record(who.name, "token.add", target: body.name, detail: ["user": userName], address: c.remoteAddress)
+        return try JSON.response(TokenJSON(made.record, user: userName, token: made.token), status: .created)
+    }
+
+    struct SessionRowJSON: Encodable {
+        var id: Int64, user: String, created: String, lastSeen: String, expires: String, address: String?, userAgent: String?, current: Bool
+        init(_ s: SessionRecord, user: String, current: Bool) {
+            id = s.id ?? 0; self.user = user; created = Time90k.rfc3339(s.created90k); lastSeen = Time90k.rfc3339(s.lastSeen90k)
+            expires = Time90k.rfc3339(s.expires90k); address = s.address; userAgent = s.userAgent; self.current = current
+        }
+    }
+
+    struct AuditJSON: Encodable {
+        var id: Int64, time: String, time90k: Int64, user: String, action: String, target: String?, detail: JSONValue?, address: String?
+        init(_ a: AuditRecord) {
+            id = a.id ?? 0; time = Time90k.rfc3339(a.time90k); time90k = a.time90k; user = a.user; action = a.action; target = a.target
+            detail = a.detail.flatMap { try? JSONValue(text: $0) }; address = a.address
+        }
+    }
+
+    // MARK: retention
+
+    struct RetentionJSON: Encodable {
+        struct Storage: Encodable { var maxBytes: Int64?; var minFreePercent: Double }
+        struct Camera: Encodable { var camera: String; var continuousDays: Double?; var eventDays: Double?; var maxBytes: Int64?; var bytes: Int64; var segments: Int }
+        var storage: Storage
+        var cameras: [Camera]
+    }
+
+    func retentionJSON() throws -> RetentionJSON {
+        let r = Retention(index: index, storage: storage, logger: .init(label: "nvr"))
+        let s = try r.settings()
+        let cams = try index.cameras().map { c -> RetentionJSON.Camera in
+            let limits = try index.retention(cameraID: c.id ?? 0)
+            let sum = try index.storageSummary(cameraID: c.id ?? 0)
+            return .init(camera: c.name, continuousDays: limits?.continuousDays, eventDays: limits?.eventDays, maxBytes: limits?.maxBytes,
+                         bytes: sum.bytes, segments: sum.segments)
+        }
+        return RetentionJSON(storage: .init(maxBytes: s.rootMaxBytes, minFreePercent: s.minFreePercent), cameras: cams)
+    }
+
+    struct RetentionBody: Decodable {
+        struct Camera: Decodable {
+            var camera: String; var continuousDays: Patch<Double>?; var eventDays: Patch<Double>?; var maxBytes: Patch<Int64>?
+            enum CodingKeys: String, CodingKey { case camera, continuousDays, eventDays, maxBytes }
+            init(from decoder: any Decoder) throws {
+                let c = try decoder.container(keyedBy: CodingKeys.self)
+                camera = try c.decode(String.self, forKey: .camera)
+                continuousDays = try c.patch(.continuousDays); eventDays = try c.patch(.eventDays); maxBytes = try c.patch(.maxBytes)
+            }
+        }
+        var maxBytes: Patch<Int64>?
+        var minFreePercent: Double?
+        var cameras: [Camera]?
+        enum CodingKeys: String, CodingKey { case maxBytes, minFreePercent, cameras }
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            maxBytes = try c.patch(.maxBytes)
+            minFreePercent = try c.decodeIfPresent(Double.self, forKey: .minFreePercent)
+            cameras = try c.decodeIfPresent([Camera].self, forKey: .cameras)
+        }
+    }
+
+    /// PUT /api/retention: storage-wide cap and free space, and per-camera limits; null clears a
+    /// limit, a field left out stays. Applied at the next retention pass (within a minute).
+    func setRetention(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let body = try await decode(RetentionBody.self, r, c)
+        let out = try await offload { () throws -> RetentionJSON in
+            if let p = body.minFreePercent, !(p.isFinite && (0...50).contains(p)) { throw APIError.badRequest("minFreePercent must be 0…50") }
+            var updates: [(CameraRetention)] = []
+            for cam in body.cameras ?? [] {
+                guard let rec = try index.camera(named: cam.camera), let id = rec.id else { throw APIError.notFound("no camera named '\(cam.camera.prefix(64))'") }
+                var limits = try index.retention(cameraID: id) ?? CameraRetention(cameraID: id)
+                for (patch, path) in [(cam.continuousDays, \CameraRetention.continuousDays), (cam.eventDays, \CameraRetention.eventDays)] {
+                    guard let patch else { continue }
+                    if case .value(let d) = patch, !(d.isFinite && d > 0) { throw APIError.badRequest("days must be positive (or null for none)") }
+                    limits[keyPath: path] = patch.value
+                }
+                if let m = cam.maxBytes {
+                    if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
+                    limits.maxBytes = m.value
+                }
+                updates.append(limits)
+            }
+            if let m = body.maxBytes {
+                if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
+                try index.setSetting(RetentionSettings.rootMaxKey, m.value.map(String.init))
+            }
+            if let p = body.minFreePercent { try index.setSetting(RetentionSettings.minFreeKey, String(p)) }
+            for u in updates { try index.setRetention(u) }
+            return try retentionJSON()
+        }
+        audit.record(who.name, "retention.set", detail: ["cameras": (body.cameras ?? []).map(\.camera).joined(separator: ",")], address: c.remoteAddress)
+        return try JSON.response(out)
+    }
+}
+
+/// A JSON field that may be left out (no change: nil), null (clear) or a value (set).
+enum Patch<T: Decodable & Sendable>: Sendable {
+    case null
+    case value(T)
+    var value: T? { if case .value(let v) = self { return v } else { return nil } }
+}
+
+extension KeyedDecodingContainer {
+    /// nil when the key is absent, .null for JSON null, else the value (synthesized Decodable
+    /// cannot tell absent from null).
+    func patch<T: Decodable & Sendable>(_ key: Key) throws -> Patch<T>? {
+        guard contains(key) else { return nil }
+        return try decodeNil(forKey: key) ? .null : .value(decode(T.self, forKey: key))
+    }
+}

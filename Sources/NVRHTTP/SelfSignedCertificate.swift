@@ -1,0 +1,62 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// A self-signed certificate for a NVR on a LAN (`nvr tls self-signed`): P-256, valid for the
+/// machine's names and addresses, ten years. Browsers warn once; the fingerprint printed next
+/// to it is how a user checks they reached their own box.
+public struct SelfSignedCertificate: Sendable {
+    public let certificatePEM: String
+    public let privateKeyPEM: String
+    /// SHA-256 of the certificate (DER), as colon-separated hex.
+    public let fingerprint: String
+
+    public init(names: [String], addresses: [String], days: Int = 3650) throws {
+        let key = P256.Signing.PrivateKey()
+        let subject = try DistinguishedName { CommonName(names.first ?? "nvr") ; OrganizationName("nvr") }
+        var sans: [GeneralName] = names.map { .dnsName($0) }
+        for a in addresses {
+            if let v4 = Self.ipv4(a) { sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v4)))) }
+            else if let v6 = Self.ipv6(a) { sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v6)))) }
+        }
+        let now = Date()
+        let cert = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(Double(days) * 86_400),
+            issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                KeyUsage(digitalSignature: true)
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(sans)
+            },
+            issuerPrivateKey: .init(key))
+        certificatePEM = try cert.serializeAsPEM().pemString
+        privateKeyPEM = key.pemRepresentation
+        var der = DER.Serializer()
+        try der.serialize(cert)
+        fingerprint = SHA256.hash(data: der.serializedBytes).map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+
+    static func ipv4(_ s: String) -> [UInt8]? {
+        var a = in_addr()
+        return inet_pton(AF_INET, s, &a) == 1 ? withUnsafeBytes(of: &a) { Array($0) } : nil
+    }
+
+    static func ipv6(_ s: String) -> [UInt8]? {
+        var a = in6_addr()
+        return inet_pton(AF_INET6, s, &a) == 1 ? withUnsafeBytes(of: &a) { Array($0) } : nil
+    }
+
+    /// This machine's names and addresses, for the certificate's subject alternative names.
+    public static func localNamesAndAddresses() -> (names: [String], addresses: [String]) {
+        var names = ["localhost"]
+        var buf = [CChar](repeating: 0, count: 256)
+        if gethostname(&buf, buf.count) == 0 {
+            let h = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !h.isEmpty && h != "localhost" { names.insert(h, at: 0); names.append(h + ".local") }
+        }
+        return (names, Array(Set(AllowedHosts.interfaceAddresses())).sorted())
+    }
+}
