@@ -75,6 +75,7 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
+    public init(status: Int32, stdout: String, stderr: String) { self.status = status; self.stdout = stdout; self.stderr = stderr }
 }
 
 public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) throws -> ProcessResult {
