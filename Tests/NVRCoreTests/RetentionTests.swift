@@ -62,6 +62,25 @@ import TestSupport
         #expect(try IntegrityCheck(index: h.index, storage: h.recorder.storage, logger: TestEnvironment.logger).run(deep: false, repair: false).isEmpty)
     }
 
+    @Test func clipsMarkedKeepOutliveEveryLimit() throws {
+        let h = try recorded(count: 4)
+        let segs = try h.completeSegments("demo")
+        for s in segs { try age(h, s, days: 10) }
+        let cam = try h.camera("demo")
+        let aged = try h.completeSegments("demo")
+        // Keep the second segment (a range inside it is enough to keep it whole).
+        try h.index.addProtectedClip(ProtectedClipRecord(cameraID: cam.id!, start90k: aged[1].start90k + 9000, end90k: aged[1].start90k + 18_000,
+                                                         eventID: nil, note: "the delivery", created90k: Time90k.now(), createdBy: "test"))
+        try h.index.setRetention(CameraRetention(cameraID: cam.id!, continuousDays: 1, maxBytes: 1))
+        try h.index.setSetting(RetentionSettings.rootMaxKey, "1")
+        _ = try h.recorder.retention.enforce(dryRun: false)
+        #expect(try h.completeSegments("demo").map(\.id) == [aged[1].id])
+        // Nor does a range delete take it.
+        let (doomed, kept) = try SegmentDeleter(index: h.index, storage: h.recorder.storage)
+            .segments(cameraID: cam.id!, inside: aged[0].start90k...aged.last!.end90k)
+        #expect(doomed.isEmpty && kept.map(\.id) == [aged[1].id])
+    }
+
     @Test func byteCapDeletesContinuousBeforeEvents() throws {
         let h = try recorded(count: 5)
         let segs = try h.completeSegments("demo")
