@@ -60,7 +60,7 @@ def measure(work, name, size, cameras, motion, warmup, seconds):
             else:
                 nvr(["camera", "set", f"cam{i}", "--motion", "on", "--motion-frames", motion], cfg)
         log_path = os.path.join(d, "serve.log")
-        p = subprocess.Popen([NVR, "serve", "--no-demo", "--config", cfg], stderr=open(log_path, "w"))
+        p = subprocess.Popen([NVR, "serve", "--no-demo", "--allow-unauthenticated", "--config", cfg], stderr=open(log_path, "w"))
         time.sleep(warmup)
         t0, c0 = time.time(), cpu_ticks(p.pid)
         time.sleep(seconds)

@@ -49,7 +49,7 @@ def start_camera():
 
 
 def serve(cfg, port, log):
-    p = subprocess.Popen([NVR, "serve", "--no-demo", "--config", cfg], stdout=log, stderr=log)
+    p = subprocess.Popen([NVR, "serve", "--no-demo", "--allow-unauthenticated", "--config", cfg], stdout=log, stderr=log)
     for _ in range(200):
         try:
             c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)

@@ -27,6 +27,12 @@ for t in "${targets[@]}"; do
   # -timeout: one input may take at most 5 s (a hang is a finding); -rss_limit_mb: memory.
   if ! NVR_FUZZ_TARGET=$t "$bin" "$out/$t" "Tests/Fixtures/fuzz/$t" -max_total_time="$seconds" -runs="${FUZZ_RUNS:-10000000}" -timeout=5 \
        -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$out/crash-$t-" >"$log" 2>&1; then
+    if grep -q "run interrupted" "$log"; then
+      runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
+      echo "   interrupted after ${runs:-?} executions, no crash"
+      echo "$(date -u +%FT%TZ) $t interrupted ${runs:-0} executions" >> "$out/summary.txt"
+      exit 130
+    fi
     echo "   FOUND A PROBLEM: see $log and $out/crash-$t-*"
     tail -30 "$log"
     exit 1
