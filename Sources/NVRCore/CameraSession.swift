@@ -39,6 +39,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let gate: RecordingGate
     /// The camera's events (motion and plugin-reported).
     public let events: EventTracker
+    /// Its live video for viewers.
+    public var live: LiveHub { gate.live }
     private let interrupter = Interrupter()
     private let statusLock = Mutex(CameraStatus())
     private let wake = NSCondition()

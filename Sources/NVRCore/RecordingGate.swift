@@ -25,6 +25,8 @@ public final class RecordingGate {
     private var reportedDecodeFailure = false
     /// Set while the camera's sub-stream is watched for motion instead (SubstreamMotion).
     public var motionOnSubstream = false
+    /// Live viewers get every video packet, recorded or not.
+    public let live: LiveHub
 
     private var captureClock = CaptureClock()
     private var lastKey90k: Int64?
@@ -42,8 +44,9 @@ public final class RecordingGate {
     public var settingsReload90k: Int64 = 2 * 90_000
 
     public init(camera: CameraRecord, index: IndexDatabase, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
-                logger: Logger, clock: @escaping () -> Int64 = Time90k.now) {
+                logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now) {
         self.camera = camera
+        self.live = live
         self.index = index
         self.segmenter = segmenter
         self.tracker = tracker
@@ -78,6 +81,7 @@ public final class RecordingGate {
     public func begin(streams: [StreamDescription]) throws {
         try end()
         try segmenter.begin(streams: streams)
+        live.begin(streams: streams)
         video = streams.first
         if let v = video { videoTimebase = Timebase(v.timebaseNum, v.timebaseDen) }
         captureClock.reset()
@@ -92,6 +96,7 @@ public final class RecordingGate {
         if let f = detector?.finish() { tracker.apply(f) }
         detector = nil // the next connection's streams make the next one
         buffer.clear()
+        live.end()
         try segmenter.end()
     }
 
@@ -126,6 +131,10 @@ public final class RecordingGate {
         let now = clock()
         if stream == 0 {
             wall90k = wallTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
+            let raw = dts != .min ? dts : pts
+            if raw != .min, let d = videoTimebase.to90k(raw) {
+                live.append(dts: d, pts: pts != .min ? (videoTimebase.to90k(pts) ?? d) : d, isKey: isKey, data: data)
+            }
             if let d = detector {
                 if let f = d.feed(data, isKey: isKey, at: wall90k) { tracker.apply(f) }
                 if d.decodeFailures > 0 && !reportedDecodeFailure {

@@ -60,6 +60,12 @@ struct API: Sendable {
         registerCameraAdmin(on: router)
         registerClips(on: router)
         registerAdmin(on: router)
+        registerWeb(on: router)
+        // The live view is a WebSocket (registerLive, on the upgrade router); a plain GET is told so.
+        router.get("/api/cameras/{name}/live") { _, c -> Response in
+            _ = try await camera(c)
+            throw APIError(.upgradeRequired, "upgrade_required", "the live view is a WebSocket: connect with Upgrade: websocket")
+        }
     }
 
     func cameras() throws -> [CameraRecord] { try index.cameras() }

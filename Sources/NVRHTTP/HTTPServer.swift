@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTLS
+import HummingbirdCore
+import HummingbirdWebSocket
 import NIOCore
 import NIOSSL
 import Logging
@@ -81,6 +83,14 @@ public final class HTTPServer: Sendable {
         router.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
                                                 sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.register(on: router)
+        // WebSocket upgrades (live view) pass the same Host, login and method checks.
+        let wsRouter = Router(context: NVRContext.self)
+        wsRouter.add(middleware: JSONErrorMiddleware(routes: routes))
+        wsRouter.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
+                                                  sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
+        api.registerLive(on: wsRouter)
+        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: wsRouter, configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30)))))
         let logger = self.logger
         let scheme = tls == nil ? "http" : "https"
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
@@ -91,10 +101,10 @@ public final class HTTPServer: Sendable {
         let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nvr")
         let app: any Service
         if let tls {
-            app = Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls), configuration: configuration,
+            app = Application(router: router, server: try .tls(upgrade, tlsConfiguration: tls), configuration: configuration,
                               onServerRunning: onRunning, logger: logger)
         } else {
-            app = Application(router: router, configuration: configuration, onServerRunning: onRunning, logger: logger)
+            app = Application(router: router, server: upgrade, configuration: configuration, onServerRunning: onRunning, logger: logger)
         }
         let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         group.withLock { $0 = g }

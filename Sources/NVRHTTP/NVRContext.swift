@@ -1,11 +1,14 @@
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 import NVRAccess
 
 /// The request context of the NVR's routes: who is asking (set by AccessMiddleware) and from
-/// which address (for login throttling and the audit log).
-struct NVRContext: RequestContext {
+/// which address (for login throttling and the audit log); the same for WebSocket upgrades
+/// (live view), which pass the same checks.
+struct NVRContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
+    let webSocket = WebSocketHandlerReference<NVRContext>()
     /// Set for every request that reached a route (AccessMiddleware refuses the others).
     var identity: Identity?
     let remoteAddress: String

@@ -1,0 +1,237 @@
+import Foundation
+import NVRMedia
+import Synchronization
+
+/// A camera's live video for viewers (the page's live view): the newest GOP, kept in memory and
+/// fed by the session thread as packets arrive — whatever the recording mode — and read by any
+/// number of viewers at their own pace, each frame as its own MP4 fragment.
+///
+/// The recording side never waits for a viewer: it appends the frame to one reused buffer and
+/// wakes whoever waits. A viewer that falls behind (its socket is slow) finds, when it asks
+/// for its next frame, that a newer key frame has replaced its GOP: it jumps there and is told
+/// so. Memory is one GOP per camera (capped), whatever the number of viewers.
+public final class LiveHub: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field below is guarded by `lock`; `viewers` is atomic.
+
+    /// What a viewer needs to start decoding: the init segment (ftyp + moov) and its codec.
+    public struct Stream: Sendable, Equatable {
+        public let generation: Int
+        public let initSegment: [UInt8]
+        /// RFC 6381, e.g. avc1.64001f (for MediaSource.isTypeSupported).
+        public let codec: String
+        public let width: Int
+        public let height: Int
+        let trackID: UInt32
+    }
+
+    /// Where a viewer is: which stream, which GOP, which frame of it.
+    public struct Cursor: Sendable {
+        var generation = -1
+        var gop = -1
+        var index = 0
+        var sequence: UInt32 = 0
+        public init() {}
+    }
+
+    public enum Next: Sendable {
+        /// A new stream (the first, or the camera reconnected): (re)initialise the decoder.
+        case stream(Stream)
+        /// The next frame, as a moof + mdat.
+        case frame(fragment: [UInt8], isKey: Bool)
+        /// The viewer fell behind and continues from the newest key frame.
+        case skipped
+    }
+
+    private struct Frame {
+        var offset: Int
+        var size: Int
+        var dts: Int64
+        var cts: Int32
+        var isKey: Bool
+    }
+
+    /// Most bytes of one GOP kept (a camera with very long GOPs shows from its next key frame).
+    static let maxGOPBytes = 24 << 20
+
+    private let lock = NSLock()
+    private var stream: Stream?
+    /// The video stream of the connection, until parameter sets make its init segment.
+    private var video: StreamDescription?
+    private var annexB = false
+    private var generation = 0
+    private var gopID = 0
+    /// Frames of the GOP before the current one (a viewer that read them all is not behind).
+    private var previousGOPCount = 0
+    private var bytes: [UInt8] = []
+    private var frames: [Frame] = []
+    private var gopFull = false
+    private var firstDTS: Int64?
+    private var lastDTS: Int64 = 0
+    private var lastDuration: Int64 = 3000
+    private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+
+    /// Viewers connected now (status, metrics, benchmarks).
+    public let viewers = Atomic<Int>(0)
+
+    public init() {
+        bytes.reserveCapacity(1 << 20)
+        frames.reserveCapacity(256)
+    }
+
+    // MARK: The session thread
+
+    /// A new connection's streams (video first); viewers restart with it.
+    public func begin(streams: [StreamDescription]) {
+        lock.lock()
+        video = streams.first.flatMap { $0.codec.isVideo ? $0 : nil }
+        annexB = video?.isAnnexB ?? false
+        stream = nil
+        resetGOP()
+        firstDTS = nil
+        lastDTS = 0
+        lock.unlock()
+    }
+
+    /// The connection ended: viewers wait for the next one.
+    public func end() {
+        lock.lock()
+        video = nil
+        stream = nil
+        resetGOP()
+        let w = takeWaiters()
+        lock.unlock()
+        w.forEach { $0.resume() }
+    }
+
+    private func resetGOP() {
+        bytes.removeAll(keepingCapacity: true)
+        frames.removeAll(keepingCapacity: true)
+        previousGOPCount = 0
+        gopFull = false
+    }
+
+    /// One video frame, times in 90 kHz (the stream's own clock). `data` is borrowed.
+    public func append(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) {
+        lock.lock()
+        if stream == nil {
+            guard isKey, makeStream(keyFrame: data) else { lock.unlock(); return }
+        }
+        if isKey {
+            previousGOPCount = frames.count
+            gopID &+= 1
+            bytes.removeAll(keepingCapacity: true)
+            frames.removeAll(keepingCapacity: true)
+            gopFull = false
+        }
+        guard !frames.isEmpty || isKey, !gopFull else { lock.unlock(); return }
+        guard bytes.count + data.count + data.count / 3 + 8 <= Self.maxGOPBytes else {
+            gopFull = true // the rest of this GOP is not shown; viewers continue at the next key frame
+            lock.unlock()
+            return
+        }
+        // Times relative to the connection's first frame, always moving forward.
+        let base = firstDTS ?? dts
+        firstDTS = base
+        var rel = Time90k.subtract(dts, base)
+        if !frames.isEmpty || lastDTS > 0 {
+            if rel <= lastDTS || rel - lastDTS > 10 * 90_000 { rel = lastDTS + lastDuration } else { lastDuration = rel - lastDTS }
+        }
+        lastDTS = rel
+        let offset = bytes.count
+        let size = annexB ? AnnexB.appendLengthPrefixed(data, to: &bytes) : { bytes.append(contentsOf: data); return data.count }()
+        frames.append(Frame(offset: offset, size: size, dts: rel, cts: Int32(clamping: Time90k.subtract(pts, dts)), isKey: isKey))
+        let w = takeWaiters()
+        lock.unlock()
+        w.forEach { $0.resume() }
+    }
+
+    /// The init segment, once parameter sets are known (out of band, or in this key frame).
+    private func makeStream(keyFrame: UnsafeRawBufferPointer) -> Bool {
+        guard var v = video else { return false }
+        if v.extradata.isEmpty {
+            v.extradata = ParameterSets.annexB(from: keyFrame, codec: v.codec, lengthPrefixed: !annexB)
+            guard !v.extradata.isEmpty else { return false }
+        }
+        if v.width <= 0 || v.height <= 0, let size = ParameterSets.pictureSize(annexB: v.extradata, codec: v.codec) {
+            v.width = size.width; v.height = size.height
+        }
+        guard let made = try? InitSegment.make(streams: [v]), let track = made.tracks.first else {
+            video = nil // this connection's video cannot be described: no live view for it
+            return false
+        }
+        generation &+= 1
+        stream = Stream(generation: generation, initSegment: made.bytes, codec: track.rfc6381, width: Int(v.width), height: Int(v.height),
+                        trackID: track.trackID)
+        return true
+    }
+
+    private func takeWaiters() -> [CheckedContinuation<Void, Never>] {
+        guard !waiters.isEmpty else { return [] }
+        let w = Array(waiters.values)
+        waiters.removeAll(keepingCapacity: true)
+        return w
+    }
+
+    // MARK: Viewers
+
+    /// The next thing a viewer at `cursor` should send; waits until there is one. Returns nil
+    /// when the task is cancelled (the viewer went away).
+    public func next(_ cursor: inout Cursor) async -> Next? {
+        while !Task.isCancelled {
+            if let r = lock.withLock({ step(&cursor) }) { return r }
+            let id = UUID()
+            await withTaskCancellationHandler {
+                let seen = cursor
+                await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                    // Anything new since the look above, or already cancelled: go on at once.
+                    let now = lock.withLock { () -> Bool in
+                        if Task.isCancelled || stepAvailable(seen) { return true }
+                        waiters[id] = c
+                        return false
+                    }
+                    if now { c.resume() }
+                }
+            } onCancel: {
+                lock.withLock { waiters.removeValue(forKey: id) }?.resume()
+            }
+        }
+        return nil
+    }
+
+    /// Whether `step` would return something (lock held).
+    private func stepAvailable(_ cursor: Cursor) -> Bool {
+        guard let s = stream else { return false }
+        if s.generation != cursor.generation || gopID != cursor.gop { return !frames.isEmpty }
+        return cursor.index < frames.count
+    }
+
+    /// What comes next for `cursor`, or nil to wait (lock held).
+    private func step(_ cursor: inout Cursor) -> Next? {
+        guard let s = stream else { return nil }
+        if s.generation != cursor.generation {
+            guard !frames.isEmpty else { return nil }
+            cursor.generation = s.generation
+            cursor.gop = gopID
+            cursor.index = 0
+            return .stream(s)
+        }
+        if gopID != cursor.gop {
+            guard !frames.isEmpty else { return nil }
+            let caughtUp = gopID == cursor.gop &+ 1 && cursor.index >= previousGOPCount
+            cursor.gop = gopID
+            cursor.index = 0
+            if !caughtUp { return .skipped }
+        }
+        guard cursor.index < frames.count else { return nil }
+        let f = frames[cursor.index]
+        let duration = cursor.index + 1 < frames.count ? frames[cursor.index + 1].dts - f.dts : lastDuration
+        cursor.index += 1
+        cursor.sequence &+= 1
+        let fragment = bytes.withUnsafeBytes { all in
+            LiveFragment.make(sequence: cursor.sequence, trackID: s.trackID, decodeTime: UInt64(max(f.dts, 0)),
+                              duration: UInt32(clamping: max(duration, 1)), compositionOffset: f.cts, isKey: f.isKey,
+                              data: UnsafeRawBufferPointer(rebasing: all[f.offset..<(f.offset + f.size)]))
+        }
+        return .frame(fragment: fragment, isKey: f.isKey)
+    }
+}

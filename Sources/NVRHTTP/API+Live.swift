@@ -1,0 +1,80 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import NVRAccess
+import NVRCore
+
+extension API {
+    /// GET /api/cameras/{name}/live (WebSocket): the camera's live video as fragmented MP4 for
+    /// Media Source Extensions. Text messages say what comes (`init` with the codec, `skip`,
+    /// `waiting`); binary messages are the init segment, then one fragment per frame.
+    func registerLive(on router: Router<NVRContext>) {
+        router.ws("/api/cameras/{name}/live", shouldUpgrade: { _, c in
+            _ = try await camera(c)
+            return .upgrade([:])
+        }, onUpgrade: { inbound, outbound, context in
+            let name = context.requestContext.parameters.get("name") ?? ""
+            await liveView(camera: name, inbound: inbound, outbound: outbound)
+        })
+    }
+
+    struct LiveMessage: Encodable {
+        var type: String
+        var codec: String?
+        var width: Int?
+        var height: Int?
+        var reason: String?
+    }
+
+    /// Sends frames until the viewer goes away. The write waits for the socket: a viewer that
+    /// cannot keep up is behind when it asks for its next frame, and LiveHub moves it to the
+    /// newest key frame — the recorder and the other viewers never wait for it.
+    func liveView(camera name: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        await withTaskGroup(of: Void.self) { group in
+            // The viewer closing its side (or any message from it) ends the view.
+            group.addTask { do { for try await _ in inbound {} } catch {} }
+            group.addTask { await sendLive(camera: name, outbound: outbound) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func sendLive(camera name: String, outbound: WebSocketOutboundWriter) async {
+        var saidWaiting = false
+        while !Task.isCancelled {
+            guard let hub = recorder?.session(named: name)?.live else {
+                if !saidWaiting {
+                    try? await send(LiveMessage(type: "waiting", reason: "the camera is not recording (disabled, or the server records nothing)"), outbound)
+                    saidWaiting = true
+                }
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
+            hub.viewers.add(1, ordering: .relaxed)
+            defer { hub.viewers.subtract(1, ordering: .relaxed) }
+            var cursor = LiveHub.Cursor()
+            while let next = await hub.next(&cursor) {
+                do {
+                    switch next {
+                    case .stream(let s):
+                        try await send(LiveMessage(type: "init", codec: s.codec, width: s.width, height: s.height), outbound)
+                        try await outbound.write(.binary(ByteBuffer(bytes: s.initSegment)))
+                    case .frame(let fragment, _):
+                        try await outbound.write(.binary(ByteBuffer(bytes: fragment)))
+                    case .skipped:
+                        try await send(LiveMessage(type: "skip", reason: "the connection fell behind: continuing from the newest key frame"), outbound)
+                    }
+                } catch {
+                    return // the viewer went away
+                }
+            }
+            return
+        }
+    }
+
+    private func send(_ m: LiveMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(String(decoding: try JSON.encode(m), as: UTF8.self)))
+    }
+}
