@@ -6,7 +6,7 @@ set -euo pipefail
 mode=${1:-run}
 pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev)
 if [ "$mode" = test ]; then
-  pkgs+=(ffmpeg gcc python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
+  pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
          gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x)
 fi
@@ -23,13 +23,14 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The tests' Python tools from PyPI, in a venv of Debian's python3 inside .build/ (never
-# committed): schemathesis runs the API from its OpenAPI document.
+# committed): schemathesis runs the API from its OpenAPI document; playwright drives Debian's
+# chromium (no browser download) for the page's tests.
 if [ "$mode" = test ]; then
   venv="$(dirname "$0")/../.build/test-venv"
-  want="schemathesis==4.32.5"
-  if ! "$venv/bin/python" -c "import schemathesis" 2>/dev/null; then
-    echo "installing into .build/test-venv: $want"
+  want=(schemathesis==4.32.5 playwright==1.65.2)
+  if ! "$venv/bin/python" -c "import schemathesis, playwright" 2>/dev/null; then
+    echo "installing into .build/test-venv: ${want[*]}"
     /usr/bin/python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check $want
+    "$venv/bin/pip" install -q --disable-pip-version-check "${want[@]}"
   fi
 fi

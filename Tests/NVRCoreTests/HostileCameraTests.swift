@@ -48,14 +48,14 @@ import TestSupport
 
         // Let every camera connect and misbehave, then measure 30 s of it.
         var peakRSS = 0
-        for _ in 0..<10 { Thread.sleep(forTimeInterval: 1); peakRSS = max(peakRSS, Self.rss(serve.processIdentifier)) }
-        let cpu0 = Self.cpuSeconds(serve.processIdentifier), wall0 = Date()
+        for _ in 0..<10 { Thread.sleep(forTimeInterval: 1); peakRSS = max(peakRSS, processRSS(serve.processIdentifier)) }
+        let cpu0 = processCPUSeconds(serve.processIdentifier), wall0 = Date()
         for _ in 0..<30 {
             try #require(serve.isRunning, "nvr serve died; log:\n\(logText().suffix(4000))")
             Thread.sleep(forTimeInterval: 1)
-            peakRSS = max(peakRSS, Self.rss(serve.processIdentifier))
+            peakRSS = max(peakRSS, processRSS(serve.processIdentifier))
         }
-        let cpu = (Self.cpuSeconds(serve.processIdentifier) - cpu0) / Date().timeIntervalSince(wall0)
+        let cpu = (processCPUSeconds(serve.processIdentifier) - cpu0) / Date().timeIntervalSince(wall0)
         #expect(serve.isRunning)
         print("hostile cameras: nvr serve used \(String(format: "%.1f", cpu * 100)) % of a core, peak RSS \(peakRSS >> 20) MB")
         // A spinning thread would be a whole core; recording 13 small streams is a few percent.
@@ -97,21 +97,5 @@ import TestSupport
 
     static func lines(_ log: String, camera: String) -> [String] {
         log.split(separator: "\n").map(String.init).filter { $0.contains("camera \(camera):") }.suffix(6).map { String($0.prefix(300)) }
-    }
-
-    /// Resident memory of a process, bytes.
-    static func rss(_ pid: Int32) -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
-        let f = s.split(separator: " ")
-        return f.count > 1 ? (Int(f[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-    }
-
-    /// User + system CPU seconds a process has used.
-    static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")") else { return 0 }
-        let f = s[s.index(after: close)...].split(separator: " ")
-        // Fields after the command: state is [0], utime [11], stime [12].
-        guard f.count > 12, let u = Double(f[11]), let k = Double(f[12]) else { return 0 }
-        return (u + k) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

@@ -179,3 +179,19 @@ extension TestEnvironment {
         return Int(UInt16(bigEndian: a.sin_port))
     }
 }
+
+/// Resident memory of a process, bytes (0 if it is gone).
+public func processRSS(_ pid: Int32) -> Int {
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
+    let f = s.split(separator: " ")
+    return f.count > 1 ? (Int(f[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+/// User + system CPU seconds a process has used.
+public func processCPUSeconds(_ pid: Int32) -> Double {
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")") else { return 0 }
+    let f = s[s.index(after: close)...].split(separator: " ")
+    // Fields after the command: state is [0], utime [11], stime [12].
+    guard f.count > 12, let u = Double(f[11]), let k = Double(f[12]) else { return 0 }
+    return (u + k) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
