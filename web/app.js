@@ -123,7 +123,7 @@ async function gridView() {
     const tile = h('a.tile', { href: `#/camera/${encodeURIComponent(c.name)}`, dataset: { camera: c.name } },
       video, h('div.caption', {}, h('strong', {}, c.name), badge(c)), status, summary, c.notes ? h('div.summary', {}, c.notes.join('; ')) : null);
     if (c.enabled) {
-      const p = new LivePlayer(video, c.name, { width: 640, onState: (state, why) => { status.textContent = state === 'live' ? '' : why; } });
+      const p = new LivePlayer(video, c.name, { width: 640, stream: 'sub', onState: (state, why) => { status.textContent = state === 'live' ? '' : why; } });
       cleanup.push(() => p.stop());
       tile.player = p;
     }

@@ -1,16 +1,17 @@
 // Live view: the camera's frames as fragmented MP4 over a WebSocket into Media Source
 // Extensions (ManagedMediaSource where the browser has it: Safari on iPhone). Each frame comes
 // as its own fragment, so the picture is a frame behind the camera, not a GOP; the player
-// keeps itself at the live edge. A codec the browser cannot decode (H.265 in most browsers)
-// falls back to a picture a second.
+// keeps itself at the live edge. The grid asks for the camera's sub-stream (the server sends the
+// main stream when there is none). A codec the browser cannot decode (H.265 in most browsers)
+// is replaced by the sub-stream when that one plays, else by a picture a second.
 import { cam } from './api.js';
 
 const MS = window.ManagedMediaSource || window.MediaSource;
 
 export class LivePlayer {
   /// `box` is the element the video (or the fallback picture) goes in.
-  constructor(box, camera, { onState = () => {}, width = 640 } = {}) {
-    this.box = box; this.camera = camera; this.onState = onState; this.width = width;
+  constructor(box, camera, { onState = () => {}, width = 640, stream = 'main' } = {}) {
+    this.box = box; this.camera = camera; this.onState = onState; this.width = width; this.stream = stream;
     this.stopped = false; this.queue = []; this.pendingInit = false;
     this.video = document.createElement('video');
     this.video.muted = true; this.video.autoplay = true; this.video.playsInline = true;
@@ -31,7 +32,7 @@ export class LivePlayer {
   connect() {
     if (this.stopped) return;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${scheme}://${location.host}/api/cameras/${cam(this.camera)}/live`);
+    const ws = new WebSocket(`${scheme}://${location.host}/api/cameras/${cam(this.camera)}/live?stream=${this.stream}`);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
     ws.onmessage = (m) => typeof m.data === 'string' ? this.control(JSON.parse(m.data)) : this.media(m.data);
@@ -49,11 +50,15 @@ export class LivePlayer {
       this.stats.restarts++;
       this.teardown();
       const type = `video/mp4; codecs="${m.codec}"`;
-      if (!MS || !MS.isTypeSupported(type)) { this.fallback(m.codec); return; }
+      if (!MS || !MS.isTypeSupported(type)) {
+        // The sub-stream may be H.264 where the main one is H.265: try it once.
+        if (m.stream === 'main' && this.stream !== 'sub' && !this.triedSub) { this.triedSub = true; this.stream = 'sub'; this.restartNow = true; this.ws.close(); return; }
+        this.fallback(m.codec); return;
+      }
       this.mime = type;
       this.pendingInit = true; // the next binary message is the init segment
       this.openSource();
-      this.onState('live', `${m.width}×${m.height}`);
+      this.onState('live', `${m.width}×${m.height}${m.stream === 'sub' ? ', sub-stream' : ''}`);
     } else if (m.type === 'skip') {
       this.stats.skips++;
       this.jumpAfterSkip = true;

@@ -39,8 +39,10 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let gate: RecordingGate
     /// The camera's events (motion and plugin-reported).
     public let events: EventTracker
-    /// Its live video for viewers.
+    /// Its live video for viewers: the main stream, and the sub-stream (no stream while the
+    /// camera has none).
     public var live: LiveHub { gate.live }
+    public let liveSubstream = LiveHub()
     private let interrupter = Interrupter()
     private let statusLock = Mutex(CameraStatus())
     private let wake = NSCondition()
@@ -202,14 +204,15 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
         let input = try LiveInputs.open(source, interrupter: interrupter)
         defer { input.close() }
-        // Motion on the sub-stream when the camera has one: far cheaper to decode.
-        var substream: SubstreamMotion?
-        if gate.settings.motionEnabled, instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)),
-           let sub = try? instance.liveSource(substream: true), sub.url != source.url {
-            substream = SubstreamMotion(cameraName: camera.name, instance: instance, tracker: events, settings: gate.settings.motion, logger: logger)
+        // The sub-stream, when the camera has one: the grid's live view, and motion (far
+        // cheaper to decode there).
+        var substream: Substream?
+        if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true), sub.url != source.url {
+            substream = Substream(cameraName: camera.name, instance: instance, tracker: events,
+                                  motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger)
             substream?.start()
         }
-        gate.motionOnSubstream = substream != nil
+        gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled
         defer { substream?.stop() }
         let streams = input.streams
         statusLock.withLock { s in

@@ -23,7 +23,7 @@ public final class RecordingGate {
     private var detector: MotionDetector?
     private var detectorFailed = false
     private var reportedDecodeFailure = false
-    /// Set while the camera's sub-stream is watched for motion instead (SubstreamMotion).
+    /// Set while the camera's sub-stream is watched for motion instead (Substream).
     public var motionOnSubstream = false
     /// Live viewers get every video packet, recorded or not.
     public let live: LiveHub

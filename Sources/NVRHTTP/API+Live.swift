@@ -7,21 +7,29 @@ import NVRAccess
 import NVRCore
 
 extension API {
-    /// GET /api/cameras/{name}/live (WebSocket): the camera's live video as fragmented MP4 for
-    /// Media Source Extensions. Text messages say what comes (`init` with the codec, `skip`,
-    /// `waiting`); binary messages are the init segment, then one fragment per frame.
+    /// GET /api/cameras/{name}/live[?stream=sub] (WebSocket): the camera's live video as
+    /// fragmented MP4 for Media Source Extensions. Text messages say what comes (`init` with
+    /// the codec and which stream, `skip`, `waiting`); binary messages are the init segment,
+    /// then one fragment per frame. `stream=sub` asks for the sub-stream (the grid's), and gets
+    /// the main stream when the camera has no sub-stream running.
     func registerLive(on router: Router<NVRContext>) {
-        router.ws("/api/cameras/{name}/live", shouldUpgrade: { _, c in
+        router.ws("/api/cameras/{name}/live", shouldUpgrade: { r, c in
             _ = try await camera(c)
+            guard ["main", "sub"].contains(r.uri.queryParameters["stream"].map(String.init) ?? "main") else {
+                throw APIError.badRequest("stream is main or sub")
+            }
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let name = context.requestContext.parameters.get("name") ?? ""
-            await liveView(camera: name, inbound: inbound, outbound: outbound)
+            let sub = context.request.uri.queryParameters["stream"] == "sub"
+            await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
         })
     }
 
     struct LiveMessage: Encodable {
         var type: String
+        /// main or sub: which of the camera's streams this is.
+        var stream: String?
         var codec: String?
         var width: Int?
         var height: Int?
@@ -31,20 +39,22 @@ extension API {
     /// Sends frames until the viewer goes away. The write waits for the socket: a viewer that
     /// cannot keep up is behind when it asks for its next frame, and LiveHub moves it to the
     /// newest key frame — the recorder and the other viewers never wait for it.
-    func liveView(camera name: String, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    func liveView(camera name: String, substream: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
         await withTaskGroup(of: Void.self) { group in
             // The viewer closing its side (or any message from it) ends the view.
             group.addTask { do { for try await _ in inbound {} } catch {} }
-            group.addTask { await sendLive(camera: name, outbound: outbound) }
+            group.addTask { await sendLive(camera: name, substream: substream, outbound: outbound) }
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func sendLive(camera name: String, outbound: WebSocketOutboundWriter) async {
+    private func sendLive(camera name: String, substream: Bool, outbound: WebSocketOutboundWriter) async {
         var saidWaiting = false
         while !Task.isCancelled {
-            guard let hub = recorder?.session(named: name)?.live else {
+            let session = recorder?.session(named: name)
+            let sub = substream && session?.liveSubstream.isConnected == true
+            guard let hub = sub ? session?.liveSubstream : session?.live else {
                 if !saidWaiting {
                     try? await send(LiveMessage(type: "waiting", reason: "the camera is not recording (disabled, or the server records nothing)"), outbound)
                     saidWaiting = true
@@ -59,7 +69,7 @@ extension API {
                 do {
                     switch next {
                     case .stream(let s):
-                        try await send(LiveMessage(type: "init", codec: s.codec, width: s.width, height: s.height), outbound)
+                        try await send(LiveMessage(type: "init", stream: sub ? "sub" : "main", codec: s.codec, width: s.width, height: s.height), outbound)
                         try await outbound.write(.binary(ByteBuffer(bytes: s.initSegment)))
                     case .frame(let fragment, _):
                         try await outbound.write(.binary(ByteBuffer(bytes: fragment)))

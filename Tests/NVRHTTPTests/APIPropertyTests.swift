@@ -54,7 +54,13 @@ import TestSupport
             "--phases", "examples,coverage,fuzzing", "--max-examples", "60", "--seed", Self.seed, "--max-time", "120",
             "--workers", "2", "--generation-database", "none", "--request-timeout", "20", "--no-color",
         ], cwd: root)
-        #expect(r.status == 0, "schemathesis found problems:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(2000))")
+        // What failed first (CI shows only the start of a long message), then the summary and
+        // what the server logged as its own errors.
+        let found = r.stdout.components(separatedBy: "\n").drop { !$0.contains("= FAILURES =") && !$0.contains("= ERRORS =") }
+            .prefix(60).joined(separator: "\n")
+        let serverErrors = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+            .filter { $0.contains(" error ") || $0.contains("critical") }.prefix(10).joined(separator: "\n")
+        #expect(r.status == 0, "schemathesis found problems:\n\(found)\n--- server errors:\n\(serverErrors)\n--- summary:\n\(r.stdout.suffix(2500))\n\(r.stderr.suffix(1500))")
         #expect(serve.isRunning, "nvr serve died under schemathesis:\n\(((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").suffix(3000))")
         // Still answering (what schemathesis changed — settings, users — may differ).
         let health = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/api/health"])

@@ -14,12 +14,19 @@ import TestSupport
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is missing: run scripts/install-deps.sh test")
         try #require(FileManager.default.isExecutableFile(atPath: Self.python), "playwright is missing: run scripts/install-deps.sh test")
         let front = try RTSPCameraFixture()
+        // The yard camera records H.265 (which Chromium cannot play through MSE) and has an
+        // H.264 sub-stream: the grid plays that one.
         var o = RTSPCameraFixture.Options()
         o.pattern = "smpte"
+        o.codec = "h265"
         let yard = try RTSPCameraFixture(o)
+        var small = RTSPCameraFixture.Options()
+        small.pattern = "smpte"; small.width = 320; small.height = 180
+        let yardSub = try RTSPCameraFixture(small)
         let s = try LiveChangeTests.Served()
-        for (name, cam) in [("front", front), ("yard", yard)] {
-            let a = try s.api("POST", "/api/cameras", json: #"{"name":"\#(name)","plugin":"rtsp","url":"\#(cam.url)"}"#)
+        for (name, cam, sub) in [("front", front, nil), ("yard", yard, yardSub)] {
+            let options = sub.map { #","options":{"substream_url":"\#($0.url)"}"# } ?? ""
+            let a = try s.api("POST", "/api/cameras", json: #"{"name":"\#(name)","plugin":"rtsp","url":"\#(cam.url)"\#(options)}"#)
             #expect(a.status == 201, "\(a.body)")
         }
         // Twelve seconds of footage, and an event in it (as the motion detector would make).
@@ -71,6 +78,30 @@ import TestSupport
     }
 
     static func rss(_ pid: Int32) -> Int { processRSS(pid) }
+
+    @Test func theGridGetsTheSubStreamAnH265CameraItsH264One() throws {
+        // An H.265 main stream (Chromium cannot play it through MSE) with an H.264 sub-stream.
+        var main = RTSPCameraFixture.Options()
+        main.codec = "h265"
+        var small = RTSPCameraFixture.Options()
+        small.width = 320; small.height = 180
+        let big = try RTSPCameraFixture(main, port: 0), sub = try RTSPCameraFixture(small, port: 0)
+        let s = try LiveChangeTests.Served()
+        let body = #"{"name":"cam","plugin":"rtsp","url":"\#(big.url)","options":{"substream_url":"\#(sub.url)"}}"#
+        #expect(try s.api("POST", "/api/cameras", json: body).status == 201)
+        #expect(TestEnvironment.wait(timeout: 15) { s.state("cam").hasPrefix("streaming") })
+        func first(_ query: String) throws -> String {
+            let ws = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live\(query)", token: s.token, receiveBuffer: 1 << 20)
+            defer { ws.close() }
+            var seen: [RawWebSocket.Message] = []
+            for _ in 0..<10 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) { seen += try ws.readMessages(seconds: 1) }
+            return seen.first { $0.text?.contains("\"init\"") == true }?.text ?? "no init in \(seen.prefix(5).map(\.summary))"
+        }
+        let m = try first(""), g = try first("?stream=sub")
+        #expect(m.contains("\"stream\":\"main\"") && (m.contains("\"codec\":\"hvc1") || m.contains("\"codec\":\"hev1")) && m.contains("\"width\":640"), "\(m)")
+        #expect(g.contains("\"stream\":\"sub\"") && g.contains("\"codec\":\"avc1") && g.contains("\"width\":320"), "\(g)")
+        #expect(throws: (any Error).self) { _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live?stream=tiny", token: s.token, receiveBuffer: 4096) }
+    }
 
     @Test func theServedPageIsTheWebFolderLockedDown() async throws {
         let root = TestEnvironment.tempDir("page")

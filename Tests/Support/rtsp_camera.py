@@ -10,6 +10,11 @@ Prints "READY <port>" on stdout once it accepts connections.
 a still, textured picture; a bright square crossing it during --motion A-B (seconds after
 the first frame); the whole picture 40 % brighter during --light C-D. The wall-clock time of
 the first frame goes to --t0-file, so a test knows when everything happened.
+
+--pattern flash shows a dark picture, then a bright one, each for --flash-period seconds, on
+the same clock (--t0-file): the picture turns bright at t0 + (2k+1)·period and dark at
+t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each change
+(bench/live measures glass-to-glass latency with it).
 """
 import argparse
 import signal
@@ -26,7 +31,7 @@ from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
 
 
 def pipeline(a):
-    if a.pattern == "scene":
+    if a.pattern in ("scene", "flash"):
         video = (f"appsrc name=scene is-live=true do-timestamp=true format=time "
                  f"caps=video/x-raw,format=I420,width={a.width},height={a.height},framerate={a.fps}/1 ! videoconvert ! ")
     else:
@@ -110,6 +115,22 @@ class Scene:
             n += 1
 
 
+class Flash(Scene):
+    """Dark and bright pictures in turn, --flash-period seconds each (see the module's text)."""
+
+    def __init__(self, a):  # noqa: super's texture is not wanted here
+        self.a = a
+        w, h = a.width, a.height
+        chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
+        self.frames = (bytes([16]) * (w * h) + chroma, bytes([235]) * (w * h) + chroma)
+        self.t0 = None
+        self.lock = threading.Lock()
+
+    def frame(self, t):
+        # A small offset: frame n's time n/fps lands exactly on a period's boundary.
+        return self.frames[int(t / self.a.flash_period + 1e-6) % 2]
+
+
 def main():
     # A parent's worker thread may have blocked these; we want to hear them.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
@@ -123,10 +144,11 @@ def main():
     p.add_argument("--fps", type=int, default=15)
     p.add_argument("--gop-seconds", type=int, default=1)
     p.add_argument("--kbps", type=int, default=800)
-    p.add_argument("--pattern", default="ball", help="a videotestsrc pattern, or 'scene'")
+    p.add_argument("--pattern", default="ball", help="a videotestsrc pattern, 'scene' or 'flash'")
     p.add_argument("--motion", default="8-14", help="scene: seconds when the square moves")
     p.add_argument("--light", default="20-26", help="scene: seconds when the picture is brighter")
-    p.add_argument("--t0-file", help="scene: write the first frame's wall-clock time here")
+    p.add_argument("--t0-file", help="scene, flash: write the first frame's wall-clock time here")
+    p.add_argument("--flash-period", type=float, default=1.0, help="flash: seconds of each picture")
     p.add_argument("--user", help="require this user (with --password)")
     p.add_argument("--password")
     p.add_argument("--auth", choices=["basic", "digest"], default="digest")
@@ -145,8 +167,8 @@ def main():
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(pipeline(a))
     factory.set_shared(True)  # one encoder for every client, as a camera has
-    if a.pattern == "scene":
-        scene = Scene(a)
+    if a.pattern in ("scene", "flash"):
+        scene = Scene(a) if a.pattern == "scene" else Flash(a)
 
         def configure(_factory, media):
             src = media.get_element().get_by_name("scene")

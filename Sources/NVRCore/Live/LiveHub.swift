@@ -70,6 +70,9 @@ public final class LiveHub: @unchecked Sendable {
     private var lastDuration: Int64 = 3000
     private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
 
+    /// Whether a connection feeds it now (its stream may still wait for a key frame).
+    public var isConnected: Bool { lock.withLock { video != nil } }
+
     /// Viewers connected now (status, metrics, benchmarks).
     public let viewers = Atomic<Int>(0)
 

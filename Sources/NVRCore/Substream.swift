@@ -2,16 +2,21 @@ import Foundation
 import Logging
 import NVRMedia
 
-/// Motion detection on a camera's sub-stream: a small picture decodes for a fraction of the
-/// main stream's cost, so every frame can be looked at. Runs on a thread of its own beside
-/// the recording connection and reconnects on its own; the main stream is never touched.
-final class SubstreamMotion: @unchecked Sendable {
+/// A camera's sub-stream, read beside the recording connection on a thread of its own (it
+/// reconnects on its own; the main stream is never touched). It feeds the grid's live view —
+/// a small picture costs browsers and phones far less, and a camera whose main stream is
+/// H.265 usually has an H.264 sub-stream every browser plays — and, when motion detection is
+/// on, the detector: a small picture decodes for a fraction of the main stream's cost, so
+/// every frame can be looked at.
+final class Substream: @unchecked Sendable {
     // @unchecked Sendable: `stopping` is guarded by `wake`; the rest is used by the thread only
     // (the plugin instance's functions may be called from any thread, per the ABI).
     private let cameraName: String
     private let instance: PluginInstance
     private let tracker: EventTracker
-    private let settings: MotionSettings
+    /// nil: motion is not detected here.
+    private let settings: MotionSettings?
+    private let live: LiveHub
     private let logger: Logger
     private let interrupter = Interrupter()
     private let wake = NSCondition()
@@ -19,18 +24,19 @@ final class SubstreamMotion: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var started = false
 
-    init(cameraName: String, instance: PluginInstance, tracker: EventTracker, settings: MotionSettings, logger: Logger) {
+    init(cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?, live: LiveHub, logger: Logger) {
         self.cameraName = cameraName
         self.instance = instance
         self.tracker = tracker
         self.settings = settings
+        self.live = live
         self.logger = logger
     }
 
     func start() {
         started = true
         let t = Thread { [self] in run(); done.signal() }
-        t.name = "motion \(cameraName)"
+        t.name = "sub-stream \(cameraName)"
         t.start()
     }
 
@@ -50,18 +56,27 @@ final class SubstreamMotion: @unchecked Sendable {
             do {
                 let input = try LiveInputs.open(try instance.liveSource(substream: true), interrupter: interrupter)
                 defer { input.close() }
-                guard let video = input.streams.first else { throw MediaError(.unsupported, "no video in the sub-stream") }
-                let d = try MotionDetector(stream: video, settings: settings)
+                guard let video = input.streams.first, video.codec.isVideo else { throw MediaError(.unsupported, "no video in the sub-stream") }
+                live.begin(streams: [video])
+                defer { live.end() }
+                let d = try settings.map { try MotionDetector(stream: video, settings: $0) }
                 detector = d
-                logger.info("camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))")
+                if let d, let settings {
+                    logger.info("camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))")
+                } else {
+                    logger.info("camera \(cameraName): sub-stream \(video.summary) for the live grid")
+                }
                 backoff = 1
                 var clock = CaptureClock()
                 let tb = Timebase(video.timebaseNum, video.timebaseDen)
+                let live = self.live
                 while true {
                     try input.read { p in
                         guard p.stream == 0 else { return }
                         let raw = p.dts != Int64.min ? p.dts : p.pts
-                        guard raw != Int64.min, let media = tb.to90k(raw) else { return } // no usable time: not looked at
+                        guard raw != Int64.min, let media = tb.to90k(raw) else { return } // no usable time: not used
+                        live.append(dts: media, pts: p.pts != Int64.min ? (tb.to90k(p.pts) ?? media) : media, isKey: p.isKey, data: p.data)
+                        guard let d else { return }
                         var jumped = false
                         let at = clock.wallTime(media: media, arrival: Time90k.now(), jumped: &jumped)
                         if let f = d.feed(p.data, isKey: p.isKey, at: at) { tracker.apply(f) }
@@ -71,7 +86,7 @@ final class SubstreamMotion: @unchecked Sendable {
                 if let f = detector?.finish() { tracker.apply(f) }
                 if isStopping { break }
                 let message = "\(error)"
-                if message != lastError { logger.warning("camera \(cameraName): motion sub-stream: \(message); retrying"); lastError = message }
+                if message != lastError { logger.warning("camera \(cameraName): sub-stream: \(message); retrying"); lastError = message }
             }
             wake.lock()
             let until = Date(timeIntervalSinceNow: backoff)
