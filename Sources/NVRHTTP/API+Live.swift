@@ -14,6 +14,11 @@ extension API {
     /// the main stream when the camera has no sub-stream running.
     func registerLive(on router: Router<NVRContext>) {
         router.ws("/api/cameras/{name}/live", shouldUpgrade: { r, c in
+            // A browser says which page opens the socket: only the NVR's own page may (another
+            // site's page would otherwise ride on the viewer's login).
+            if let origin = r.headers[.origin], !Self.sameOrigin(origin, authority: r.head.authority) {
+                throw APIError(.forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not open the live view")
+            }
             _ = try await camera(c)
             guard ["main", "sub"].contains(r.uri.queryParameters["stream"].map(String.init) ?? "main") else {
                 throw APIError.badRequest("stream is main or sub")
@@ -24,6 +29,18 @@ extension API {
             let sub = context.request.uri.queryParameters["stream"] == "sub"
             await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
         })
+    }
+
+    /// Whether an Origin header (scheme://host[:port]) names the authority the request was sent to.
+    static func sameOrigin(_ origin: String, authority: String?) -> Bool {
+        guard let authority, let sep = origin.range(of: "://") else { return false }
+        let scheme = origin[..<sep.lowerBound].lowercased()
+        var host = origin[sep.upperBound...].lowercased()
+        var want = authority.lowercased()
+        let port = scheme == "https" ? ":443" : ":80"
+        if want.hasSuffix(port) { want.removeLast(port.count) }
+        if host.hasSuffix(port) { host.removeLast(port.count) }
+        return host == want
     }
 
     struct LiveMessage: Encodable {

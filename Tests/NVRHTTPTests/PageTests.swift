@@ -101,6 +101,11 @@ import TestSupport
         #expect(m.contains("\"stream\":\"main\"") && (m.contains("\"codec\":\"hvc1") || m.contains("\"codec\":\"hev1")) && m.contains("\"width\":640"), "\(m)")
         #expect(g.contains("\"stream\":\"sub\"") && g.contains("\"codec\":\"avc1") && g.contains("\"width\":320"), "\(g)")
         #expect(throws: (any Error).self) { _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live?stream=tiny", token: s.token, receiveBuffer: 4096) }
+        // Only the NVR's own page may open it from a browser.
+        #expect(throws: (any Error).self) {
+            _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096, origin: "http://evil.example")
+        }
+        try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096, origin: "http://127.0.0.1:\(s.port)").close()
     }
 
     @Test func theServedPageIsTheWebFolderLockedDown() async throws {
@@ -136,7 +141,7 @@ final class RawWebSocket {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, path: String, token: String, receiveBuffer: Int32) throws {
+    init(port: Int, path: String, token: String, receiveBuffer: Int32, origin: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var size = receiveBuffer
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
@@ -149,7 +154,8 @@ final class RawWebSocket {
         var tv = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n"
+            + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
         let deadline = Date(timeIntervalSinceNow: 5)
         while Date() < deadline {
