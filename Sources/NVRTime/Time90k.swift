@@ -117,12 +117,22 @@ public enum Time90k {
         } else if isInteger(s) {
             return .failure(.outOfRange) // an integer past Int64
         } else {
-            let f = ISO8601DateFormatter()
-            f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            if let d = f.date(from: s) { t = from(d) } else {
-                f.formatOptions = [.withInternetDateTime]
-                t = f.date(from: s).map(from)
+            // The fraction is read from its digits: through a Double of seconds, a time past
+            // the year ~4000 would lose ticks and print back a millisecond early. The
+            // formatter checks and reads the rest, to whole seconds (exact in a Double).
+            var whole = Substring(s), fraction: Int64 = 0
+            if let dot = s.firstIndex(of: ".") {
+                let digits = s[s.index(after: dot)...].prefix { $0 >= "0" && $0 <= "9" }
+                guard digits.count <= 9, var ns = Int64(digits) else { return .failure(.malformed) }
+                for _ in digits.count..<9 { ns *= 10 }
+                fraction = ns * 9 / 100_000 // ns → 90 kHz ticks, toward the past
+                whole = s[..<dot] + s[digits.endIndex...]
             }
+            let f = ISO8601DateFormatter()
+            f.formatOptions = [.withInternetDateTime]
+            guard let seconds = f.date(from: String(whole))?.timeIntervalSince1970.rounded() else { return .failure(.malformed) }
+            guard seconds.magnitude < 1e13 else { return .failure(.outOfRange) }
+            t = Int64(seconds) * 90_000 + fraction
         }
         guard let t else { return .failure(.malformed) }
         return isSupported(t) ? .success(t) : .failure(.outOfRange)

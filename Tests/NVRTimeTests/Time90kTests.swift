@@ -18,6 +18,15 @@ struct Time90kTests {
         }
         #expect(Time90k.rfc3339(Time90k.parse("2024-02-29T23:59:59.999Z")!) == "2024-02-29T23:59:59.999Z")
         #expect(Time90k.rfc3339(89) == "1970-01-01T00:00:00.000Z") // truncated, not rounded
+        // Far years too (a Double of seconds there is coarser than a tick; the fuzzer found it).
+        for t: Int64 in [16_151_585_061_637_144, Time90k.supported.upperBound, Time90k.supported.upperBound - 90 * 999] {
+            #expect(Time90k.parse(Time90k.rfc3339(t)).map { $0 / 90 } == t / 90, "\(Time90k.rfc3339(t))")
+        }
+        #expect(Time90k.parse("2026-11-22T08:00:00.123456789Z") == Time90k.parse("2026-11-22T08:00:00Z")! + 11_111)
+        #expect(Time90k.parse("2026-11-22T09:00:00.5+01:00") == Time90k.parse("2026-11-22T08:00:00Z")! + 45_000)
+        for bad in ["2026-11-22T08:00:00.Z", "2026-11-22T08:00:00.1234567890Z", "2026-11-22T08:00:00.12x", "2026-11-22T08:00:00.-1Z"] {
+            #expect(Time90k.parse(bad) == nil, "\(bad)")
+        }
         #expect(Time90k.rfc3339(-1) == "1969-12-31T23:59:59.999Z")
     }
 
