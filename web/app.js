@@ -32,7 +32,12 @@ function toast(text) {
   toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
 }
 
-function leave() { cleanup.forEach((f) => f()); cleanup = []; }
+/// Counts routes: a view still loading when the user has moved on sees it changed and stops
+/// (it must not draw over the new view or start a player nobody will stop).
+let routeGeneration = 0;
+const current = (generation) => generation === routeGeneration;
+
+function leave() { routeGeneration++; cleanup.forEach((f) => f()); cleanup = []; }
 
 // MARK: login
 
@@ -111,7 +116,9 @@ function badge(c) {
 // MARK: grid
 
 async function gridView() {
+  const generation = routeGeneration;
   const { cameras } = await get('/api/cameras');
+  if (!current(generation)) return;
   if (cameras.length === 0) {
     main.replaceChildren(h('p.pad.muted', {}, 'No cameras yet. Add one with: nvr camera add NAME --plugin rtsp --url rtsp://…'));
     return;
@@ -148,7 +155,9 @@ async function gridView() {
 // MARK: one camera
 
 async function cameraView(name, params) {
+  const generation = routeGeneration;
   const c = await get(`/api/cameras/${cam(name)}`);
+  if (!current(generation)) return;
   // The local day shown, as its midnight.
   let day = parseDay(params.get('day') || dayString(new Date()));
   const stage = h('div.stage');
@@ -188,10 +197,13 @@ async function cameraView(name, params) {
       onTime: (now) => { timeline.setCursor(now); where.textContent = `Recorded — ${dateTime(now)}`; },
       onEnd: () => { where.textContent = 'End of the recordings.'; },
     });
-    if (!(await recorded.play(from))) toast('That moment cannot be played.');
+    const player = recorded;
+    if (!(await player.play(from)) && player === recorded) toast('That moment cannot be played.');
   }
 
+  let dayLoads = 0;
   async function loadDay() {
+    const load = ++dayLoads; // only the newest load draws (quick ‹ › clicks, the minute refresh)
     day = parseDay(dayString(day));
     const start = ticks(day.getTime());
     const nextDay = new Date(day); nextDay.setDate(day.getDate() + 1);
@@ -200,6 +212,7 @@ async function cameraView(name, params) {
       get(`/api/cameras/${cam(name)}/timeline?date=${dayString(day)}&tz=${encodeURIComponent(zone)}`),
       get(`/api/events?camera=${cam(name)}&start=${start}&end=${end}`),
     ]);
+    if (load !== dayLoads || !current(generation)) return;
     timeline.show(tl.start90k, tl.end90k, tl.slices, ev.events);
     showEvents(eventsBox, ev.events, (e) => playClip(e));
     dayInput.value = dayString(day);
@@ -231,6 +244,7 @@ async function cameraView(name, params) {
   cleanup.push(() => clearInterval(timer));
 
   await loadDay();
+  if (!current(generation)) return;
   if (params.get('t')) await playFrom(Number(params.get('t'))); else goLive();
 }
 
@@ -263,8 +277,10 @@ function downloadForm(name) {
 // MARK: events of every camera
 
 async function eventsView() {
+  const generation = routeGeneration;
   const end = ticks(Date.now()), start = end - 24 * 3600 * HZ;
   const { events } = await get(`/api/events?start=${start}&end=${end}`);
+  if (!current(generation)) return;
   const stage = h('div.stage');
   const list = h('div.events');
   main.replaceChildren(h('section.camera', {}, h('h1', {}, 'Events of the last 24 hours'), stage, list));

@@ -37,7 +37,7 @@ export class LivePlayer {
     this.ws = ws;
     ws.onmessage = (m) => typeof m.data === 'string' ? this.control(JSON.parse(m.data)) : this.media(m.data);
     ws.onclose = () => {
-      if (this.stopped) return;
+      if (this.stopped || this.pictures) return;
       const now = this.restartNow;
       this.restartNow = false;
       if (!now) this.onState('reconnecting', 'live view disconnected; retrying');
@@ -102,7 +102,8 @@ export class LivePlayer {
     const b = this.buffer;
     if (!b || b.updating || this.queue.length === 0 || this.source?.readyState !== 'open') return;
     try {
-      b.appendBuffer(this.queue.shift());
+      b.appendBuffer(this.queue[0]);
+      this.queue.shift(); // kept until appended: a full buffer is trimmed and the fragment tried again
     } catch (e) {
       if (e.name === 'QuotaExceededError') this.trim(2); else console.warn('live view: append failed', e);
     }
@@ -138,6 +139,9 @@ export class LivePlayer {
   /// A picture a second from the newest key frame, for codecs the browser cannot decode.
   fallback(codec) {
     this.mime = null;
+    // The pictures come over HTTP: the frames would only be thrown away.
+    this.pictures = true;
+    if (this.ws) this.ws.close();
     this.onState('fallback', `this browser cannot play ${codec.split('.')[0].toUpperCase()} live: showing a picture a second`);
     this.img = document.createElement('img');
     this.img.alt = `${this.camera}, a picture a second`;

@@ -25,7 +25,7 @@ export class RecordingPlayer {
     const url = `/api/cameras/${cam(this.camera)}/view.mp4?start=${t}&end=${until}`;
     // Where the file really starts (the request is clipped to the first recording).
     const head = await fetch(url, { method: 'HEAD', credentials: 'same-origin' });
-    if (!head.ok) return false;
+    if (this.stopped || !head.ok) return false; // stopped meanwhile: another view or moment was chosen
     this.base = Number(head.headers.get('X-Recording-Start90k') ?? t);
     this.until = Number(head.headers.get('X-Recording-End90k') ?? until);
     this.video.src = url;
@@ -41,5 +41,5 @@ export class RecordingPlayer {
 
   seekBy(seconds) { this.video.currentTime = Math.max(0, this.video.currentTime + seconds); }
 
-  stop() { this.video.pause(); this.video.removeAttribute('src'); this.video.load(); }
+  stop() { this.stopped = true; this.video.pause(); this.video.removeAttribute('src'); this.video.load(); }
 }

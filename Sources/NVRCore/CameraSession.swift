@@ -120,6 +120,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
         interrupter.stop()
         if thread != nil { done.wait(); thread = nil }
+        live.close()
+        liveSubstream.close()
     }
 
     private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }

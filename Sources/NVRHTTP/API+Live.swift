@@ -82,6 +82,7 @@ extension API {
             hub.viewers.add(1, ordering: .relaxed)
             defer { hub.viewers.subtract(1, ordering: .relaxed) }
             var cursor = LiveHub.Cursor()
+            saidWaiting = false
             while let next = await hub.next(&cursor) {
                 do {
                     switch next {
@@ -97,7 +98,8 @@ extension API {
                     return // the viewer went away
                 }
             }
-            return
+            // The session ended (the camera was changed, renamed or removed): find its new one.
+            try? await Task.sleep(for: .milliseconds(200))
         }
     }
 

@@ -101,6 +101,18 @@ import TestSupport
         #expect(m.contains("\"stream\":\"main\"") && (m.contains("\"codec\":\"hvc1") || m.contains("\"codec\":\"hev1")) && m.contains("\"width\":640"), "\(m)")
         #expect(g.contains("\"stream\":\"sub\"") && g.contains("\"codec\":\"avc1") && g.contains("\"width\":320"), "\(g)")
         #expect(throws: (any Error).self) { _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live?stream=tiny", token: s.token, receiveBuffer: 4096) }
+        // A viewer stays through a change of the camera: told it waits while the camera is
+        // disabled, then given the new session's stream — on the same socket.
+        let ws = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 1 << 20)
+        defer { ws.close() }
+        #expect(try ws.readMessages(seconds: 2).contains { $0.text?.contains("\"init\"") == true })
+        #expect(try s.api("PATCH", "/api/cameras/cam", json: #"{"enabled":false}"#).status == 200)
+        var seen = try ws.readMessages(seconds: 4)
+        #expect(seen.contains { $0.text?.contains("\"waiting\"") == true }, "\(seen.suffix(5).map(\.summary))")
+        #expect(try s.api("PATCH", "/api/cameras/cam", json: #"{"enabled":true}"#).status == 200)
+        seen = []
+        for _ in 0..<15 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) { seen += try ws.readMessages(seconds: 1) }
+        #expect(seen.contains { $0.text?.contains("\"init\"") == true }, "\(seen.suffix(5).map(\.summary))")
         // Only the NVR's own page may open it from a browser.
         #expect(throws: (any Error).self) {
             _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096, origin: "http://evil.example")

@@ -66,9 +66,13 @@ public final class LiveHub: @unchecked Sendable {
     private var frames: [Frame] = []
     private var gopFull = false
     private var firstDTS: Int64?
-    private var lastDTS: Int64 = 0
+    /// The last frame's time, relative to the first; nil before the connection's first frame.
+    private var lastDTS: Int64?
     private var lastDuration: Int64 = 3000
     private var waiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// The camera's session ended for good (the camera was changed or removed): viewers leave
+    /// it and look for the new session.
+    private var closed = false
 
     /// Whether a connection feeds it now (its stream may still wait for a key frame).
     public var isConnected: Bool { lock.withLock { video != nil } }
@@ -91,8 +95,20 @@ public final class LiveHub: @unchecked Sendable {
         stream = nil
         resetGOP()
         firstDTS = nil
-        lastDTS = 0
+        lastDTS = nil
         lock.unlock()
+    }
+
+    /// The session is over: `next` answers nil to every viewer from now on.
+    public func close() {
+        lock.lock()
+        closed = true
+        video = nil
+        stream = nil
+        resetGOP()
+        let w = takeWaiters()
+        lock.unlock()
+        w.forEach { $0.resume() }
     }
 
     /// The connection ended: viewers wait for the next one.
@@ -136,8 +152,10 @@ public final class LiveHub: @unchecked Sendable {
         let base = firstDTS ?? dts
         firstDTS = base
         var rel = Time90k.subtract(dts, base)
-        if !frames.isEmpty || lastDTS > 0 {
-            if rel <= lastDTS || rel - lastDTS > 10 * 90_000 { rel = lastDTS + lastDuration } else { lastDuration = rel - lastDTS }
+        if let last = lastDTS {
+            // Times that go back or leap (a camera's clock, a hostile plugin) continue evenly.
+            let step = Time90k.subtract(rel, last)
+            if step <= 0 || step > 10 * 90_000 { rel = Time90k.add(last, lastDuration) } else { lastDuration = step }
         }
         lastDTS = rel
         let offset = bytes.count
@@ -180,7 +198,7 @@ public final class LiveHub: @unchecked Sendable {
     /// The next thing a viewer at `cursor` should send; waits until there is one. Returns nil
     /// when the task is cancelled (the viewer went away).
     public func next(_ cursor: inout Cursor) async -> Next? {
-        while !Task.isCancelled {
+        while !Task.isCancelled && !lock.withLock({ closed }) {
             if let r = lock.withLock({ step(&cursor) }) { return r }
             let id = UUID()
             await withTaskCancellationHandler {
@@ -188,7 +206,7 @@ public final class LiveHub: @unchecked Sendable {
                 await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                     // Anything new since the look above, or already cancelled: go on at once.
                     let now = lock.withLock { () -> Bool in
-                        if Task.isCancelled || stepAvailable(seen) { return true }
+                        if Task.isCancelled || closed || stepAvailable(seen) { return true }
                         waiters[id] = c
                         return false
                     }
