@@ -31,21 +31,10 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NVR = os.path.join(ROOT, ".build", "release", "nvr")
-HZ = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from playback import ROOT, NVR, pct, stop  # noqa: E402
+from tls import cpu_seconds  # noqa: E402
 PYTHON = os.path.join(ROOT, ".build", "test-venv", "bin", "python")
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / HZ
-
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
 def start_camera(args):
@@ -54,14 +43,6 @@ def start_camera(args):
     line = p.stdout.readline()
     assert line.startswith("READY "), line
     return p, int(line.split()[1])
-
-
-def stop(p):
-    p.terminate()
-    try:
-        p.wait(10)
-    except subprocess.TimeoutExpired:
-        p.kill()
 
 
 def free_port():

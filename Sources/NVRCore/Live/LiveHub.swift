@@ -100,20 +100,14 @@ public final class LiveHub: @unchecked Sendable {
     }
 
     /// The session is over: `next` answers nil to every viewer from now on.
-    public func close() {
-        lock.lock()
-        closed = true
-        video = nil
-        stream = nil
-        resetGOP()
-        let w = takeWaiters()
-        lock.unlock()
-        w.forEach { $0.resume() }
-    }
+    public func close() { stop(closing: true) }
 
     /// The connection ended: viewers wait for the next one.
-    public func end() {
+    public func end() { stop(closing: false) }
+
+    private func stop(closing: Bool) {
         lock.lock()
+        if closing { closed = true }
         video = nil
         stream = nil
         resetGOP()
