@@ -20,15 +20,31 @@ extension API {
                 throw APIError(.forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not open the live view")
             }
             _ = try await camera(c)
-            guard ["main", "sub"].contains(r.uri.queryParameters["stream"].map(String.init) ?? "main") else {
-                throw APIError.badRequest("stream is main or sub")
-            }
+            _ = try Self.wantsSubstream(r)
             return .upgrade([:])
         }, onUpgrade: { inbound, outbound, context in
             let name = context.requestContext.parameters.get("name") ?? ""
-            let sub = context.request.uri.queryParameters["stream"] == "sub"
+            let sub = (try? Self.wantsSubstream(context.request)) ?? false
             await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
         })
+    }
+
+    /// The same path without the upgrade (on the plain router): answers why it cannot serve it.
+    func registerLivePlainGET(on router: Router<NVRContext>) {
+        router.get("/api/cameras/{name}/live") { r, c -> Response in
+            _ = try await camera(c)
+            _ = try Self.wantsSubstream(r)
+            throw APIError(.upgradeRequired, "upgrade_required", "the live view is a WebSocket: connect with Upgrade: websocket")
+        }
+    }
+
+    /// `stream=sub` (true), `stream=main` or none (false); anything else is a 400.
+    static func wantsSubstream(_ r: Request) throws -> Bool {
+        switch r.uri.queryParameters["stream"].map(String.init) ?? "main" {
+        case "main": return false
+        case "sub": return true
+        default: throw APIError.badRequest("stream is main or sub")
+        }
     }
 
     /// Whether an Origin header (scheme://host[:port]) names the authority the request was sent to.

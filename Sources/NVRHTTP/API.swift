@@ -61,12 +61,7 @@ struct API: Sendable {
         registerClips(on: router)
         registerAdmin(on: router)
         registerWeb(on: router)
-        // The live view is a WebSocket (registerLive, on the upgrade router); a plain GET is told so.
-        router.get("/api/cameras/{name}/live") { r, c -> Response in
-            _ = try await camera(c)
-            guard ["main", "sub"].contains(r.uri.queryParameters["stream"].map(String.init) ?? "main") else { throw APIError.badRequest("stream is main or sub") }
-            throw APIError(.upgradeRequired, "upgrade_required", "the live view is a WebSocket: connect with Upgrade: websocket")
-        }
+        registerLivePlainGET(on: router)
     }
 
     func cameras() throws -> [CameraRecord] { try index.cameras() }
