@@ -9,27 +9,51 @@ public struct NVRCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "nvr",
         abstract: "A network video recorder: records cameras into indexed MP4 segments.",
+        version: NVRVersion.current,
         subcommands: [Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
 
     public init() {}
+
+    /// Runs the command line; a failure is one plain line on stderr and exit status 1 (never
+    /// a Swift type name or a Foundation error domain).
+    public static func runMain() {
+        var command: any ParsableCommand
+        do { command = try parseAsRoot() } catch { exit(withError: error) }
+        do { try command.run() } catch {
+            // Foundation's and the system's errors in plain words; the others (ours, the
+            // argument parser's help and version requests) as they are.
+            let foundation = error is CocoaError || error is POSIXError || type(of: error) is NSError.Type
+            exit(withError: foundation ? CommandFailure(plainDescription(error)) : error)
+        }
+    }
 }
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "Config file (default: ./nvr.toml when present, else built-in defaults).")
+    @Option(name: .long, help: "Config file (default: $NVR_CONFIG, else ./nvr.toml, else /etc/nvr/nvr.toml, else built-in defaults).")
     var config: String?
 
     func load() throws -> NVRConfig {
-        do { return try NVRConfig.load(path: config) } catch { throw ValidationError("\(error)") }
+        do { return try NVRConfig.load(path: config) } catch { throw CommandFailure("\(error)") }
     }
 
     /// Opens the index under the configured storage root.
     func open() throws -> (NVRConfig, StorageLayout, IndexDatabase) {
         let c = try load()
         let storage = StorageLayout(root: c.storageRoot)
+        announceIfNew(storage, config: c)
         try storage.prepare()
         return (c, storage, try IndexDatabase(path: storage.indexPath))
     }
+}
+
+/// A command about to create an empty storage root says so (and which config led there):
+/// otherwise a forgotten --config silently makes ./Storage and reports "no cameras".
+func announceIfNew(_ storage: StorageLayout, config: NVRConfig) {
+    guard !FileManager.default.fileExists(atPath: storage.indexPath) else { return }
+    let from = config.source.map { "storage.root of \($0)" }
+        ?? "no config file (looked for --config, $NVR_CONFIG, ./nvr.toml, \(NVRConfig.systemPath))"
+    FileHandle.standardError.write(Data("nvr: creating a new, empty storage root \(storage.root) (from \(from))\n".utf8))
 }
 
 /// A failure reported as one line on stderr with exit status 1.

@@ -27,6 +27,8 @@ struct Serve: ParsableCommand {
         }
         let logger = makeLogger()
         let config = try global.load()
+        announceIfNew(StorageLayout(root: config.storageRoot), config: config)
+        logger.info("nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)")
         let recorder: Recorder
         let http: HTTPServer
         do {

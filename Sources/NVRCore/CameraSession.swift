@@ -64,7 +64,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     public init(camera: CameraRecord, plugins: PluginHost, index: IndexDatabase, storage: StorageLayout,
                 settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
-                freeSpace: (() -> Bool)? = nil) {
+                freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters()) {
         self.camera = camera
         self.plugins = plugins
         self.index = index
@@ -74,6 +74,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         self.logger = l
         self.segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: l)
         segmenter.onNoSpace = freeSpace
+        segmenter.counters = counters
         events = EventTracker(camera: camera, index: index, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
         gate = RecordingGate(camera: camera, index: index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
         let cameraID = camera.id ?? 0
@@ -103,6 +104,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     /// Times the camera has started streaming since the session began.
     public var connections: Int { connectionCount.load(ordering: .relaxed) }
+    /// Running totals for /metrics (kept by the Recorder across this camera's sessions).
+    public var counters: CameraCounters { segmenter.counters }
 
     /// Called after each completed segment (tests and status use it).
     public func onSegmentComplete(_ f: @escaping (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
@@ -129,7 +132,10 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
         let changed = statusLock.withLock { s -> Bool in
             let changed = s.state != state || s.reason != reason
-            if state == .streaming && s.state != .streaming { connectionCount.add(1, ordering: .relaxed) }
+            if state == .streaming && s.state != .streaming {
+                connectionCount.add(1, ordering: .relaxed)
+                segmenter.counters.connections.add(1, ordering: .relaxed)
+            }
             s.state = state; s.reason = reason
             if changed { s.since90k = Time90k.now() }
             return changed

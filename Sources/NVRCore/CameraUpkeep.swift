@@ -94,6 +94,7 @@ final class CameraUpkeep: @unchecked Sendable {
         let sync = CardSync(camera: session.camera, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
         do {
             let r = try sync.run(instance, window: window, backfill: config.cardBackfill, isCancelled: { [weak self] in self?.isStopping ?? true })
+            session.counters.cardBackfillBytes.add(r.bytesFetched, ordering: .relaxed)
             logger.log(level: r.segments > 0 ? .info : .debug,
                        "camera \(session.camera.name): card has \(r.files) videos; \(r.gaps) gaps, \(r.segments) segments backfilled")
             cardErrors[cameraID] = nil

@@ -29,14 +29,41 @@ public struct NVRConfig: Sendable, Equatable {
 
     public init() {}
 
-    /// Loads `path`, or ./nvr.toml when present, else the built-in defaults.
-    public static func load(path: String?) throws -> NVRConfig {
-        let chosen = path ?? (FileManager.default.fileExists(atPath: "nvr.toml") ? "nvr.toml" : nil)
-        guard let chosen else { return NVRConfig() }
+    /// The file this configuration was read from; nil = no file, built-in defaults.
+    public var source: String?
+    /// storage.root was written in the file (the default stays relative to the working directory).
+    var storageRootInFile = false
+
+    /// Where a config file is looked for, in order, when none is named: what other daemons do.
+    public static let systemPath = "/etc/nvr/nvr.toml"
+
+    /// The file to read: `path` (--config), else `$NVR_CONFIG`, else ./nvr.toml, else
+    /// /etc/nvr/nvr.toml when present; nil = none, the built-in defaults.
+    public static func locate(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                              exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
+        if let path { return path }
+        if let env = environment["NVR_CONFIG"], !env.isEmpty { return env }
+        return ["nvr.toml", systemPath].first(where: exists)
+    }
+
+    /// Loads the file `locate` finds, or the built-in defaults. Relative paths in a file are
+    /// taken relative to the file's folder, so the same file works from any working directory.
+    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> NVRConfig {
+        guard let chosen = locate(path: path, environment: environment) else { return NVRConfig() }
         guard let text = try? String(contentsOfFile: chosen, encoding: .utf8) else {
             throw ConfigError("cannot read config file \(chosen)")
         }
-        return try parse(text, source: chosen)
+        var c = try parse(text, source: chosen)
+        c.source = URL(fileURLWithPath: chosen).standardizedFileURL.path
+        let folder = URL(fileURLWithPath: chosen).standardizedFileURL.deletingLastPathComponent()
+        func resolve(_ p: String) -> String {
+            p.hasPrefix("/") ? p : folder.appendingPathComponent(p).standardizedFileURL.path
+        }
+        if c.storageRootInFile { c.storageRoot = resolve(c.storageRoot) }
+        c.tlsCert = c.tlsCert.map(resolve)
+        c.tlsKey = c.tlsKey.map(resolve)
+        c.pluginsDir = c.pluginsDir.map(resolve)
+        return c
     }
 
     public static func parse(_ text: String, source: String = "config") throws -> NVRConfig {
@@ -54,6 +81,7 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["storage"]?["root"] {
             guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): storage.root must be a non-empty string") }
             c.storageRoot = s
+            c.storageRootInFile = true
         }
         if let v = table["http"]?["bind"] {
             guard let s = v.string, s.contains(":") else { throw ConfigError("\(source): http.bind must look like \"127.0.0.1:8080\"") }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import Synchronization
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
@@ -152,12 +153,23 @@ public final class Recorder: @unchecked Sendable {
         }
         let session = CameraSession(camera: camera, plugins: plugins, index: index, storage: storage,
                                     settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), recording: recording, logger: logger,
-                                    freeSpace: { [weak self] in self?.freeSpaceNow() ?? false })
+                                    freeSpace: { [weak self] in self?.freeSpaceNow() ?? false }, counters: counters(for: camera.name))
         lock.withLock { sessions[camera.name] = session }
         session.start()
     }
 
     public func session(named name: String) -> CameraSession? { lock.withLock { sessions[name] } }
+
+    /// A camera's running totals for /metrics, the same object across its sessions.
+    public func counters(for name: String) -> CameraCounters {
+        counterSets.withLock { sets in
+            if let c = sets[name] { return c }
+            let c = CameraCounters()
+            sets[name] = c
+            return c
+        }
+    }
+    private let counterSets = Mutex<[String: CameraCounters]>([:])
 
     public var allSessions: [CameraSession] { lock.withLock { Array(sessions.values) } }
 

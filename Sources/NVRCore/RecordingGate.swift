@@ -43,6 +43,9 @@ public final class RecordingGate {
     /// How often settings are re-read from the index (`nvr camera set` while serving).
     public var settingsReload90k: Int64 = 2 * 90_000
 
+    /// Totals for /metrics: frames and bytes received.
+    var counters: CameraCounters { segmenter.counters }
+
     public init(camera: CameraRecord, index: IndexDatabase, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
                 logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now) {
         self.camera = camera
@@ -129,7 +132,9 @@ public final class RecordingGate {
     /// One packet from the camera; `data` is borrowed for the call.
     public func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
         let now = clock()
+        counters.bytes.add(Int64(data.count), ordering: .relaxed)
         if stream == 0 {
+            counters.frames.add(1, ordering: .relaxed)
             wall90k = wallTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
             let raw = dts != .min ? dts : pts
             if raw != .min, let d = videoTimebase.to90k(raw) {

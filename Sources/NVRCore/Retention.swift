@@ -39,6 +39,9 @@ public final class Retention: Sendable {
     private let logger: Logger
     /// One pass at a time: the periodic pass and camera threads hitting a full disk may race.
     private let running = Mutex(())
+    /// Totals since this process started, for /metrics.
+    public let deletedSegments = Atomic<Int64>(0)
+    public let deletedBytes = Atomic<Int64>(0)
 
     public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
         self.index = index; self.storage = storage; self.logger = logger
@@ -87,6 +90,8 @@ public final class Retention: Sendable {
             let report = RetentionReport(dryRun: dryRun, segments: plan.count, bytes: plan.reduce(0) { $0 + $1.segment.bytes },
                                          reasons: reasons, cameras: cameras)
             if !dryRun && report.segments > 0 {
+                deletedSegments.add(Int64(report.segments), ordering: .relaxed)
+                deletedBytes.add(report.bytes, ordering: .relaxed)
                 logger.notice("retention: deleted \(report.segments) segments (\(report.bytes) bytes): \(reasons.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))")
             }
             return report

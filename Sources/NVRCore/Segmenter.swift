@@ -89,6 +89,8 @@ public final class Segmenter {
     public var onSegmentComplete: ((SegmentRecord) -> Void)?
     /// Called when a write fails because the disk is full; returns true if space was freed,
     /// and the write is tried once more. Recording never stops just because the disk filled.
+    /// Totals for /metrics (dropped frames, segments).
+    public var counters = CameraCounters()
     public var onNoSpace: (() -> Bool)?
     /// Wall-clock time of the newest frame recorded (read by other threads for status).
     public var lastFrame90k: Int64? {
@@ -152,7 +154,7 @@ public final class Segmenter {
     /// reached the NVR, for packets handed on later (pre-roll); nil = now.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
                        data: UnsafeRawBufferPointer, arrival90k: Int64? = nil) throws {
-        guard i >= 0, i < streams.count else { return }
+        guard i >= 0, i < streams.count else { counters.droppedFrames.add(1, ordering: .relaxed); return }
         // Capture times reach here from cameras' clocks: kept to the supported years, so the
         // run's wall-clock arithmetic below cannot overflow.
         self.arrival90k = min(max(arrival90k ?? wallClock(), Time90k.supported.lowerBound), Time90k.supported.upperBound)
@@ -161,10 +163,12 @@ public final class Segmenter {
         guard dtsIn != nopts else { return }
         guard data.count <= FragmentedMP4Writer.maxSampleBytes else {
             reportOnce("dropped a \(data.count)-byte frame (larger than any camera sends)")
+            counters.droppedFrames.add(1, ordering: .relaxed)
             return
         }
         guard let dts = to90k(dtsIn, i), let pts90k = pts != nopts ? to90k(pts, i) : dts else {
             reportOnce("dropped frames whose timestamps do not fit the stream's time base \(timebases[i])")
+            counters.droppedFrames.add(1, ordering: .relaxed)
             return
         }
         if i == 0 {
@@ -205,7 +209,7 @@ public final class Segmenter {
             }
         }
         if !runActive {
-            guard isKey else { return } // a run starts at a key frame
+            guard isKey else { counters.droppedFrames.add(1, ordering: .relaxed); return } // a run starts at a key frame
             try startRun(firstDTS: dts, data: data)
         }
         if pendingVideo {
@@ -493,6 +497,7 @@ public final class Segmenter {
                 try retryingOnNoSpace { try index.completeSegment(row, frames: frames) }
                 row.state = .complete
                 unfinished.removeFirst()
+                counters.segments.add(1, ordering: .relaxed)
                 onSegmentComplete?(row)
             } else {
                 try retryingOnNoSpace { try index.removeSegments(ids: [row.id ?? 0]) }

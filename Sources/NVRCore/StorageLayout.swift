@@ -17,7 +17,7 @@ public struct StorageLayout: Sendable {
             try FileManager.default.createDirectory(atPath: recordingsDir, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw ConfigError("cannot create storage folder \(recordingsDir): \(error.localizedDescription)")
+            throw ConfigError("cannot create storage folder \(recordingsDir): \(plainDescription(error))")
         }
         // The root holds the index (camera passwords, user hashes) and private video: owner
         // only, also for a root made by an older version.

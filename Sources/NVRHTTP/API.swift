@@ -20,6 +20,7 @@ struct API: Sendable {
     let tokens: TokenStore
     let throttle = LoginThrottle()
     let audit: AuditLog
+    let metrics = MetricsExporter()
     /// Cookies carry Secure (the server speaks HTTPS).
     let secureCookies: Bool
 
@@ -60,6 +61,7 @@ struct API: Sendable {
         registerCameraAdmin(on: router)
         registerClips(on: router)
         registerAdmin(on: router)
+        registerMetrics(on: router)
         registerWeb(on: router)
         registerLivePlainGET(on: router)
     }

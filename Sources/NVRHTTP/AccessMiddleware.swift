@@ -93,7 +93,7 @@ struct AccessMiddleware: RouterMiddleware {
         let p = r.uri.path
         if isLogin(r) { return true }
         guard r.method == .get || r.method == .head else { return false }
-        return p == "/api/health" || p == "/api/openapi.json" || !p.hasPrefix("/api/")
+        return p == "/api/health" || p == "/api/openapi.json" || (!p.hasPrefix("/api/") && p != "/metrics")
     }
 
     static func cookie(_ r: Request, _ name: String) -> String? {

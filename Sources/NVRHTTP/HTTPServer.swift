@@ -79,12 +79,14 @@ public final class HTTPServer: Sendable {
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         let router = Router(context: NVRContext.self, options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
         let routes = DocumentedRoutes(openAPI: OpenAPIDocument.json)
+        router.add(middleware: RequestMetricsMiddleware(metrics: api.metrics))
         router.add(middleware: JSONErrorMiddleware(routes: routes))
         router.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
                                                 sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.register(on: router)
         // WebSocket upgrades (live view) pass the same Host, login and method checks.
         let wsRouter = Router(context: NVRContext.self)
+        wsRouter.add(middleware: RequestMetricsMiddleware(metrics: api.metrics))
         wsRouter.add(middleware: JSONErrorMiddleware(routes: routes))
         wsRouter.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
                                                   sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
@@ -108,7 +110,11 @@ public final class HTTPServer: Sendable {
         }
         let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         group.withLock { $0 = g }
-        try await g.run()
+        do { try await g.run() } catch let e as IOError {
+            // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
+            let why = String(cString: strerror(e.errnoCode))
+            throw ConfigError("cannot listen on \(options.bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")")
+        }
     }
 
     public func shutdown() async {

@@ -1,0 +1,154 @@
+import Foundation
+import NVRCore
+import NVRIndex
+import Prometheus
+import Synchronization
+
+/// `GET /metrics`: the NVR's state in Prometheus's text format (design/metrics.md).
+///
+/// The recorder keeps plain atomic totals (CameraCounters, Retention's deletions) so the
+/// recording path never touches a metrics library; a scrape copies them into the registry,
+/// together with what is read at that moment (states, storage, viewers). HTTP requests are
+/// counted as they finish.
+final class MetricsExporter: Sendable {
+    private let registry = PrometheusCollectorRegistry()
+    /// One scrape at a time: counters are brought up to date by reset + increment.
+    private let scraping = Mutex<Set<String>>([])
+    private let requests = Mutex<[RequestKey: Counter]>([:])
+
+    private struct RequestKey: Hashable { let route: String, method: String, status: Int }
+
+    /// The states a camera can be in, each its own series (one of them 1).
+    private static let states = ["stopped", "connecting", "streaming", "lost", "failed"]
+
+    init() {
+        registry.makeGauge(name: "nvr_build_info", labels: [("version", NVRVersion.current)],
+                           help: "This build's version (always 1).").set(Int64(1))
+    }
+
+    /// One finished request. `route` is the route's template (`/api/cameras/{name}`), never the
+    /// path itself, so the number of series stays bounded whatever clients ask for.
+    func requestFinished(route: String, method: String, status: Int) {
+        let key = RequestKey(route: route, method: method, status: status)
+        let counter = requests.withLock { known in
+            if let c = known[key] { return c }
+            let c = registry.makeCounter(name: "nvr_http_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
+                                         help: "HTTP requests answered, by route template, method and status.")
+            known[key] = c
+            return c
+        }
+        counter.increment()
+    }
+
+    /// The exposition text for one scrape.
+    func render(index: IndexDatabase, recorder: Recorder?) throws -> String {
+        let cameras = try index.cameras()
+        let now = Time90k.now()
+        return try scraping.withLock { seen in
+            var names = Set<String>()
+            var used: Int64 = 0
+            for cam in cameras {
+                guard let id = cam.id else { continue }
+                names.insert(cam.name)
+                let stored = try index.storageSummary(cameraID: id)
+                used += stored.bytes
+                let labels = [("camera", cam.name)]
+                gauge("nvr_camera_stored_bytes", labels).set(stored.bytes)
+                gauge("nvr_camera_enabled", labels).set(Int64(cam.enabled ? 1 : 0))
+                let session = recorder?.session(named: cam.name)
+                let status = session?.status
+                let state = status?.state.rawValue ?? "stopped"
+                gauge("nvr_camera_up", labels).set(Int64(state == "streaming" ? 1 : 0))
+                for s in Self.states {
+                    gauge("nvr_camera_state", labels + [("state", s)])
+                        .set(Int64(s == state ? 1 : 0))
+                }
+                let newest = status?.lastFrame90k ?? stored.newest90k
+                if let newest {
+                    gauge("nvr_camera_last_frame_age_seconds", labels)
+                        .set(Double(max(0, now - newest)) / 90_000)
+                }
+                guard let recorder else { continue }
+                let c = recorder.counters(for: cam.name)
+                counter("nvr_camera_frames_total", labels, c.frames.load(ordering: .relaxed))
+                counter("nvr_camera_received_bytes_total", labels, c.bytes.load(ordering: .relaxed))
+                counter("nvr_camera_dropped_frames_total", labels,
+                        c.droppedFrames.load(ordering: .relaxed))
+                counter("nvr_camera_connections_total", labels,
+                        c.connections.load(ordering: .relaxed))
+                counter("nvr_camera_segments_total", labels, c.segments.load(ordering: .relaxed))
+                counter("nvr_camera_card_backfill_bytes_total", labels,
+                        c.cardBackfillBytes.load(ordering: .relaxed))
+                if let session {
+                    for (stream, hub) in [("main", session.live), ("sub", session.liveSubstream)] {
+                        gauge("nvr_live_viewers", labels + [("stream", stream)])
+                            .set(Int64(hub.viewers.load(ordering: .relaxed)))
+                    }
+                }
+            }
+            // A removed camera's series go with it.
+            for gone in seen.subtracting(names) { forget(camera: gone) }
+            seen = names
+            gauge("nvr_storage_used_bytes", []).set(used)
+            if let fs = recorder?.retention.fileSystem() {
+                gauge("nvr_storage_size_bytes", []).set(fs.size)
+                gauge("nvr_storage_free_bytes", []).set(fs.free)
+            }
+            if let retention = recorder?.retention {
+                counter("nvr_retention_deleted_segments_total", [], retention.deletedSegments.load(ordering: .relaxed))
+                counter("nvr_retention_deleted_bytes_total", [], retention.deletedBytes.load(ordering: .relaxed))
+            }
+            return registry.emitToString()
+        }
+    }
+
+    /// Each metric's HELP line (the registry insists a name always has the same one).
+    private static let help: [String: String] = [
+        "nvr_camera_stored_bytes": "Bytes of recordings kept for the camera.",
+        "nvr_camera_enabled": "1 when the camera is enabled.",
+        "nvr_camera_up": "1 while the camera streams.",
+        "nvr_camera_state": "The camera's state: one series per state, 1 for the current one.",
+        "nvr_camera_last_frame_age_seconds": "Seconds since the newest recorded frame.",
+        "nvr_live_viewers": "Live view connections.",
+        "nvr_storage_used_bytes": "Bytes of recordings in the index.",
+        "nvr_storage_size_bytes": "Size of the file system holding the storage root.",
+        "nvr_storage_free_bytes": "Free bytes (for the NVR's user) on that file system.",
+        "nvr_camera_frames_total": "Video frames received from the camera.",
+        "nvr_camera_received_bytes_total": "Bytes received from the camera (every stream).",
+        "nvr_camera_dropped_frames_total": "Frames received while recording that could not be recorded.",
+        "nvr_camera_connections_total": "Times the camera started streaming (reconnections included).",
+        "nvr_camera_segments_total": "Segments completed.",
+        "nvr_camera_card_backfill_bytes_total": "Bytes read from the camera's card to fill recording gaps.",
+        "nvr_retention_deleted_segments_total": "Segments deleted by retention since the NVR started.",
+        "nvr_retention_deleted_bytes_total": "Bytes deleted by retention since the NVR started.",
+    ]
+
+    private func gauge(_ name: String, _ labels: [(String, String)]) -> Gauge {
+        let help = Self.help[name] ?? ""
+        return labels.isEmpty ? registry.makeGauge(name: name, help: help) : registry.makeGauge(name: name, labels: labels, help: help)
+    }
+
+    private func counterMetric(_ name: String, _ labels: [(String, String)]) -> Counter {
+        let help = Self.help[name] ?? ""
+        return labels.isEmpty ? registry.makeCounter(name: name, help: help) : registry.makeCounter(name: name, labels: labels, help: help)
+    }
+
+    /// Sets a counter to a running total kept elsewhere.
+    private func counter(_ name: String, _ labels: [(String, String)], _ total: Int64) {
+        let c = counterMetric(name, labels)
+        c.reset()
+        c.increment(by: max(0, total))
+    }
+
+    private static let perCameraGauges = ["nvr_camera_stored_bytes", "nvr_camera_enabled", "nvr_camera_up", "nvr_camera_last_frame_age_seconds"]
+    private static let perCameraCounters = ["nvr_camera_frames_total", "nvr_camera_received_bytes_total", "nvr_camera_dropped_frames_total",
+                                            "nvr_camera_connections_total", "nvr_camera_segments_total", "nvr_camera_card_backfill_bytes_total"]
+
+    private func forget(camera: String) {
+        let labels = [("camera", camera)]
+        for name in Self.perCameraGauges { registry.unregisterGauge(gauge(name, labels)) }
+        for name in Self.perCameraCounters { registry.unregisterCounter(counterMetric(name, labels)) }
+        for s in Self.states { registry.unregisterGauge(gauge("nvr_camera_state", labels + [("state", s)])) }
+        for s in ["main", "sub"] { registry.unregisterGauge(gauge("nvr_live_viewers", labels + [("stream", s)])) }
+    }
+}
