@@ -3,7 +3,7 @@
 #   make test   install what is missing, build, and run every test
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 
-.PHONY: run test build deps-run deps-test fuzz
+.PHONY: run test build deps-run deps-test fuzz deb
 
 run: deps-run build
 	.build/debug/nvr serve
@@ -24,3 +24,7 @@ deps-test:
 FUZZ_SECONDS ?= 60
 fuzz: deps-run
 	bench/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The Debian package (.build-deb/nvr_VERSION_ARCH.deb): sudo apt install ./.build-deb/nvr_*.deb
+deb: deps-run
+	scripts/build-deb.sh

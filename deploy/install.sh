@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
-# Builds a release and installs nvr as a systemd service (run as root from the repository).
+# Builds nvr from this source tree and installs it as a Debian package (run as root from the
+# repository): the same package `make deb` makes, so removing it is `apt remove nvr`.
+# Swift is found like the Makefile does: $SWIFT, else `swift` on PATH, else /opt/swift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "install.sh: run as root (sudo deploy/install.sh)" >&2; exit 1; }
 scripts/install-deps.sh run
-swift build -c release
-install -d /usr/local/lib/nvr /etc/nvr
-install -m 755 .build/release/nvr /usr/local/bin/nvr
-install -m 755 .build/release/libnvr-plugin-*.so /usr/local/lib/nvr/
-# The Swift runtime libraries the binaries link against.
-echo "/opt/swift/usr/lib/swift/linux" > /etc/ld.so.conf.d/nvr-swift.conf && ldconfig
-id nvr >/dev/null 2>&1 || useradd --system --home /var/lib/nvr --shell /usr/sbin/nologin nvr
-install -d -o nvr -g nvr /var/lib/nvr
-[ -f /etc/nvr/nvr.toml ] || install -m 644 deploy/nvr.toml.example /etc/nvr/nvr.toml
-install -m 644 deploy/nvr.service /etc/systemd/system/nvr.service
-systemctl daemon-reload
-echo "installed; add cameras with: sudo -u nvr nvr camera add NAME --plugin rtsp --url rtsp://... --config /etc/nvr/nvr.toml"
-echo "then: systemctl enable --now nvr"
+export SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+[ -x "$SWIFT" ] || { echo "install.sh: no Swift toolchain (README: Building from source)" >&2; exit 1; }
+deb=$(scripts/build-deb.sh | tail -1)
+apt-get install -y "./$deb"

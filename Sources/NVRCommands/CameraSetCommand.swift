@@ -29,14 +29,15 @@ extension CameraCommand {
         @Option(help: "continuous, events or off.") var mode: String?
         @Option(help: "Weekly schedule of modes (see above); \"\" removes it.") var schedule: String?
         @Option(help: "IANA time zone of the schedule (default: the server's).") var tz: String?
-        @Option(help: "Seconds of footage kept before an event (default 5).") var preRoll: Double?
-        @Option(help: "Seconds of footage kept after an event (default 10).") var postRoll: Double?
+        // .unconditional: "--pre-roll -3" is a bad value to explain, not a missing one.
+        @Option(parsing: .unconditional, help: "Seconds of footage kept before an event (default 5).") var preRoll: Double?
+        @Option(parsing: .unconditional, help: "Seconds of footage kept after an event (default 10).") var postRoll: Double?
         @Option(help: "Motion detection: auto (on when the camera can record events), on, off.") var motion: String?
-        @Option(help: "Motion sensitivity 1…100 (default 50).") var motionSensitivity: Int?
-        @Option(help: "Percent of the picture that must change (default 0.3).") var motionMinArea: Double?
+        @Option(parsing: .unconditional, help: "Motion sensitivity 1…100 (default 50).") var motionSensitivity: Int?
+        @Option(parsing: .unconditional, help: "Percent of the picture that must change (default 0.3).") var motionMinArea: Double?
         @Option(help: "Frames the detector decodes: auto, keyframes, all (default auto).") var motionFrames: String?
-        @Option(help: "Looks per second when decoding all frames (default 5).") var motionFps: Double?
-        @Option(help: "Seconds without motion that end a motion event (default 2).") var motionQuiet: Double?
+        @Option(parsing: .unconditional, help: "Looks per second when decoding all frames (default 5).") var motionFps: Double?
+        @Option(parsing: .unconditional, help: "Seconds without motion that end a motion event (default 2).") var motionQuiet: Double?
         @Option(help: "Add a mask polygon 'x,y x,y x,y …' (repeatable).") var motionMask: [String] = []
         @Flag(help: "Remove every motion mask first.") var clearMasks = false
         @Flag(help: "Print JSON.") var json = false

@@ -27,7 +27,7 @@ struct CardCommand: ParsableCommand {
         func run() throws {
             let days = try LocalDays(tz: tz)
             let range = try days.day(date)
-            let (_, _, index) = try global.open()
+            let (config, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
             let rows = try slices.map { s in
@@ -44,7 +44,13 @@ struct CardCommand: ParsableCommand {
                 try printJSON(Output(camera: camera, date: date, tz: days.name, videos: rows))
                 return
             }
-            if rows.isEmpty { print("no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"); return }
+            if rows.isEmpty {
+                let plugins = PluginHost(directory: config.resolvedPluginsDir)
+                let hasCard = (try? plugins.plugin(named: cam.plugin))?.listsCard ?? false
+                print(hasCard ? "no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"
+                              : "\(camera) (plugin '\(cam.plugin)') has no memory card the NVR can read")
+                return
+            }
             printTable(["FILE", "WHERE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
                 [r.file, r.source, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
                  String(format: "%.1f MB", Double(r.bytes) / 1_048_576),
@@ -123,9 +129,18 @@ struct CardCommand: ParsableCommand {
             }
             var written: Int64 = 0
             var writeError: (any Error)?
+            // The size from the card's listing, when the index has it (for the time left).
+            let size = try? index.cardSlices(cameraID: cam.id!, start90k: Time90k.supported.lowerBound, end90k: Time90k.supported.upperBound,
+                                             includeOffTimeline: true).first { $0.fileID == file }?.bytes
+            let bar = ProgressBar(label: "downloading \(target)")
+            defer { bar.finish() }
             do {
                 _ = try instance.cardRead(id: file, offset: 0, length: -1) { chunk in
-                    do { try handle.write(contentsOf: Data(chunk)); written += Int64(chunk.count); return true } catch {
+                    do {
+                        try handle.write(contentsOf: Data(chunk)); written += Int64(chunk.count)
+                        bar.update(bytes: written, of: size ?? nil)
+                        return true
+                    } catch {
                         writeError = error
                         return false
                     }

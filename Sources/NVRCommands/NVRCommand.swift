@@ -22,6 +22,8 @@ public struct NVRCommand: ParsableCommand {
         do { try command.run() } catch {
             // Foundation's and the system's errors in plain words; the others (ours, the
             // argument parser's help and version requests) as they are.
+            // A ValidationError from run() is a bad value: one line, not the root's usage.
+            if let e = error as? ValidationError { exit(withError: CommandFailure(e.message)) }
             let foundation = error is CocoaError || error is POSIXError || type(of: error) is NSError.Type
             exit(withError: foundation ? CommandFailure(plainDescription(error)) : error)
         }

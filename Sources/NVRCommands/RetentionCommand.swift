@@ -65,6 +65,9 @@ struct RetentionCommand: ParsableCommand {
         @Option(help: "Share of the file system to keep free, e.g. 5% (storage-wide).") var minFree: String?
 
         func run() throws {
+            guard continuousDays != nil || eventDays != nil || maxSize != nil || minFree != nil else {
+                throw ValidationError("nothing to set: give --continuous-days, --event-days, --max-size (with --camera) or --max-size, --min-free")
+            }
             let (_, _, index) = try global.open()
             if let camera {
                 guard minFree == nil else { throw ValidationError("--min-free is storage-wide: leave out --camera") }
@@ -109,20 +112,24 @@ struct RetentionCommand: ParsableCommand {
     }
 }
 
+/// "30", "none" or "forever" (what `retention show` prints) → nil.
 func parseDays(_ s: String, _ what: String) throws -> Double? {
-    if s == "none" { return nil }
-    guard let d = Double(s), d > 0 else { throw ValidationError("\(what) wants a number of days or 'none'") }
+    if s == "none" || s == "forever" { return nil }
+    guard let d = Double(s), d > 0, d <= 36_600 else { throw ValidationError("\(what) wants a number of days (up to 36600), 'none' or 'forever'") }
     return d
 }
 
-/// "500G", "1.5T", "800M", "1024" (bytes), "none" → nil. Units are powers of 1000.
+/// "500G", "1.5T", "800M", "64K" (powers of 1000), "none" → nil. A bare number is refused:
+/// `--max-size 10` meaning 10 bytes surprised everyone who tried it.
 func parseSize(_ s: String) throws -> Int64? {
     if s == "none" { return nil }
     let units: [Character: Double] = ["K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12]
     var t = s.uppercased()
     if t.hasSuffix("B") { t.removeLast() }
-    var mult = 1.0
-    if let u = t.last, let m = units[u] { mult = m; t.removeLast() }
-    guard let v = Double(t), v > 0 else { throw ValidationError("'\(s)' is not a size like 500G, 1.5T or 800M") }
+    guard let u = t.last, let mult = units[u] else {
+        throw ValidationError("'\(s)' needs a unit: 500G, 1.5T, 800M or 64K")
+    }
+    t.removeLast()
+    guard let v = Double(t), v > 0, v * mult < 9e18 else { throw ValidationError("'\(s)' is not a size like 500G, 1.5T or 800M") }
     return Int64(v * mult)
 }

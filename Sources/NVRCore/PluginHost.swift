@@ -16,6 +16,8 @@ public struct LoadedPlugin: @unchecked Sendable {
 
     public var capabilityNames: [String] { PluginCapability.names(capabilities) }
     public func has(_ cap: UInt64) -> Bool { capabilities & cap != 0 }
+    /// The plugin lists a camera's memory card (`nvr card …`).
+    public var listsCard: Bool { has(UInt64(NVR_CAP_CARD_LIST)) }
     /// The card functions, if the plugin's entry struct is recent enough to have them.
     var cardFunctions: nvr_card_functions? {
         let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)! + MemoryLayout<nvr_card_functions>.size

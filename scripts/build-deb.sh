@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Builds the Debian package: make deb  →  .build-deb/nvr_VERSION_ARCH.deb
+#   /usr/bin/nvr              built with --static-swift-stdlib: no Swift toolchain needed to run
+#   /usr/lib/nvr/*.so         the camera plugins (also static: each carries what it needs)
+#   /etc/nvr/nvr.toml         the config (a conffile: an upgrade keeps the admin's changes)
+#   /lib/systemd/system/nvr.service   the hardened unit (no demo camera)
+#   maintainer scripts: the nvr system user, /var/lib/nvr (nvr, 0750)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
+scratch=.build-deb
+# The toolchain's static libraries (Foundation's among them): SwiftPM passes their folder when
+# linking the executable but not the plugins' shared libraries.
+static_libs="$(dirname "$(readlink -f "$swift")")/../lib/swift_static/linux"
+"$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs"
+bin="$scratch/release"
+version=$("$bin/nvr" --version)
+arch=$(dpkg --print-architecture)
+root="$scratch/pkg"
+rm -rf "$root"
+install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/lib/nvr" "$root/etc/nvr" "$root/lib/systemd/system" \
+  "$root/usr/share/doc/nvr/prometheus"
+install -m 755 -s "$bin/nvr" "$root/usr/bin/nvr"
+for so in "$bin"/libnvr-plugin-*.so; do install -m 644 -s "$so" "$root/usr/lib/nvr/"; done
+install -m 640 deploy/nvr.toml "$root/etc/nvr/nvr.toml"
+install -m 644 deploy/nvr.service "$root/lib/systemd/system/nvr.service"
+install -m 644 README.md "$root/usr/share/doc/nvr/README.md"
+install -m 644 deploy/prometheus/*.yml "$root/usr/share/doc/nvr/prometheus/"
+install -m 755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$root/DEBIAN/"
+echo /etc/nvr/nvr.toml > "$root/DEBIAN/conffiles"
+
+# Depends: the Debian package of every shared library the binaries load (FFmpeg, libjpeg-turbo,
+# SQLite, glibc...), found from what they link against.
+deps=$(for f in "$root/usr/bin/nvr" "$root"/usr/lib/nvr/*.so; do
+         ldd "$f" | awk '/=> \//{print $3}'
+       done | sort -u | while read -r lib; do
+         real=$(readlink -f "$lib")
+         dpkg -S "$real" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
+       done | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
+[ -n "$deps" ] || { echo "build-deb: found no library packages" >&2; exit 1; }
+size=$(du -sk "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: nvr
+Version: $version
+Architecture: $arch
+Maintainer: nvr developers <nvr@localhost>
+Installed-Size: $size
+Depends: adduser, $deps
+Section: video
+Priority: optional
+Homepage: https://github.com/nvr/nvr
+Description: network video recorder
+ Records IP cameras (RTSP, GoPro, Insta360, Tuya) continuously or on events into
+ indexed MP4 segments with almost no CPU, plays back any range as one MP4, and serves
+ a web page with live view, timelines and events.
+CONTROL
+out="$scratch/nvr_${version}_${arch}.deb"
+dpkg-deb --root-owner-group --build "$root" "$out" >/dev/null
+echo "$out"
