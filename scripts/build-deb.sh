@@ -9,10 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 scratch=.build-deb
-# The toolchain's static libraries (Foundation's among them): SwiftPM passes their folder when
-# linking the executable but not the plugins' shared libraries.
+# --static-swift-stdlib links the runtime into executables only; -static-stdlib does it for the
+# plugins' shared libraries too, and those links need the static libraries' folder (SwiftPM
+# passes it for executables only).
 static_libs="$(dirname "$(readlink -f "$swift")")/../lib/swift_static/linux"
-"$swift" build -c release --static-swift-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs"
+"$swift" build -c release --static-swift-stdlib -Xswiftc -static-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs"
 bin="$scratch/release"
 version=$("$bin/nvr" --version)
 arch=$(dpkg --print-architecture)
@@ -29,10 +30,12 @@ install -m 644 deploy/prometheus/*.yml "$root/usr/share/doc/nvr/prometheus/"
 install -m 755 deploy/debian/postinst deploy/debian/prerm deploy/debian/postrm "$root/DEBIAN/"
 echo /etc/nvr/nvr.toml > "$root/DEBIAN/conffiles"
 
-# Depends: the Debian package of every shared library the binaries load (FFmpeg, libjpeg-turbo,
-# SQLite, glibc...), found from what they link against.
+# Depends: the Debian package of every shared library the binaries link against directly
+# (FFmpeg, libjpeg-turbo, SQLite, curl, glibc...); those packages bring their own dependencies.
 deps=$(for f in "$root/usr/bin/nvr" "$root"/usr/lib/nvr/*.so; do
-         ldd "$f" | awk '/=> \//{print $3}'
+         needed=$(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+         ldd "$f" | awk -v want="$needed" 'BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
+                                         $2 == "=>" && ($1 in keep) && $3 ~ /^\// { print $3 }'
        done | sort -u | while read -r lib; do
          real=$(readlink -f "$lib")
          dpkg -S "$real" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
@@ -55,5 +58,6 @@ Description: network video recorder
  a web page with live view, timelines and events.
 CONTROL
 out="$scratch/nvr_${version}_${arch}.deb"
-dpkg-deb --root-owner-group --build "$root" "$out" >/dev/null
+# gzip: xz takes a minute for the ~90 MB of static binaries and saves little.
+dpkg-deb --root-owner-group -Zgzip --build "$root" "$out" >/dev/null
 echo "$out"

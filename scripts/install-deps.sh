@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh test   plus what the tests use (GStreamer RTSP server, ffmpeg CLI, cc)
 set -euo pipefail
 mode=${1:-run}
-pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev)
+# libcurl4-openssl-dev: the plugins that speak HTTP link FoundationNetworking statically in `make deb`.
+pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev libcurl4-openssl-dev)
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly

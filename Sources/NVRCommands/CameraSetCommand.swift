@@ -46,6 +46,9 @@ extension CameraCommand {
             let (config, storage, index) = try global.open()
             guard var cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
             if url != nil || !options.isEmpty || !removeOption.isEmpty {
+                if url != nil, try parseOptions(options)["url"] != nil {
+                    throw ValidationError("give the URL once: --url or --option url=, not both")
+                }
                 var c = CameraAdmin.Change(url: url)
                 for (k, v) in try parseOptions(options) { c.options[k] = v }
                 for k in removeOption { c.options[k] = .some(nil) }

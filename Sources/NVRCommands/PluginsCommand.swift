@@ -31,8 +31,12 @@ struct PluginsCommand: ParsableCommand {
                 return Row(name: name, version: nil, abi: nil, capabilities: [], description: nil, path: host.libraryPath(for: name), error: e.description)
             }
         }
+        if rows.isEmpty {
+            // No plugin means no camera can record: an error, not a listing.
+            let from = config.pluginsDir == nil ? "the nvr executable's folder" : "plugins.dir of \(config.source ?? "the config")"
+            throw CommandFailure("no plugins in \(host.directory) (\(from)); the package installs them in /usr/lib/nvr, a build in .build/debug")
+        }
         if json { try printJSON(rows); return }
-        if rows.isEmpty { print("no plugins in \(host.directory)"); return }
         printTable(["NAME", "VERSION", "ABI", "CAPABILITIES", "STATUS"], rows.map {
             [$0.name, $0.version ?? "-", $0.abi.map(String.init) ?? "-", $0.capabilities.joined(separator: ","), $0.error ?? "ok"]
         })

@@ -27,6 +27,11 @@ struct Serve: ParsableCommand {
         }
         let logger = makeLogger()
         let config = try global.load()
+        // Without a single plugin no camera can record: say where they were looked for, once,
+        // instead of retrying "plugin not found" forever.
+        if PluginHost(directory: config.resolvedPluginsDir).discover().isEmpty {
+            throw CommandFailure("no plugins in \(config.resolvedPluginsDir) (\(config.pluginsDir == nil ? "beside the nvr executable" : "plugins.dir of \(config.source ?? "the config")")): no camera could record")
+        }
         announceIfNew(StorageLayout(root: config.storageRoot), config: config)
         logger.info("nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)")
         let recorder: Recorder

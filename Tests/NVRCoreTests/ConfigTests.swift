@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import NVRCore
 
@@ -26,6 +27,36 @@ import Testing
         #expect(throws: ConfigError.self) { try NVRConfig.parse("[recording]\nsegment_seconds = 0") }
         #expect(throws: ConfigError.self) { try NVRConfig.parse("[storge]\nroot = \"x\"") }
         #expect(throws: ConfigError.self) { try NVRConfig.parse("not toml at all [") }
+    }
+
+    @Test func findsTheConfigLikeOtherDaemons() {
+        let none: (String) -> Bool = { _ in false }
+        #expect(NVRConfig.locate(path: "/x/given.toml", environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/x/given.toml")
+        #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/env.toml")
+        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }) == "nvr.toml")
+        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr/nvr.toml" }) == "/etc/nvr/nvr.toml")
+        #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": ""], exists: none) == nil)
+    }
+
+    @Test func relativePathsAreRelativeToTheFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nvr-config-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/etc", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try """
+            [storage]
+            root = "../data"
+            [http]
+            tls_cert = "tls/cert.pem"
+            tls_key = "/abs/key.pem"
+            [plugins]
+            dir = "plugins"
+            """.write(toFile: dir + "/etc/nvr.toml", atomically: true, encoding: .utf8)
+        let c = try NVRConfig.load(path: dir + "/etc/nvr.toml", environment: [:])
+        #expect(c.storageRoot == dir + "/data" && c.tlsCert == dir + "/etc/tls/cert.pem" && c.tlsKey == "/abs/key.pem")
+        #expect(c.pluginsDir == dir + "/etc/plugins" && c.source == dir + "/etc/nvr.toml")
+        // storage.root left out: the default stays relative to the working directory.
+        try "[recording]\nsegment_seconds = 5\n".write(toFile: dir + "/etc/nvr.toml", atomically: true, encoding: .utf8)
+        #expect(try NVRConfig.load(path: dir + "/etc/nvr.toml", environment: [:]).storageRoot == "./Storage")
     }
 
     @Test func parsesTimes() {

@@ -84,9 +84,11 @@ import TestSupport
         let files = FileManager.default.enumerator(atPath: "/var/lib/nvr/recordings")?.allObjects.compactMap { $0 as? String }.filter { $0.hasSuffix(".mp4") } ?? []
         #expect(!files.isEmpty, "no segment file under /var/lib/nvr/recordings")
         #expect(!logText.contains("demo\": starting"), "the demo camera was added:\n\(logText)")
-        serve.terminate()
+        // SIGTERM to nvr itself, as systemd's KillSignal does (runuser would die of it instead).
+        _ = try runProcess("/usr/bin/pkill", ["-TERM", "-P", String(serve.processIdentifier)])
         serve.waitUntilExit()
-        #expect(serve.terminationStatus == 0, "nvr serve: \(logText)")
+        let stopped = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(serve.terminationStatus == 0 && stopped.contains("nvr serve: stopped"), "nvr serve: \(stopped)")
         #expect(try MetricsTests.promtoolCheckMetrics(metrics).status == 0)
 
         let removed = try runProcess("/usr/bin/dpkg", ["-P", "nvr"])
