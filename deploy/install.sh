@@ -8,5 +8,15 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh run
 export SWIFT=${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}
 [ -x "$SWIFT" ] || { echo "install.sh: no Swift toolchain (README: Building from source)" >&2; exit 1; }
-deb=$(scripts/build-deb.sh | tail -1)
-apt-get install -y "./$deb"
+# What the install.sh before the package left: it would shadow the package (a unit in /etc
+# overrides /lib, /usr/local/bin comes first on PATH) and its config named its plugin folder.
+if grep -qs /usr/local/bin/nvr /etc/systemd/system/nvr.service; then rm -f /etc/systemd/system/nvr.service; fi
+rm -f /usr/local/bin/nvr /etc/ld.so.conf.d/nvr-swift.conf
+rm -rf /usr/local/lib/nvr
+if [ -f /etc/nvr/nvr.toml ] && ! dpkg -S /etc/nvr/nvr.toml >/dev/null 2>&1; then
+  sed -i 's|/usr/local/lib/nvr|/usr/lib/nvr|' /etc/nvr/nvr.toml
+fi
+ldconfig
+deb=$(scripts/build-deb.sh)   # the build's messages go to stderr, the package's path to stdout
+# --force-confold: an existing /etc/nvr/nvr.toml is the admin's; keep it.
+apt-get install -y -o Dpkg::Options::=--force-confold "./$deb"

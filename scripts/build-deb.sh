@@ -12,8 +12,12 @@ scratch=.build-deb
 # --static-swift-stdlib links the runtime into executables only; -static-stdlib does it for the
 # plugins' shared libraries too, and those links need the static libraries' folder (SwiftPM
 # passes it for executables only).
-static_libs="$(dirname "$(readlink -f "$swift")")/../lib/swift_static/linux"
-"$swift" build -c release --static-swift-stdlib -Xswiftc -static-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs"
+# The folder is asked of the toolchain (a `swift` reached through swiftly's proxy links elsewhere).
+resources=$("$swift" -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)".*/\1/p' | head -1)
+static_libs="${resources}_static/linux"
+[ -d "$static_libs" ] || { echo "build-deb: no static Swift libraries in $static_libs" >&2; exit 1; }
+# Only the package's path goes to stdout (install.sh reads it); the build talks on stderr.
+"$swift" build -c release --static-swift-stdlib -Xswiftc -static-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs" >&2
 bin="$scratch/release"
 version=$("$bin/nvr" --version)
 arch=$(dpkg --print-architecture)
@@ -39,7 +43,11 @@ deps=$(for f in "$root/usr/bin/nvr" "$root"/usr/lib/nvr/*.so; do
        done | sort -u | while read -r lib; do
          real=$(readlink -f "$lib")
          dpkg -S "$real" 2>/dev/null || dpkg -S "$lib" 2>/dev/null || true
-       done | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
+       done | cut -d: -f1 | sort -u | while read -r pkg; do
+         # At least the version built against: a package built on a newer release must not
+         # install on an older one and then fail on missing symbol versions.
+         dpkg-query -W -f='${Package} (>= ${Version})\n' "$pkg"
+       done | paste -sd, | sed 's/,/, /g')
 [ -n "$deps" ] || { echo "build-deb: found no library packages" >&2; exit 1; }
 size=$(du -sk "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL

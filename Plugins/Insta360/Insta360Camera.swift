@@ -26,6 +26,8 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     private var lastError: String?
     /// The model refused a vendor option (invalidParameterName): ask only the standard ones.
     private var vendorOptionsRefused = false
+    /// The options the clock is read from (the vendor one alone once the camera refused the standard).
+    private var clockOptionNames = OSCOptions.clock
     private var stateChanges = 0
 
     // Camera-side capture started by NVR events.
@@ -324,19 +326,34 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
             report { $0.log(NVR_LOG_INFO, "card files left out (a file still being written has no index yet): \(unreadable.prefix(5).joined(separator: "; "))") }
         }
         var out: [String: Any] = ["media": media]
-        // The camera's clock, read last, when the model reports it with its zone.
-        // Whole seconds: watching for the tick pins the clock down (see preciseCameraClock).
-        if (try? refreshOptions().clockUTC) != nil,
-           let clock = try? preciseCameraClock(read: { try readClockUTC() }) {
-            out["clock_utc"] = clock
+        // The camera's clock, read last. Insta360's `_dateTime` has no zone; OSC's standard
+        // `dateTimeZone` has one, and so do the card's file stamps (a camera without the
+        // standard option still says its zone there). Whole seconds: watching for the tick
+        // pins the clock down (see preciseCameraClock).
+        let zone = entries.lazy.compactMap { OSC.zoneSeconds(of: $0.dateTimeZone) }.first
+        do {
+            _ = try readClockUTC(zoneFallback: zone)
+            out["clock_utc"] = try preciseCameraClock(read: { try readClockUTC(zoneFallback: zone) })
+        } catch {
+            report { $0.log(NVR_LOG_WARNING, "the camera's clock is unknown (\(error)): card times are taken as they are, uncorrected") }
         }
         return jsonText(out)
     }
 
-    /// The camera's clock (`_dateTime`, with its zone) in UTC seconds.
-    private func readClockUTC() throws -> Double {
-        let o = OSCOptions(results: try osc.execute("camera.getOptions", ["optionNames": ["_dateTime"]], wait: config.httpTimeout * 2))
-        guard let t = o.clockUTC else { throw OSCError(code: "noClock", message: "camera gave no _dateTime with a zone") }
+    /// The camera's clock in UTC seconds (see OSCOptions.clockUTC). A model that refuses the
+    /// standard option is asked the vendor one alone from then on.
+    private func readClockUTC(zoneFallback: Int?) throws -> Double {
+        lock.lock(); let names = clockOptionNames; lock.unlock()
+        let o: OSCOptions
+        do {
+            o = OSCOptions(results: try osc.execute("camera.getOptions", ["optionNames": names], wait: config.httpTimeout * 2))
+        } catch let e as OSCError where e.code == "invalidParameterName" && names.count > 1 {
+            lock.lock(); clockOptionNames = ["_dateTime"]; lock.unlock()
+            return try readClockUTC(zoneFallback: zoneFallback)
+        }
+        guard let t = o.clockUTC(zoneFallback: zoneFallback) else {
+            throw OSCError(code: "noClock", message: "the camera gave neither dateTimeZone nor a _dateTime whose zone is known (\(o.dateTime ?? "none"))")
+        }
         return t
     }
 

@@ -69,6 +69,15 @@ public enum OSC {
     }
 }
 
+extension OSC {
+    /// The zone of an OSC time ("…+08:00") in seconds east of UTC; nil without one.
+    public static func zoneSeconds(of s: String) -> Int? {
+        let t = s.trimmingCharacters(in: .whitespaces)
+        guard let zoned = parseDateTimeZone(t), zoned.hadZone, let local = parseDateTimeZone(String(t.prefix(19))) else { return nil }
+        return Int((local.epoch - zoned.epoch).rounded())
+    }
+}
+
 /// An OSC error: the camera's code (invalidParameterName, disabledCommand, …) or a transport
 /// failure, with a message a person can act on.
 public struct OSCError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -176,11 +185,16 @@ public struct OSCOptions: Sendable, Equatable {
     public var totalSpace: Int64?
     public var batteryCapacity: Int64?
     public var captureMode: String?
-    /// The camera's clock as it reports it (`_dateTime`), when given.
+    /// The camera's clock as Insta360's reference gives it (`_dateTime`, "YYYY:MM:DD HH:MM:SS",
+    /// no zone), when given.
     public var dateTime: String?
+    /// The camera's clock with its zone (OSC's standard `dateTimeZone` option), when given.
+    public var dateTimeZone: String?
 
     public static let standard = ["remainingSpace", "totalSpace", "captureMode"]
     public static let vendor = ["_batteryCapacity", "_dateTime"]
+    /// What the clock is read from: the standard option first (it has the zone), then the vendor one.
+    public static let clock = ["dateTimeZone", "_dateTime"]
 
     public init(results: [String: Any]) {
         let o = results["options"] as? [String: Any] ?? [:]
@@ -189,13 +203,21 @@ public struct OSCOptions: Sendable, Equatable {
         batteryCapacity = OSC.int(o["_batteryCapacity"])
         captureMode = o["captureMode"] as? String
         dateTime = o["_dateTime"] as? String
+        dateTimeZone = o["dateTimeZone"] as? String
     }
 
-    /// The camera's clock in UTC seconds, when `_dateTime` carries a zone.
-    public var clockUTC: Double? {
-        guard let dateTime, let p = OSC.parseDateTimeZone(dateTime), p.hadZone else { return nil }
-        return p.epoch
+    /// The camera's clock in UTC seconds: `dateTimeZone`; else `_dateTime` when it carries a
+    /// zone; else a zone-less `_dateTime` in `zoneFallback` (seconds east of UTC, e.g. the zone
+    /// the card's files are stamped in).
+    public func clockUTC(zoneFallback: Int? = nil) -> Double? {
+        if let dateTimeZone, let p = OSC.parseDateTimeZone(dateTimeZone), p.hadZone { return p.epoch }
+        guard let dateTime, let p = OSC.parseDateTimeZone(dateTime) else { return nil }
+        if p.hadZone { return p.epoch }
+        return zoneFallback.map { p.epoch - Double($0) }
     }
+
+    /// The clock as far as these options alone tell it.
+    public var clockUTC: Double? { clockUTC() }
 }
 
 /// One `camera.listFiles` entry.

@@ -18,7 +18,11 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         let s = try parseTime(start, "--start"), e = try parseTime(end, "--end")
         guard s < e else { throw ValidationError("--start must be before --end") }
-        if FileManager.default.fileExists(atPath: output) && !force {
+        // A device or pipe (-o /dev/stdout) is written as it is; a file is never replaced unasked.
+        var st = stat()
+        let existing = stat(output, &st) == 0
+        let special = existing && (st.st_mode & S_IFMT) != S_IFREG
+        if existing && !special && !force {
             throw CommandFailure("\(output) exists: choose another name, or --force to replace it")
         }
         let (_, storage, index) = try global.open()
@@ -29,16 +33,18 @@ struct ExportCommand: ParsableCommand {
         }
         // Written beside the target and renamed when complete: a failed or interrupted export
         // leaves no half file under the asked name.
-        let partial = output + ".partial"
+        let partial = special ? output : output + ".partial"
         let bar = ProgressBar(label: "writing \(output)")
         do {
             try result.mp4.write(to: partial) { done, total in bar.update(bytes: Int64(done), of: Int64(total)) }
             bar.finish()
-            if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
-            try FileManager.default.moveItem(atPath: partial, toPath: output)
+            if !special {
+                if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
+                try FileManager.default.moveItem(atPath: partial, toPath: output)
+            }
         } catch {
             bar.finish()
-            try? FileManager.default.removeItem(atPath: partial)
+            if !special { try? FileManager.default.removeItem(atPath: partial) }
             throw CommandFailure("cannot write \(output): \(plainDescription(error))")
         }
         print("wrote \(output): \(formatBytes(result.mp4.size)), \(Time90k.describeDuration(result.mp4.duration90k)), \(result.mp4.videoSamples) frames")

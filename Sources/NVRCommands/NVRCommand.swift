@@ -43,10 +43,20 @@ struct GlobalOptions: ParsableArguments {
     func open() throws -> (NVRConfig, StorageLayout, IndexDatabase) {
         let c = try load()
         let storage = StorageLayout(root: c.storageRoot)
+        try refuseRootInForeignRoot(storage)
         announceIfNew(storage, config: c)
         try storage.prepare()
         return (c, storage, try IndexDatabase(path: storage.indexPath))
     }
+}
+
+/// root working in a storage root that belongs to another user (the package's nvr) would leave
+/// root-owned index and recording files there that the service can no longer write.
+func refuseRootInForeignRoot(_ storage: StorageLayout) throws {
+    var st = stat()
+    guard geteuid() == 0, stat(storage.root, &st) == 0, st.st_uid != 0 else { return }
+    let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(st.st_uid)"
+    throw CommandFailure("\(storage.root) belongs to \(owner): run this as that user (sudo -u \(owner) nvr …), not as root")
 }
 
 /// A command about to create an empty storage root says so (and which config led there):

@@ -32,6 +32,7 @@ struct Serve: ParsableCommand {
         if PluginHost(directory: config.resolvedPluginsDir).discover().isEmpty {
             throw CommandFailure("no plugins in \(config.resolvedPluginsDir) (\(config.pluginsDir == nil ? "beside the nvr executable" : "plugins.dir of \(config.source ?? "the config")")): no camera could record")
         }
+        try refuseRootInForeignRoot(StorageLayout(root: config.storageRoot))
         announceIfNew(StorageLayout(root: config.storageRoot), config: config)
         logger.info("nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)")
         let recorder: Recorder

@@ -38,12 +38,25 @@ public struct NVRConfig: Sendable, Equatable {
     public static let systemPath = "/etc/nvr/nvr.toml"
 
     /// The file to read: `path` (--config), else `$NVR_CONFIG`, else ./nvr.toml, else
-    /// /etc/nvr/nvr.toml when present; nil = none, the built-in defaults.
+    /// /etc/nvr/nvr.toml when present; nil = none, the built-in defaults. A ./nvr.toml that
+    /// belongs to another user (a shared folder like /tmp) is not taken: its plugins.dir would
+    /// load that user's code. /etc/nvr is chosen when it exists even if this user cannot look
+    /// inside (0750, group nvr), so the error says so instead of silently using the defaults.
     public static func locate(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                              exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String? {
+                              exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) },
+                              trusted: (String) -> Bool = ownedByCallerOrRoot) -> String? {
         if let path { return path }
         if let env = environment["NVR_CONFIG"], !env.isEmpty { return env }
-        return ["nvr.toml", systemPath].first(where: exists)
+        if exists("nvr.toml") && trusted("nvr.toml") { return "nvr.toml" }
+        if exists(systemPath) || exists((systemPath as NSString).deletingLastPathComponent) { return systemPath }
+        return nil
+    }
+
+    /// The file belongs to the user running nvr, or to root.
+    public static func ownedByCallerOrRoot(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        return st.st_uid == 0 || st.st_uid == geteuid()
     }
 
     /// Loads the file `locate` finds, or the built-in defaults. Relative paths in a file are
@@ -51,7 +64,9 @@ public struct NVRConfig: Sendable, Equatable {
     public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> NVRConfig {
         guard let chosen = locate(path: path, environment: environment) else { return NVRConfig() }
         guard let text = try? String(contentsOfFile: chosen, encoding: .utf8) else {
-            throw ConfigError("cannot read config file \(chosen)")
+            let why = access(chosen, R_OK) != 0 && errno == EACCES
+                ? ": permission denied (run nvr as the user that owns it, e.g. sudo -u nvr nvr …)" : ""
+            throw ConfigError("cannot read config file \(chosen)\(why)")
         }
         var c = try parse(text, source: chosen)
         c.source = URL(fileURLWithPath: chosen).standardizedFileURL.path

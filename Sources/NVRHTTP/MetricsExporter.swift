@@ -79,11 +79,10 @@ final class MetricsExporter: Sendable {
                 counter("nvr_camera_segments_total", labels, c.segments.load(ordering: .relaxed))
                 counter("nvr_camera_card_backfill_bytes_total", labels,
                         c.cardBackfillBytes.load(ordering: .relaxed))
-                if let session {
-                    for (stream, hub) in [("main", session.live), ("sub", session.liveSubstream)] {
-                        gauge("nvr_live_viewers", labels + [("stream", stream)])
-                            .set(Int64(hub.viewers.load(ordering: .relaxed)))
-                    }
+                // 0 while the camera has no session (disabled, being restarted), not the last count.
+                for stream in ["main", "sub"] {
+                    let hub = stream == "main" ? session?.live : session?.liveSubstream
+                    gauge("nvr_live_viewers", labels + [("stream", stream)]).set(Int64(hub?.viewers.load(ordering: .relaxed) ?? 0))
                 }
             }
             // A removed camera's series go with it.

@@ -293,7 +293,7 @@ public final class Insta360Simulator: @unchecked Sendable {
 
     // MARK: commands
 
-    private static let knownOptions: Set<String> = ["remainingSpace", "totalSpace", "captureMode", "_batteryCapacity", "_dateTime"]
+    private static let knownOptions: Set<String> = ["remainingSpace", "totalSpace", "captureMode", "_batteryCapacity", "_dateTime", "dateTimeZone"]
 
     private func execute(_ name: String, _ p: [String: Any]) async throws -> Response {
         switch name {
@@ -306,7 +306,10 @@ public final class Insta360Simulator: @unchecked Sendable {
             let total: Int64 = 64_000_000_000
             var values: [String: Any] = ["remainingSpace": total - 12_300_000_000 - used, "totalSpace": total,
                                          "captureMode": lock.withLock { captureMode }, "_batteryCapacity": 1800,
-                                         "_dateTime": dateTimeZone(Date())]
+                                         // As Insta360's reference shows it: local time, no zone. The
+                                         // zone is OSC's standard dateTimeZone option's.
+                                         "_dateTime": localStamp(Date(), pattern: "yyyy:MM:dd HH:mm:ss"),
+                                         "dateTimeZone": dateTimeZone(Date())]
             values = values.filter { names.contains($0.key) }
             return json(["name": name, "state": "done", "results": ["options": values]])
         case "camera.setOptions":

@@ -33,8 +33,12 @@ import Testing
         let none: (String) -> Bool = { _ in false }
         #expect(NVRConfig.locate(path: "/x/given.toml", environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/x/given.toml")
         #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/env.toml")
-        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }) == "nvr.toml")
+        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in true }) == "nvr.toml")
+        // Another user's ./nvr.toml (a shared folder) is passed over.
+        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in false }) == "/etc/nvr/nvr.toml")
         #expect(NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr/nvr.toml" }) == "/etc/nvr/nvr.toml")
+        // /etc/nvr this user cannot look into: still chosen, so the error can say why.
+        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr" }) == "/etc/nvr/nvr.toml")
         #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": ""], exists: none) == nil)
     }
 

@@ -15,6 +15,15 @@ import TestSupport
                                                        "_dateTime": "2026:11:22 18:30:00+08:00"]])
         #expect(options.remainingSpace == 51_615_857_116 && options.totalSpace == 64_000_000_000 && options.captureMode == "video")
         #expect(options.clockUTC == ISO8601DateFormatter().date(from: "2026-11-22T10:30:00Z")!.timeIntervalSince1970)
+        // Insta360's reference: _dateTime without a zone; the zone comes from dateTimeZone, or
+        // failing that from elsewhere (the card's file stamps).
+        let t = ISO8601DateFormatter().date(from: "2026-11-22T10:30:00Z")!.timeIntervalSince1970
+        let zoneless = OSCOptions(results: ["options": ["_dateTime": "2026:11:22 18:30:00"]])
+        #expect(zoneless.clockUTC == nil && zoneless.clockUTC(zoneFallback: 8 * 3600) == t)
+        let standard = OSCOptions(results: ["options": ["_dateTime": "2026:11:22 18:30:00", "dateTimeZone": "2026:11:22 18:30:01+08:00"]])
+        #expect(standard.clockUTC(zoneFallback: 0) == t + 1)
+        #expect(OSC.zoneSeconds(of: "2026:11:22 18:27:46+08:00") == 8 * 3600 && OSC.zoneSeconds(of: "2026:11:22 18:27:46-03:30") == -12_600)
+        #expect(OSC.zoneSeconds(of: "2026:11:22 18:27:46") == nil)
 
         let running = try OSCCommandResult(json: Data(#"{"name":"camera.takePicture","state":"inProgress","id":"7","progress":{"completion":0.5}}"#.utf8), command: "camera.takePicture")
         #expect(running.state == .inProgress && running.id == "7" && running.completion == 0.5)

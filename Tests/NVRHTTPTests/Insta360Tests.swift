@@ -123,6 +123,32 @@ import TestSupport
         #expect(try f.segments().filter { $0.source == "card" }.allSatisfy { $0.state == .complete })
     }
 
+    /// Insta360's OSC reference gives `_dateTime` with no zone (its simulator copies that); a
+    /// camera whose clock runs 3 s fast still has its card videos placed at the right time, from
+    /// OSC's dateTimeZone option, or from the zone of the card's file stamps on a model without it.
+    @Test(arguments: [false, true]) func correctsACameraClockThatRunsFast(withoutDateTimeZoneOption: Bool) async throws {
+        let f = try await Insta360Fixture(configure: { o in
+            o.clockDrift = 3
+            if withoutDateTimeZoneOption { o.unknownOptions = ["dateTimeZone"] }
+        })
+        let end = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - 600).rounded(.down))
+        _ = try f.sim.addVideo(end: end, seconds: 5, pair: false)
+        #expect(try await TestEnvironment.eventually(timeout: 20) { f.session?.pluginInstance != nil })
+        let instance = try #require(f.session?.pluginInstance)
+        let cam = try f.harness.camera("x3")
+        let index = f.harness.index, storage = f.harness.recorder.storage
+        let now = Time90k.now()
+        let report = try await TestEnvironment.blocking {
+            try CardSync(camera: cam, index: index, storage: storage, segmentSeconds: 3, logger: TestEnvironment.logger)
+                .run(instance, window: (now - 3600 * 90_000)..<now, backfill: false)
+        }
+        #expect(abs((report.clockOffsetSeconds ?? 0) - 3) < 0.6, "clock offset \(String(describing: report.clockOffsetSeconds))")
+        let slices = try f.harness.index.cardSlices(cameraID: cam.id!, start90k: now - 2 * 3600 * 90_000, end90k: now + 90_000, includeOffTimeline: true)
+        let mp4 = try #require(slices.first { $0.name.hasSuffix(".mp4") })
+        let trueEnd = Int64(end.timeIntervalSince1970) * 90_000
+        #expect(abs(mp4.end90k - trueEnd) < 54_000, "card video ends \(Time90k.rfc3339(mp4.end90k)), truly \(Time90k.rfc3339(trueEnd))")
+    }
+
     @Test func startsCameraCaptureOnEventsAndExplainsOSCErrors() async throws {
         let f = try await Insta360Fixture(configure: { $0.unknownOptions = ["_batteryCapacity"] },
                                           camera: ["capture_on_event_seconds": "2"])
