@@ -20,6 +20,8 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     private var allocations = 0
     private var cloudError: String?
     private var motionEvents = 0
+    /// The LAN client's previous problem line (repeats are logged at debug).
+    private var previousLANLine: String?
 
     init(configJSON: String, host: PluginHostCallbacks) throws {
         config = try TuyaConfig(json: configJSON)
@@ -53,6 +55,14 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         if !stopping { f(host) }
     }
 
+    /// Records `line` as the newest LAN problem; true when it repeats the previous one.
+    private func lastLANLine(_ line: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        let repeated = previousLANLine == line
+        previousLANLine = line
+        return repeated
+    }
+
     /// Starts the LAN client and the cloud status poller once (not in create: `nvr camera add`
     /// only validates).
     private func ensureStarted() {
@@ -61,7 +71,13 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         started = true
         lock.unlock()
         if let lan {
-            lan.onLog = { [weak self] line in self?.report { $0.log(NVR_LOG_INFO, line) } }
+            // Problems at warning level, but the same line again (a retry every few seconds)
+            // only at debug: the log says it once.
+            lan.onLog = { [weak self] line, problem in
+                guard let self else { return }
+                let level = problem ? (self.lastLANLine(line) ? NVR_LOG_DEBUG : NVR_LOG_WARNING) : NVR_LOG_INFO
+                self.report { $0.log(level, line) }
+            }
             lan.onDataPoints = { [weak self] dps, pushed in self?.dataPoints(dps, pushed: pushed) }
             lan.start()
         }

@@ -34,8 +34,9 @@ public final class TuyaLANClient: @unchecked Sendable {
     /// Data points as the device reported them, and whether the device pushed them (a change,
     /// command 8) rather than answered a query (its current state).
     public var onDataPoints: (@Sendable ([String: JSONScalar], Bool) -> Void)?
-    /// A line for the log: connected, lost, rejected frames, wrong key.
-    public var onLog: (@Sendable (String) -> Void)?
+    /// A line for the log: connected, lost, rejected frames, wrong key. `problem`: worth a
+    /// warning (the link failed, a frame was dropped), not news.
+    public var onLog: (@Sendable (_ line: String, _ problem: Bool) -> Void)?
 
     private let lock = NSCondition()
     private var stopping = false
@@ -75,7 +76,7 @@ public final class TuyaLANClient: @unchecked Sendable {
                 try session()
             } catch {
                 update { $0.lastError = "\(error)"; $0.connected = false }
-                onLog?("tuya LAN \(config.host): \(error); reconnecting in \(Int(config.reconnectSeconds)) s")
+                onLog?("tuya LAN \(config.host): \(error); reconnecting in \(Int(config.reconnectSeconds)) s", true)
             }
             lock.lock()
             if !stopping { _ = lock.wait(until: Date(timeIntervalSinceNow: config.reconnectSeconds)) }
@@ -93,6 +94,9 @@ public final class TuyaLANClient: @unchecked Sendable {
         defer { conn.close() }
         var buffer = Data()
         var seq: UInt32 = 1
+        // Nothing valid heard on this connection yet: a device that hangs up now refused our
+        // first request, which is what a device does with a wrong local key (or version).
+        var heardAnything = false
         var key = localKey // payload key; the 3.4 session key after the exchange
         let version = config.version
 
@@ -115,19 +119,23 @@ public final class TuyaLANClient: @unchecked Sendable {
                     if let (frame, used) = try TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: true) {
                         buffer.removeFirst(used)
                         update { $0.framesRead += 1 }
+                        heardAnything = true
                         return frame
                     }
                 } catch let e as TuyaLAN.FrameError {
                     buffer.removeFirst(min(max(e.skip, 1), buffer.count))
                     update { $0.framesRejected += 1 }
-                    onLog?("tuya LAN \(config.host): dropped a frame: \(e)")
+                    onLog?("tuya LAN \(config.host): dropped a frame: \(e)", true)
                     continue
                 }
                 if buffer.count > TuyaLAN.maxLength * 2 { buffer.removeAll() }
                 let left = deadline.timeIntervalSinceNow
                 if left <= 0 || isStopping { return nil }
                 guard let more = try conn.receive(wait: min(left, 0.5)) else { continue }
-                if more.isEmpty { throw TuyaCipher.Failure(description: "the device closed the connection") }
+                if more.isEmpty {
+                    throw TuyaCipher.Failure(description: heardAnything ? "the device closed the connection"
+                        : "the device closed the connection after our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))")
+                }
                 buffer.append(more)
             }
         }
@@ -147,7 +155,7 @@ public final class TuyaLANClient: @unchecked Sendable {
                 if let a = answer, a.command != TuyaLAN.Command.sessionKeyResponse.rawValue { answer = nil }
             }
             guard let answer else {
-                throw TuyaCipher.Failure(description: "no session key answer within \(Int(config.timeout)) s (a wrong local key, or not a 3.4 device)")
+                throw TuyaCipher.Failure(description: "no session key answer within \(Int(config.timeout)) s: a wrong local key, or not a 3.4 device (check local_key and lan_version)")
             }
             let (remote, finish) = try TuyaSession.finish(response: answer.payload, localNonce: nonce, localKey: localKey)
             try send(.sessionKeyFinish, json: nil, raw: finish)
@@ -157,9 +165,8 @@ public final class TuyaLANClient: @unchecked Sendable {
             let t = String(Int(Date().timeIntervalSince1970))
             try send(.dpQuery, json: ["gwId": config.deviceID, "devId": config.deviceID, "uid": config.deviceID, "t": t])
         }
-        update { $0.connects += 1 }
-
         var lastHeard = Date()
+        var undecryptable = 0
         var nextBeat = Date(timeIntervalSinceNow: config.heartbeatSeconds)
         var announced = false
         while !isStopping {
@@ -169,24 +176,36 @@ public final class TuyaLANClient: @unchecked Sendable {
                 nextBeat = Date(timeIntervalSinceNow: config.heartbeatSeconds)
             }
             if Date().timeIntervalSince(lastHeard) > config.heartbeatSeconds * 3 {
-                throw TuyaCipher.Failure(description: "nothing from the device for \(Int(config.heartbeatSeconds * 3)) s")
+                // Silence from the start is how a device treats a request it cannot read.
+                throw TuyaCipher.Failure(description: heardAnything ? "nothing from the device for \(Int(config.heartbeatSeconds * 3)) s"
+                    : "the device did not answer our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))")
             }
             guard let frame = try nextFrame(wait: min(1, nextBeat.timeIntervalSinceNow + 0.01)) else { continue }
             lastHeard = Date()
             guard !frame.payload.isEmpty, frame.command != TuyaLAN.Command.heartBeat.rawValue else { continue }
             let json: Data
-            do { json = try TuyaLAN.open(frame.payload, version: version, key: key) } catch {
-                throw TuyaCipher.Failure(description: "cannot decrypt the device's status (wrong local key?): \(error)")
+            do { json = try TuyaLAN.open(frame.payload, version: version, key: key); undecryptable = 0 } catch {
+                // One frame that does not decrypt is dropped and the link kept (pushes would be
+                // lost while reconnecting); only a run of them means the key is wrong.
+                undecryptable += 1
+                update { $0.framesRejected += 1 }
+                if undecryptable >= 3 || !announced {
+                    throw TuyaCipher.Failure(description: "cannot decrypt the device's status: a wrong local key (check local_key): \(error)")
+                }
+                onLog?("tuya LAN \(config.host): dropped a status that does not decrypt: \(error)", true)
+                continue
             }
             guard !json.isEmpty else { continue }
             guard let dps = Self.dataPoints(json) else {
-                onLog?("tuya LAN \(config.host): ignored a status that is not JSON with dps")
+                onLog?("tuya LAN \(config.host): ignored a status that is not JSON with dps", true)
                 continue
             }
             if !announced {
                 announced = true
-                update { $0.connected = true; $0.lastError = nil }
-                onLog?("tuya LAN \(config.host): connected (protocol \(version.rawValue))")
+                // A connection counts once the device answered with a readable status, for 3.3
+                // and 3.4 alike (not when the socket opened, nor at 3.4's key exchange).
+                update { $0.connected = true; $0.lastError = nil; $0.connects += 1 }
+                onLog?("tuya LAN \(config.host): connected (protocol \(version.rawValue))", false)
             }
             onDataPoints?(dps, frame.command == TuyaLAN.Command.status.rawValue)
         }

@@ -10,7 +10,12 @@ import Glibc
 /// damaged (bad CRC/HMAC, garbage, absurd length, truncated) to see the client cope.
 public final class TuyaDeviceSimulator: @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; sockets belong to their threads.
-    public enum Damage: Sendable { case badIntegrity, garbage, oversized, truncated }
+    /// `undecryptable`: a well-formed frame (good CRC or HMAC) whose payload is sealed with
+    /// another key, as a device's firmware glitch or a neighbour's frame would be.
+    /// How long after a request it cannot read (a wrong key) the device hangs up.
+    public static let hangUpSeconds: Double = 6
+
+    public enum Damage: Sendable { case badIntegrity, garbage, oversized, truncated, undecryptable }
 
     public let deviceID: String
     public let localKey: String
@@ -21,7 +26,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     private var stopped = false
     private var motionSeconds: Double
     private var pendingDamage: [Damage] = []
-    private var counters = (connections: 0, queries: 0, heartbeats: 0, motionPushes: 0, handshakes: 0)
+    private var counters = (connections: 0, queries: 0, heartbeats: 0, motionPushes: 0, handshakes: 0, refused: 0)
     /// Data points the device reports (sd_status, sd_storge, battery, record_switch, record_mode…).
     private var dps: [String: Any] = ["109": "62521344|30512128|32009216", "110": 1, "145": 87, "150": true, "151": "2", "134": true]
 
@@ -47,7 +52,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     public func damageNextPush(_ d: Damage) { lock.withLock { pendingDamage.append(d) } }
     public func setMotionEvery(_ seconds: Double) { lock.withLock { motionSeconds = seconds } }
     public func set(dp: String, _ value: Any) { lock.withLock { dps[dp] = value } }
-    public var stats: (connections: Int, queries: Int, heartbeats: Int, motionPushes: Int, handshakes: Int) { lock.withLock { counters } }
+    public var stats: (connections: Int, queries: Int, heartbeats: Int, motionPushes: Int, handshakes: Int, refused: Int) { lock.withLock { counters } }
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func acceptLoop() {
@@ -73,11 +78,13 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
         var clientNonce = Data()
         var remoteNonce = Data()
         var nextMotion = Date(timeIntervalSinceNow: lock.withLock { motionSeconds })
+        var refusedAt: Date?
 
         func send(_ command: UInt32, _ json: [String: Any]?, raw: Data? = nil, damage: Damage? = nil) -> Bool {
             var payload = raw ?? Data()
             if let json, let body = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) {
-                payload = (try? TuyaLAN.seal(body, command: command, version: version, key: key)) ?? Data()
+                let sealKey = damage == .undecryptable ? Data("ffffffffffffffff".utf8) : key
+                payload = (try? TuyaLAN.seal(body, command: command, version: version, key: sealKey)) ?? Data()
             }
             var bytes = TuyaLAN.encode(TuyaLAN.Frame(seq: seq, command: command, retcode: 0, payload: payload), version: version, integrityKey: key)
             seq &+= 1
@@ -86,7 +93,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
             case .garbage?: bytes = Data("HTTP/1.1 400 nonsense\r\n".utf8) + bytes
             case .oversized?: bytes.replaceSubrange(12..<16, with: [0x10, 0, 0, 0])
             case .truncated?: bytes = bytes.prefix(bytes.count / 2)
-            case nil: break
+            case .undecryptable?, nil: break
             }
             let ok = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
             // A truncated frame is the end of that connection: the device "reboots" mid-frame.
@@ -98,7 +105,27 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
             let n = recv(fd, &chunk, chunk.count, 0)
             if n == 0 { return }
             if n > 0 { buffer.append(contentsOf: chunk[0..<n]) }
-            while let (frame, used) = (try? TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: false)) ?? nil {
+            // As real devices do with a wrong local key: a request that does not authenticate
+            // (3.4's HMAC) or decrypt (3.3's query) gets no answer at all, and the device hangs
+            // up a while later. tinytuya (checked against this in TuyaLANTests) reports that as
+            // "Check device key or version".
+            if let refusedAt {
+                if Date().timeIntervalSince(refusedAt) >= Self.hangUpSeconds { return }
+                buffer.removeAll()
+                continue
+            }
+            while true {
+                let decoded: (TuyaLAN.Frame, Int)?
+                do { decoded = try TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: false) } catch {
+                    decoded = nil
+                    refusedAt = Date()
+                }
+                if refusedAt == nil, let (frame, _) = decoded, version == .v33, frame.command == TuyaLAN.Command.dpQuery.rawValue,
+                   (try? TuyaLAN.open(frame.payload, version: version, key: key)) == nil {
+                    refusedAt = Date()
+                }
+                if refusedAt != nil { lock.withLock { counters.refused += 1 }; break }
+                guard let (frame, used) = decoded else { break }
                 buffer.removeFirst(used)
                 switch TuyaLAN.Command(rawValue: frame.command) {
                 case .sessionKeyStart?:
@@ -121,9 +148,8 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
                     break
                 }
             }
-            // A client that sends garbage (a wrong key in 3.4 fails the HMAC) gets nothing back.
             if buffer.count > 4096 { buffer.removeAll() }
-            if Date() >= nextMotion {
+            if refusedAt == nil, Date() >= nextMotion {
                 let (every, damage) = lock.withLock { () -> (Double, Damage?) in
                     counters.motionPushes += 1
                     return (motionSeconds, pendingDamage.isEmpty ? nil : pendingDamage.removeFirst())

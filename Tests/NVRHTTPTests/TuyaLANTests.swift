@@ -38,13 +38,18 @@ import TuyaAPI
         #expect(seen.all["110"] == .number(1) && seen.all["145"] == .number(87) && seen.all["150"] == .bool(true) && seen.all["151"] == .string("2"))
         #expect(await TestEnvironment.eventually(timeout: 5) { sim.stats.heartbeats >= 2 })
         if version == .v34 { #expect(sim.stats.handshakes >= 1) }
+        // One connection, counted the same way on both versions (a readable answer).
+        #expect(client.stats.connects == 1, "\(client.stats)")
 
-        for damage in [TuyaDeviceSimulator.Damage.badIntegrity, .garbage, .oversized, .truncated] {
+        for damage in [TuyaDeviceSimulator.Damage.badIntegrity, .garbage, .oversized, .undecryptable, .truncated] {
             let before = seen.motions, rejected = client.stats.framesRejected, connects = client.stats.connects
             sim.damageNextPush(damage)
             #expect(await TestEnvironment.eventually(timeout: 12) { seen.motions >= before + 2 }, "recovers after \(damage): \(client.stats)")
             switch damage {
             case .truncated: #expect(client.stats.connects > connects, "the device dropped mid-frame: reconnected")
+            case .undecryptable:
+                // Dropped, and the link kept: no reconnect, so no push is lost meanwhile.
+                #expect(client.stats.framesRejected > rejected && client.stats.connects == connects, "\(client.stats)")
             default: #expect(client.stats.framesRejected > rejected, "\(damage) was rejected")
             }
         }
@@ -60,5 +65,29 @@ import TuyaAPI
         defer { client.stop() }
         #expect(await TestEnvironment.eventually(timeout: 10) { client.stats.lastError?.contains("wrong local key") == true }, "\(client.stats)")
         #expect(seen.dps.withLock { $0.isEmpty })
+        // The device hung up on our first request, as real ones do; we said what to check.
+        #expect(sim.stats.refused >= 1 && client.stats.connects == 0)
+        #expect(client.stats.lastError?.contains("local_key") == true, "\(client.stats)")
+    }
+
+    /// The simulator checked by an independent client: tinytuya reads its data points with the
+    /// right key, and with a wrong one says "Check device key or version" (what it says of a
+    /// real device with a wrong key), on 3.3 and 3.4.
+    @Test(arguments: [TuyaLAN.Version.v33, .v34])
+    func tinytuyaAgreesWithTheSimulator(version: TuyaLAN.Version) throws {
+        let sim = try TuyaDeviceSimulator(deviceID: "bf12ab34cd56ef78gh90ij", localKey: "a1b2c3d4e5f6g7h8", version: version, motionSeconds: 60)
+        defer { sim.stop() }
+        let script = """
+            import json, sys, tinytuya
+            dev, key, ver, port = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+            d = tinytuya.Device(dev, "127.0.0.1", key, version=ver, port=port, connection_timeout=2, connection_retry_limit=1)
+            d.set_socketRetryLimit(1)
+            print(json.dumps(d.status()))
+            """
+        let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
+        let good = try runProcess(python, ["-c", script, sim.deviceID, sim.localKey, version.rawValue, String(sim.port)])
+        #expect(good.status == 0 && good.stdout.contains("\"110\": 1"), "tinytuya, right key: \(good.stdout) \(good.stderr)")
+        let bad = try runProcess(python, ["-c", script, sim.deviceID, "0000000000000000", version.rawValue, String(sim.port)])
+        #expect(bad.stdout.contains("Check device key or version"), "tinytuya, wrong key: \(bad.stdout) \(bad.stderr)")
     }
 }
