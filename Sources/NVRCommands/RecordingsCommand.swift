@@ -163,7 +163,7 @@ extension RecordingsCommand {
                 guard let answer = readLine(), answer.lowercased().hasPrefix("y") else { print("nothing deleted"); return }
             }
             let bar = ProgressBar(label: "deleting")
-            let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed) { bar.update($0, $1) }
+            let deleted = try SegmentDeleter(index: index, storage: storage).delete(doomed, reason: "user") { bar.update($0, $1) }
             bar.finish()
             AuditLog(index: index).record(AuditLog.cliUser, "recordings.delete", target: camera, detail: ["start": Time90k.rfc3339(s), "end": Time90k.rfc3339(e), "segments": String(deleted)])
             print("deleted \(deleted) segments (\(formatBytes(bytes)))")

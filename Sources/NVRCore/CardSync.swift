@@ -79,11 +79,23 @@ public final class CardSync {
     /// written counts as reaching a little past its row (the row's duration is refreshed every
     /// few seconds and lags the file), up to now; a *writing* row left behind by a failure
     /// covers no more than that, never everything up to now.
+    ///
+    /// Never a gap: what was deleted (by a user or retention: the card still has it, and it
+    /// must stay deleted), nor what retention would delete at once (older than the camera's
+    /// continuous-footage age limit).
     func gaps(in span: Range<Int64>) throws -> [Range<Int64>] {
         let now = Time90k.now()
-        let covered = try index.segments(cameraID: camera.id!, start90k: span.lowerBound, end90k: span.upperBound)
+        guard let id = camera.id else { return [] }
+        var span = span
+        if let days = try index.retention(cameraID: id)?.continuousDays, days > 0, days.isFinite {
+            let oldest = Time90k.subtract(now, Int64(min(days, 36_600) * 86_400 * 90_000))
+            guard oldest < span.upperBound else { return [] }
+            span = max(span.lowerBound, oldest)..<span.upperBound
+        }
+        var covered = try index.segments(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)
             .filter { $0.state != .deleting }
             .map { $0.start90k..<($0.state == .writing ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k) }
+        covered += try index.deletedRanges(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)
         return Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
     }
 

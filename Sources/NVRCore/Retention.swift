@@ -71,7 +71,7 @@ public final class Retention: Sendable {
             var reasons: [String: Int] = [:]
             for p in plan { reasons[p.reason, default: 0] += 1 }
             if !dryRun {
-                try SegmentDeleter(index: index, storage: storage).delete(plan.map(\.segment), progress: progress)
+                try SegmentDeleter(index: index, storage: storage).delete(plan.map(\.segment), reason: "retention", progress: progress)
             }
             var cameras: [RetentionReport.Camera] = []
             let doomed = Set(plan.compactMap(\.segment.id))

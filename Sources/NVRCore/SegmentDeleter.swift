@@ -9,11 +9,20 @@ public struct SegmentDeleter {
 
     public init(index: IndexDatabase, storage: StorageLayout) { self.index = index; self.storage = storage }
 
-    /// Deletes in batches of 5000; `progress(done, total)` after each batch.
+    /// Deletes in batches of 5000; `progress(done, total)` after each batch. With a `reason`
+    /// ("user", "retention") the span of each camera's deleted segments is recorded as deleted,
+    /// so card backfill does not bring it back (a camera's card still has it).
     @discardableResult
-    public func delete<C: Collection>(_ segments: C, progress: (Int, Int) -> Void = { _, _ in }) throws -> Int
+    public func delete<C: Collection>(_ segments: C, reason: String? = nil, progress: (Int, Int) -> Void = { _, _ in }) throws -> Int
     where C.Element == SegmentRecord {
         let all = Array(segments)
+        if let reason {
+            // Recorded first: a crash mid-way leaves the span marked, never footage re-fetched.
+            for (cameraID, mine) in Dictionary(grouping: all, by: \.cameraID) {
+                guard let first = mine.map(\.start90k).min(), let last = mine.map(\.end90k).max(), first < last else { continue }
+                try index.recordDeleted(cameraID: cameraID, first..<last, reason: reason)
+            }
+        }
         var done = 0
         for start in stride(from: 0, to: all.count, by: 5000) {
             let batch = all[start..<min(start + 5000, all.count)]

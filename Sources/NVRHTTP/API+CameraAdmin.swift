@@ -167,7 +167,7 @@ extension API {
         let out = try await offload { [index, storage] () throws -> Out in
             let deleter = SegmentDeleter(index: index, storage: storage)
             let (doomed, kept) = try deleter.segments(cameraID: cam.id ?? 0, inside: range.lowerBound...range.upperBound)
-            let n = try deleter.delete(doomed)
+            let n = try deleter.delete(doomed, reason: "user")
             return Out(camera: cam.name, segmentsDeleted: n, bytesDeleted: doomed.reduce(0) { $0 + $1.bytes }, segmentsKept: kept.count)
         }
         audit.record(who.name, "recordings.delete", target: cam.name,

@@ -33,6 +33,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV6.name, migrate: MigrationV6.migrate)
         m.registerMigration(MigrationV7.name, migrate: MigrationV7.migrate)
         m.registerMigration(MigrationV8.name, migrate: MigrationV8.migrate)
+        m.registerMigration(MigrationV9.name, migrate: MigrationV9.migrate)
         return m
     }
 

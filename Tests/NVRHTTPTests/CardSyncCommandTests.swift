@@ -79,4 +79,68 @@ import TestSupport
         let gone = try await nvr(["card", "sync", "--camera", "gone"])
         #expect(gone.status != 0 && gone.stderr.contains("camera unreachable at http://127.0.0.1:9"), "\(gone.stderr)")
     }
+
+    /// What the NVR deleted stays deleted although the card still has it: a user's range delete
+    /// and retention's deletions are not backfilled again, nor is footage older than what
+    /// retention keeps (it would be deleted at once).
+    @Test func backfillLeavesDeletedFootageDeleted() async throws {
+        let sim = try await GoProFixture { o in o.recordToCard = false }
+        let root = TestEnvironment.tempDir("cardsync-deleted")
+        defer { TestEnvironment.cleanup(root) }
+        let file = sim.sim.cardFolder + "/GH010009.MP4"
+        let make = try await TestEnvironment.blocking {
+            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", "20",
+                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
+        }
+        #expect(make.status == 0, "\(make.stderr)")
+        let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end)], ofItemAtPath: file)
+        let start90k = Int64(end - 20) * 90_000, end90k = Int64(end) * 90_000
+        let config = root + "/nvr.toml"
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        func nvr(_ args: [String]) async throws -> ProcessResult {
+            try await TestEnvironment.blocking { try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config]) }
+        }
+        func sync(_ camera: String) async throws -> [String: Any] {
+            let r = try await nvr(["card", "sync", "--camera", camera, "--start", String(start90k - 90_000), "--end", String(end90k + 90_000), "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+        }
+        for cam in ["gp", "gp2"] {
+            #expect(try await nvr(["camera", "add", cam, "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status == 0)
+        }
+
+        // Older than retention keeps (half an hour, the file is an hour old): not fetched.
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--continuous-days", "0.02"]).status == 0)
+        var out = try await sync("gp")
+        #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "\(out)")
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--continuous-days", "none"]).status == 0)
+        out = try await sync("gp")
+        #expect((out["segments"] as? Int ?? 0) >= 1, "\(out)")
+
+        // Retention deletes it (a size cap): the next sync leaves it deleted.
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "1K"]).status == 0)
+        let run = try await nvr(["retention", "run"])
+        #expect(run.status == 0 && run.stdout.contains("deleted"), "\(run.stdout) \(run.stderr)")
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "none"]).status == 0)
+        var served = sim.sim.stats.cardBytesServed
+        out = try await sync("gp")
+        #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "retention's deletion undone: \(out)")
+        #expect(sim.sim.stats.cardBytesServed - served < 200_000, "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
+
+        // A user deletes a range of the other camera: the next sync leaves it deleted too.
+        out = try await sync("gp2")
+        #expect((out["segments"] as? Int ?? 0) >= 1, "\(out)")
+        let delete = try await nvr(["recordings", "delete", "--camera", "gp2", "--start", String(start90k - 90_000), "--end", String(end90k + 90_000), "--yes"])
+        #expect(delete.status == 0 && delete.stdout.contains("deleted"), "\(delete.stdout) \(delete.stderr)")
+        served = sim.sim.stats.cardBytesServed
+        out = try await sync("gp2")
+        #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "the user's deletion undone: \(out)")
+        #expect(sim.sim.stats.cardBytesServed - served < 200_000, "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
+        let index = try IndexDatabase(path: root + "/data/index.sqlite")
+        for cam in ["gp", "gp2"] {
+            let id = try #require(try index.camera(named: cam)?.id)
+            #expect(try index.segments(cameraID: id).isEmpty, "\(cam) has footage back")
+        }
+    }
 }
