@@ -8,7 +8,10 @@ public enum LiveInputs {
     /// The native RTSP client for rtsp:// over TCP (the common camera case, and where
     /// libavformat costs the most CPU); libavformat for everything else, or when the camera's
     /// config asks for it (`client=libav`).
-    public static func open(_ source: LiveSource, timeout: Double = 10, interrupter: Interrupter) throws -> any LiveInput {
+    /// `timeout`: seconds; nil = the source's own `timeout` option (microseconds, libavformat's
+    /// unit, which the rtsp plugin sets from its documented `timeout` option), else 10 s.
+    public static func open(_ source: LiveSource, timeout: Double? = nil, interrupter: Interrupter) throws -> any LiveInput {
+        let timeout = timeout ?? optionTimeout(source) ?? 10
         let transport = source.options?["rtsp_transport"] ?? "tcp"
         if source.url.lowercased().hasPrefix("rtsp://") && transport == "tcp" && (source.client ?? "native") == "native" {
             return try RTSPClient(url: source.url, timeoutSeconds: timeout, interrupter: interrupter)
@@ -22,5 +25,11 @@ public enum LiveInputs {
         return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
                                            openTimeoutSeconds: source.listen == true ? 0 : nil),
                            interrupter: interrupter)
+    }
+
+    /// The source's `timeout` option in seconds, when it is a sane number of microseconds.
+    static func optionTimeout(_ source: LiveSource) -> Double? {
+        guard let text = source.options?["timeout"], let us = Double(text), us.isFinite, us >= 100_000, us <= 600_000_000 else { return nil }
+        return us / 1_000_000
     }
 }
