@@ -186,9 +186,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 setState(.lost, failure, log: .warning, extra: "; listening again")
                 continue
             }
+            // A listener never backs off: the failure was a pusher we refused (a wrong stream
+            // key), and the right camera's push must not wait for it.
+            if listening { backoff = minBackoff }
             setState(failed ? .failed : .lost, failure, log: .warning, extra: "; reconnecting in \(Int(backoff)) s")
             sleep(seconds: backoff)
-            backoff = min(backoff * 2, maxBackoff)
+            backoff = listening ? minBackoff : min(backoff * 2, maxBackoff)
         }
         do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
         events.closeAll(at: gate.lastPacket90k ?? Time90k.now())

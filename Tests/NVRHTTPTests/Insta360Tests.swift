@@ -21,10 +21,16 @@ import TestSupport
         #expect(await TestEnvironment.eventually(timeout: 15) { f.session?.status.reason?.contains("refused a push with the wrong stream key 'WRONG'") == true },
                 "\(String(describing: f.session?.status))")
         #expect(f.session?.status.reason?.contains(f.streamKey) == false)
+        // It keeps trying (every half second) for a while: refusing it must not make the
+        // listener back off, or the right camera's push would wait up to 30 s.
+        try await Task.sleep(nanoseconds: 10_000_000_000)
         stranger.stop()
         #expect(try f.segments().isEmpty)
 
+        let pushed = Date()
         let first = f.push()
+        #expect(await TestEnvironment.eventually(timeout: 30) { f.session?.status.state == .streaming })
+        #expect(Date().timeIntervalSince(pushed) < 6, "the right push waited \(Date().timeIntervalSince(pushed)) s after refused ones")
         #expect(try await TestEnvironment.eventually(timeout: 40) { try f.harness.completeSegments("x3").count >= 2 }, "live segments")
         let seg = try #require(try f.harness.completeSegments("x3").first)
         let probed = try await TestEnvironment.blocking { try ffprobeStreams(f.harness.path(seg)) }
