@@ -9,6 +9,20 @@ import TestSupport
 /// the end) from an hour ago, with a camera clock one hour and 7 s ahead: only the asked
 /// window is read (HTTP Range) and stored as `card` segments at the right UTC times.
 @Suite(.serialized) struct CardSyncCommandTests {
+    /// A real MP4 (ffmpeg, moov at the end) on the simulated card, last written an hour ago:
+    /// its path and its end (seconds since the epoch, whole).
+    static func cardVideo(_ sim: GoProFixture, name: String, seconds: Int) async throws -> (String, Double) {
+        let file = sim.sim.cardFolder + "/" + name
+        let make = try await TestEnvironment.blocking {
+            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", String(seconds),
+                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
+        }
+        #expect(make.status == 0, "\(make.stderr)")
+        let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end)], ofItemAtPath: file)
+        return (file, end)
+    }
+
     @Test func syncReadsOnlyTheWindowAndListsTheCardOnTheNVRClock() async throws {
         let sim = try await GoProFixture { o in
             o.recordToCard = false
@@ -16,15 +30,8 @@ import TestSupport
         }
         let root = TestEnvironment.tempDir("cardsync")
         defer { TestEnvironment.cleanup(root) }
-        let file = sim.sim.cardFolder + "/GH010007.MP4"
-        let make = try await TestEnvironment.blocking {
-            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", "30",
-                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
-        }
-        #expect(make.status == 0, "\(make.stderr)")
         // Recorded from an hour ago: the file was last written 30 s after it began.
-        let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end)], ofItemAtPath: file)
+        let (file, end) = try await Self.cardVideo(sim, name: "GH010007.MP4", seconds: 30)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64)
         let start90k = Int64(end - 30) * 90_000
 
@@ -87,14 +94,7 @@ import TestSupport
         let sim = try await GoProFixture { o in o.recordToCard = false }
         let root = TestEnvironment.tempDir("cardsync-deleted")
         defer { TestEnvironment.cleanup(root) }
-        let file = sim.sim.cardFolder + "/GH010009.MP4"
-        let make = try await TestEnvironment.blocking {
-            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", "20",
-                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
-        }
-        #expect(make.status == 0, "\(make.stderr)")
-        let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end)], ofItemAtPath: file)
+        let (_, end) = try await Self.cardVideo(sim, name: "GH010009.MP4", seconds: 20)
         let start90k = Int64(end - 20) * 90_000, end90k = Int64(end) * 90_000
         let config = root + "/nvr.toml"
         try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
