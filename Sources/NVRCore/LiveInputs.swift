@@ -23,7 +23,7 @@ public enum LiveInputs {
         // NVR's own files).
         options["protocol_whitelist"] = Self.networkProtocols
         return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
-                                           openTimeoutSeconds: source.listen == true ? 0 : nil),
+                                           openTimeoutSeconds: source.listen == true ? 0 : nil, convertAudio: true),
                            interrupter: interrupter)
     }
 

@@ -16,10 +16,13 @@ public final class Demuxer {
         /// Seconds avformat_open_input may take, when not `timeoutSeconds`; 0 = no deadline
         /// (a listening input waits for its camera until the interrupter stops it).
         public var openTimeoutSeconds: Double?
+        /// Keep G.711/G.726 audio by converting it to AAC, in what `read(_:)` hands on (a live
+        /// camera). Off, such audio is left out and said in `notes`.
+        public var convertAudio: Bool
         public init(url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10,
-                    openTimeoutSeconds: Double? = nil) {
+                    openTimeoutSeconds: Double? = nil, convertAudio: Bool = false) {
             self.url = url; self.format = format; self.avOptions = avOptions; self.timeoutSeconds = timeoutSeconds
-            self.openTimeoutSeconds = openTimeoutSeconds
+            self.openTimeoutSeconds = openTimeoutSeconds; self.convertAudio = convertAudio
         }
     }
 
@@ -43,6 +46,12 @@ public final class Demuxer {
     public private(set) var bitRate: Int64 = 0
     /// Frame rate of the video stream as the input reports it.
     public private(set) var frameRate: Double = 0
+
+    /// What the input cannot record as it is, and why (for the camera's status).
+    public private(set) var notes: [String] = []
+    /// Converts the kept audio stream to AAC (`Options.convertAudio`), and the audio's time base.
+    private(set) var audioConverter: AudioTranscoder?
+    private(set) var audioTimebase = Timebase(1, 1)
 
     /// Custom I/O for a `RandomAccessSource` input (nil for URLs).
     private var io: CustomIO?
@@ -99,7 +108,7 @@ public final class Demuxer {
             close()
             throw Demuxer.describe(rc, "cannot read stream info from \(Demuxer.redact(options.url))", interrupter)
         }
-        selectStreams()
+        selectStreams(convertAudio: options.convertAudio)
         if keptStreams.isEmpty || !keptStreams[0].description.codec.isVideo {
             close()
             throw MediaError(.unsupported, "\(Demuxer.redact(options.url)) has no H.264 or H.265 video stream")
@@ -111,7 +120,7 @@ public final class Demuxer {
         av_packet_free_ptr(packet)
     }
 
-    private func selectStreams() {
+    private func selectStreams(convertAudio: Bool) {
         guard let c = ctx else { return }
         let n = Int(c.pointee.nb_streams)
         map = Array(repeating: -1, count: n)
@@ -124,6 +133,26 @@ public final class Demuxer {
                 if r.den != 0 { frameRate = Double(r.num) / Double(r.den) }
             } else if !d.codec.isVideo, audio == nil {
                 audio = Stream(inputIndex: Int32(i), description: d)
+            }
+        }
+        // Audio the recorder does not store as it comes: converted to AAC, or said.
+        if audio == nil, let i = (0..<n).first(where: { c.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }),
+           let st = c.pointee.streams[i], let par = st.pointee.codecpar {
+            let name = String(cString: avcodec_get_name(par.pointee.codec_id))
+            let g711 = [AV_CODEC_ID_PCM_MULAW, AV_CODEC_ID_PCM_ALAW, AV_CODEC_ID_ADPCM_G726, AV_CODEC_ID_ADPCM_G726LE].contains(par.pointee.codec_id)
+            if convertAudio && g711 {
+                do {
+                    let x = try AudioTranscoder(name: name, codec: par.pointee.codec_id, bitsPerSample: par.pointee.bits_per_coded_sample,
+                                                sampleRate: par.pointee.sample_rate, channels: par.pointee.ch_layout.nb_channels)
+                    audioConverter = x
+                    audioTimebase = Timebase(st.pointee.time_base.num, st.pointee.time_base.den)
+                    audio = Stream(inputIndex: Int32(i), description: x.description)
+                    notes.append("\(name) audio at \(par.pointee.sample_rate) Hz recorded as AAC")
+                } catch {
+                    notes.append("audio not recorded: \(error)")
+                }
+            } else {
+                notes.append("audio not recorded: \(name) audio is not supported")
             }
         }
         keptStreams = [video, audio].compactMap { $0 }

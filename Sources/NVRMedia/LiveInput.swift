@@ -1,3 +1,6 @@
+import CFFmpeg
+import NVRTime
+
 /// One compressed frame from a live input; `data` is borrowed for the handler call only.
 public struct InputPacket {
     public var stream: Int
@@ -36,6 +39,15 @@ extension Demuxer: LiveInput {
     public func read(_ handler: (InputPacket) throws -> Void) throws {
         let i = try read()
         let p = packet.pointee
+        if i == 1, let x = audioConverter {
+            // The converter's time base is one tick per sample; audio with no time is dropped.
+            let t = p.pts == nvr_av_nopts_value() ? p.dts : p.pts
+            guard t != nvr_av_nopts_value(), let time = audioTimebase.rescale(t, to: .rate(Int64(x.description.sampleRate))) else { return }
+            try x.add(UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0))), time: time) { pts, duration, frame in
+                try handler(InputPacket(stream: 1, pts: pts, dts: pts, duration: duration, isKey: true, data: frame))
+            }
+            return
+        }
         try handler(InputPacket(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.flags & 1 != 0,
                                 data: UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0)))))
     }

@@ -125,6 +125,44 @@ extension RecorderHarness {
         #expect(try h.index.sampleEntry(id: try #require(segs[0].audioEntryID))?.rfc6381 == "mp4a.40.2")
     }
 
+    /// Cameras send AAC as RFC 3016 (MP4A-LATM) as often as RFC 3640, and many send G.711 or
+    /// G.726: all are recorded as AAC, with a tone that is really there (not silence) over
+    /// the whole segment, decoded by ffmpeg without a complaint; by the native RTSP client and
+    /// by libavformat (rtsps, UDP and the `client=libav` option).
+    @Test(arguments: [("latm", "h265", 48_000, "native"), ("pcmu", "h264", 8_000, "native"), ("pcma", "h264", 8_000, "native"),
+                      ("g726", "h264", 8_000, "native"), ("latm", "h264", 48_000, "libav"), ("pcmu", "h264", 8_000, "libav"),
+                      ("g726", "h264", 8_000, "libav")])
+    func recordsTheAudioFormatsCamerasSend(format: String, video: String, rate: Int, client: String) throws {
+        var o = RTSPCameraFixture.Options()
+        o.audio = true
+        o.audioFormat = format
+        o.codec = video
+        let cam = try RTSPCameraFixture(o)
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add(format, ["url": cam.url, "client": client])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments(format).count) ?? 0) >= 2 })
+        let status = h.recorder.session(named: format)?.status
+        h.recorder.stop()
+        #expect(status?.audio == "aac \(rate) Hz 1 ch", "\(String(describing: status))")
+        if format != "latm" { #expect(status?.notes?.contains { $0.contains("recorded as AAC") } == true, "\(String(describing: status?.notes))") }
+        let segs = try h.completeSegments(format)
+        #expect(segs.count >= 2)
+        for s in segs {
+            try h.verify(s, videoCodec: video == "h265" ? "hevc" : "h264", audioCodec: "aac")
+            let probed = try ffprobeStreams(h.path(s))
+            let videoSeconds = Double(s.duration90k) / 90_000
+            #expect(abs(Double(probed[1].frames) * 1024 / Double(rate) - videoSeconds) < 0.5, "\(probed[1].frames) audio frames in \(videoSeconds) s")
+            #expect(try decodeErrors(h.path(s)) == "")
+            guard videoSeconds > 1 else { continue } // the one cut short by the stop
+            let volume = try runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "info", "-nostats", "-i", h.path(s), "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"])
+            let mean = volume.stderr.split(separator: "\n").first { $0.contains("mean_volume:") }
+                .flatMap { Double($0.split(separator: " ").dropLast().last ?? "") } ?? -100
+            #expect(mean > -30, "the tone is at \(mean) dB")
+        }
+        #expect(try h.index.sampleEntry(id: try #require(segs[0].audioEntryID))?.rfc6381 == "mp4a.40.2")
+    }
+
     @Test func recordsWithLibavformatWhenAsked() throws {
         var o = RTSPCameraFixture.Options()
         o.audio = true

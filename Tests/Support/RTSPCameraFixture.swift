@@ -7,6 +7,8 @@ public final class RTSPCameraFixture: @unchecked Sendable {
     public struct Options: Sendable {
         public var codec = "h264"
         public var audio = false
+        /// The audio format when `audio` is on: aac (RFC 3640), latm (RFC 3016), pcmu, pcma, g726.
+        public var audioFormat = "aac"
         public var fps = 15
         public var gopSeconds = 1
         public var width = 640
@@ -45,7 +47,7 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         var args = [Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
                     "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
                     "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern]
-        if options.audio { args.append("--audio") }
+        if options.audio { args += ["--audio", options.audioFormat] }
         args += options.extraArguments
         if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
         var lastError = ""

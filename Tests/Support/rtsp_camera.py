@@ -47,10 +47,17 @@ def pipeline(a):
     else:
         video += (f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate={a.kbps} ! "
                   "rtph265pay name=pay0 pt=96 config-interval=-1")
-    audio = ""
-    if a.audio:
-        audio = (" audiotestsrc is-live=true wave=sine freq=440 ! audio/x-raw,rate=48000,channels=1 ! "
-                 "audioconvert ! avenc_aac bitrate=64000 ! rtpmp4gpay name=pay1 pt=97")
+    # The audio formats IP cameras send: AAC as RFC 3640 (mpeg4-generic) or RFC 3016
+    # (MP4A-LATM), G.711 (PCMU, PCMA) and G.726, each with GStreamer's own payloader.
+    tone = " audiotestsrc is-live=true wave=sine freq=440 ! "
+    audio = {
+        None: "",
+        "aac": tone + "audio/x-raw,rate=48000,channels=1 ! audioconvert ! avenc_aac bitrate=64000 ! rtpmp4gpay name=pay1 pt=97",
+        "latm": tone + "audio/x-raw,rate=48000,channels=1 ! audioconvert ! avenc_aac bitrate=64000 ! rtpmp4apay name=pay1 pt=97",
+        "pcmu": tone + "audio/x-raw,rate=8000,channels=1 ! audioconvert ! mulawenc ! rtppcmupay name=pay1",
+        "pcma": tone + "audio/x-raw,rate=8000,channels=1 ! audioconvert ! alawenc ! rtppcmapay name=pay1",
+        "g726": tone + "audio/x-raw,rate=8000,channels=1 ! audioconvert ! avenc_g726 bitrate=32000 ! rtpg726pay name=pay1 pt=97",
+    }[a.audio]
     return "( " + video + audio + " )"
 
 
@@ -138,7 +145,8 @@ def main():
     p.add_argument("--port", type=int, default=0, help="0 picks a free port")
     p.add_argument("--path", default="/stream")
     p.add_argument("--codec", choices=["h264", "h265"], default="h264")
-    p.add_argument("--audio", action="store_true", help="add an AAC audio stream")
+    p.add_argument("--audio", nargs="?", const="aac", choices=["aac", "latm", "pcmu", "pcma", "g726"],
+                   help="add an audio stream (AAC as mpeg4-generic when no format is given)")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=360)
     p.add_argument("--fps", type=int, default=15)

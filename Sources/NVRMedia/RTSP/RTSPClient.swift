@@ -1,7 +1,7 @@
 import Foundation
 
 /// A native RTSP client for the common case — rtsp:// over TCP (interleaved), H.264/H.265
-/// video and AAC (RFC 3640) audio — that reads the socket in large chunks and depacketizes
+/// video, AAC audio (RFC 3640 or RFC 3016) and G.711/G.726 audio converted to AAC — that reads the socket in large chunks and depacketizes
 /// RTP straight into MP4 samples. It exists for CPU: libavformat's RTSP reader costs about
 /// three small reads per RTP packet. Other inputs (rtsps, UDP, other protocols) use Demuxer.
 public final class RTSPClient: LiveInput {
@@ -23,6 +23,8 @@ public final class RTSPClient: LiveInput {
         var codec: Codec
         var video: VideoDepacketizer?
         var aac: AACDepacketizer?
+        var latm: LATMDepacketizer?
+        var transcoder: AudioTranscoder?
         /// The track's RTP time at the play start (RTP-Info), for cross-stream alignment.
         var rtpInfoTime: UInt32?
     }
@@ -123,12 +125,21 @@ public final class RTSPClient: LiveInput {
             let found = sdp.media.map { "\($0.kind) \($0.encoding)" }.joined(separator: ", ")
             throw MediaError(.unsupported, "no H.264 or H.265 video stream (camera offers: \(found.isEmpty ? "nothing" : found))")
         }
-        if let a = sdp.media.first(where: { $0.kind == "audio" }) {
-            switch AACDepacketizer.check(a) {
-            case .success(let aac): tracks.append(Track(media: a, channel: 2, codec: .aac, aac: aac))
-            case .failure(let why): notes.append("audio not recorded: \(why.message)")
+        // The first audio section the recorder can store; if none, why the first cannot be.
+        var audioRefusal: MediaError?
+        for a in sdp.media where a.kind == "audio" {
+            switch Self.audioTrack(a) {
+            case .success(let t):
+                tracks.append(t)
+                if let x = t.transcoder { notes.append("\(a.encoding) audio at \(x.description.sampleRate) Hz recorded as AAC") }
+                audioRefusal = nil
+            case .failure(let why):
+                audioRefusal = audioRefusal ?? why
+                continue
             }
+            break
         }
+        if let audioRefusal { notes.append("audio not recorded: \(audioRefusal.message)") }
         for (i, t) in tracks.enumerated() {
             var headers = ["Transport": "RTP/AVP/TCP;unicast;interleaved=\(t.channel)-\(t.channel + 1)"]
             if let session { headers["Session"] = session }
@@ -155,7 +166,36 @@ public final class RTSPClient: LiveInput {
         clocks = Array(repeating: RTPClock(), count: tracks.count)
     }
 
+    /// How an SDP audio section is read: AAC as it comes, G.711/G.726 through AAC.
+    private static func audioTrack(_ a: SDPMedia) -> Result<Track, MediaError> {
+        switch a.encoding {
+        case "MPEG4-GENERIC":
+            return AACDepacketizer.check(a).map { Track(media: a, channel: 2, codec: .aac, aac: $0) }
+        case "MP4A-LATM":
+            guard (8_000...96_000).contains(a.clockRate) else { return .failure(MediaError(.unsupported, "MP4A-LATM with an RTP clock of \(a.clockRate) Hz")) }
+            return LATMDepacketizer.check(a).map { Track(media: a, channel: 2, codec: .aac, latm: $0) }
+        default:
+            guard let d = AudioTranscoder.decoder(forEncoding: a.encoding) else {
+                return .failure(MediaError(.unsupported, "\(a.encoding.isEmpty ? "unknown" : a.encoding.prefix(32)) audio is not supported"))
+            }
+            do {
+                let x = try AudioTranscoder(name: a.encoding, codec: d.id, bitsPerSample: d.bitsPerSample,
+                                            sampleRate: Int32(clamping: a.clockRate), channels: Int32(clamping: a.channels))
+                return .success(Track(media: a, channel: 2, codec: .aac, transcoder: x))
+            } catch let e as MediaError {
+                return .failure(e)
+            } catch {
+                return .failure(MediaError(.codec, "\(error)"))
+            }
+        }
+    }
+
     private func streamDescription(_ t: Track) -> StreamDescription {
+        if let x = t.transcoder { return x.description } // RTP's clock for these is the sample rate (RFC 3551)
+        if let l = t.latm {
+            return StreamDescription(codec: .aac, sampleRate: Int32(l.sampleRate), channels: Int32(l.channels),
+                                     timebaseNum: 1, timebaseDen: Int32(t.media.clockRate), extradata: l.config)
+        }
         switch t.codec {
         case .h264, .h265:
             var ps = t.codec == .h264
@@ -354,6 +394,19 @@ public final class RTSPClient: LiveInput {
                 try handler(InputPacket(stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
                                         data: UnsafeRawBufferPointer(rebasing: payload[off..<(off + size)])))
                 k += 1
+            }
+        } else if let latm = tracks[t].latm {
+            if lost { latm.markBroken() }
+            // Each frame is 1024 samples; the RTP clock need not be the sample rate.
+            let step = Int64(1024 * tracks[t].media.clockRate / max(latm.sampleRate, 1))
+            var k: Int64 = 0
+            _ = try latm.add(payload, marker: marker) { frame in
+                try handler(InputPacket(stream: t, pts: time + k * step, dts: time + k * step, duration: step, isKey: true, data: frame))
+                k += 1
+            }
+        } else if let x = tracks[t].transcoder {
+            try x.add(payload, time: time) { pts, duration, frame in
+                try handler(InputPacket(stream: t, pts: pts, dts: pts, duration: duration, isKey: true, data: frame))
             }
         }
     }

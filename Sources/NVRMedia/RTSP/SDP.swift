@@ -26,8 +26,11 @@ package enum SDP {
             let line = String(raw)
             if line.hasPrefix("m=") {
                 let f = line.dropFirst(2).split(separator: " ")
-                media.append(SDPMedia(kind: f.first.map(String.init) ?? "", payloadType: f.count > 3 ? Int(f[3]) ?? -1 : -1,
-                                      encoding: "", clockRate: 0, channels: 1, fmtp: [:], control: "", frameRate: nil))
+                let pt = f.count > 3 ? Int(f[3]) ?? -1 : -1
+                // RFC 3551's static payload types need no rtpmap, and cameras often send none.
+                let known: (String, Int)? = pt == 0 ? ("PCMU", 8000) : pt == 8 ? ("PCMA", 8000) : nil
+                media.append(SDPMedia(kind: f.first.map(String.init) ?? "", payloadType: pt,
+                                      encoding: known?.0 ?? "", clockRate: known?.1 ?? 0, channels: 1, fmtp: [:], control: "", frameRate: nil))
                 continue
             }
             guard line.hasPrefix("a=") else { continue }

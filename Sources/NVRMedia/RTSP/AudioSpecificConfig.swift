@@ -1,0 +1,79 @@
+/// An MPEG-4 AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1) read from inside another
+/// structure: RFC 3016's StreamMuxConfig carries one bit-aligned with no length, so the only
+/// way to find where it ends is to read it. `bytes` is the config on its own, byte-aligned,
+/// as an MP4 `esds` wants it.
+struct AudioSpecificConfig {
+    var objectType: Int
+    var sampleRate: Int
+    var channels: Int
+    var bytes: [UInt8]
+
+    static let sampleRates = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350]
+
+    /// Reads the config at `r`'s position and leaves `r` just past it; throws what is not
+    /// supported (objects other than the AAC family, a program config element).
+    static func read(_ r: inout BitReader) throws -> AudioSpecificConfig {
+        let start = r.pos
+        func objectType() -> Int { let t = r.bits(5); return t == 31 ? 32 + r.bits(6) : t }
+        func rate() -> Int? { let i = r.bits(4); return i == 15 ? r.bits(24) : (i < sampleRates.count ? sampleRates[i] : nil) }
+        var type = objectType()
+        guard let sampleRate = rate() else { throw MediaError(.unsupported, "AAC with a reserved sampling frequency index") }
+        let channelConfig = r.bits(4)
+        guard !r.overrun else { throw MediaError(.corrupt, "AAC config is cut short") }
+        if type == 5 || type == 29 { // SBR / PS: an extension rate, then the core's object type
+            _ = rate()
+            type = objectType()
+        }
+        // The AAC family: Main, LC, SSR, LTP, Scalable, and their error-resilient forms.
+        guard [1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23].contains(type) else {
+            throw MediaError(.unsupported, "MPEG-4 audio object type \(type) (only AAC)")
+        }
+        guard (1...7).contains(channelConfig) else {
+            throw MediaError(.unsupported, "AAC with channel configuration \(channelConfig) (1 to 7 only)")
+        }
+        // GASpecificConfig
+        r.skip(1) // frameLengthFlag
+        if r.bits(1) == 1 { r.skip(14) } // dependsOnCoreCoder: coreCoderDelay
+        let extensionFlag = r.bits(1)
+        if type == 6 || type == 20 { r.skip(3) } // layerNr
+        if extensionFlag == 1 {
+            if type == 22 { r.skip(5 + 11) } // numOfSubFrame, layer_length
+            if [17, 19, 20, 23].contains(type) { r.skip(3) } // resilience flags
+            r.skip(1) // extensionFlag3
+        }
+        if [17, 19, 20, 21, 22, 23].contains(type) {
+            let epConfig = r.bits(2)
+            guard epConfig < 2 else { throw MediaError(.unsupported, "AAC with error protection config \(epConfig)") }
+        }
+        // The backward-compatible extension signalling SBR or PS, or its explicit absence
+        // (libavcodec's encoder writes "no SBR" this way). What follows in a StreamMuxConfig
+        // (frameLengthType 0, then latmBufferFullness) cannot read as this sync word.
+        var ahead = r
+        if type != 5, ahead.bits(11) == 0x2B7, !ahead.overrun {
+            r = ahead
+            let extensionType = objectType()
+            if extensionType == 5 {
+                if r.bits(1) == 1 { // sbrPresentFlag
+                    _ = rate()
+                    var ps = r
+                    if ps.bits(11) == 0x548, !ps.overrun { r = ps; r.skip(1) } // psPresentFlag
+                }
+            } else if extensionType == 22 {
+                if r.bits(1) == 1 { _ = rate() }
+                r.skip(4) // extensionChannelConfiguration
+            }
+        }
+        guard !r.overrun else { throw MediaError(.corrupt, "AAC config is cut short") }
+        // Copy the bits read into a byte-aligned config of its own.
+        var copy = BitReader(r.bytes)
+        copy.pos = start
+        var out: [UInt8] = []
+        var left = r.pos - start
+        while left > 0 {
+            let n = min(8, left)
+            out.append(UInt8(copy.bits(n) << (8 - n)))
+            left -= n
+        }
+        return AudioSpecificConfig(objectType: type, sampleRate: sampleRate, channels: channelConfig == 7 ? 8 : channelConfig, bytes: out)
+    }
+}
