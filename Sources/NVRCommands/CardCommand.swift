@@ -73,7 +73,11 @@ struct CardCommand: ParsableCommand {
         struct Output: Encodable {
             var camera: String; var files: Int; var clockOffsetSeconds: Double?; var gaps: Int; var segments: Int
             var backfilledSeconds: Double; var bytesRead: Int64; var errors: [String]
+            /// What may make the result wrong without failing it (a camera that gave no clock).
+            var warnings: [String]
         }
+
+        static let noClock = "camera gave no clock: card times taken as UTC"
 
         func run() throws {
             let (config, storage, index) = try global.open()
@@ -94,9 +98,10 @@ struct CardCommand: ParsableCommand {
                 if !quiet { FileHandle.standardError.write(Data(String(format: "gap %d: %d segments so far, %.1f MB read\n", r.gaps, r.segments, Double(r.bytesFetched) / 1_048_576).utf8)) }
             })
             let out = Output(camera: camera, files: r.files, clockOffsetSeconds: r.clockOffsetSeconds, gaps: r.gaps, segments: r.segments,
-                             backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors)
+                             backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors,
+                             warnings: r.clockOffsetSeconds == nil ? [Self.noClock] : [])
             if json { try printJSON(out); return }
-            let clock = r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? "camera gave no clock: card times taken as UTC"
+            let clock = r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? Self.noClock
             print("\(camera): \(r.files) videos on the card (\(clock))")
             if !listOnly {
                 print(String(format: "%d gaps, %d segments backfilled (%.1f s of video, %.1f MB read from the card)",

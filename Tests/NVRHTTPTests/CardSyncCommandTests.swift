@@ -49,6 +49,7 @@ import TestSupport
         let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         #expect(out["files"] as? Int == 1 && (out["segments"] as? Int ?? 0) >= 1, "\(out)")
         #expect(abs((out["clockOffsetSeconds"] as? Double ?? 0) - 3607) < 1.5, "\(out)")
+        #expect((out["warnings"] as? [String]) == [], "\(out)")
         let seconds = out["backfilledSeconds"] as? Double ?? 0
         #expect(seconds >= 4 && seconds <= 5.01, "from the first key frame after the start to the end: \(seconds) s")
         let served = sim.sim.stats.cardBytesServed - served0
@@ -142,5 +143,12 @@ import TestSupport
             let id = try #require(try index.camera(named: cam)?.id)
             #expect(try index.segments(cameraID: id).isEmpty, "\(cam) has footage back")
         }
+
+        // Firmware without the date endpoint: the JSON says the times are a guess, as the text does.
+        sim.sim.fail("get_date_time", with: .status(404), count: 100)
+        let noClock = try await nvr(["card", "sync", "--camera", "gp", "--list-only", "--json"])
+        let listed = (try? JSONSerialization.jsonObject(with: Data(noClock.stdout.utf8)) as? [String: Any]) ?? [:]
+        #expect(noClock.status == 0 && listed["clockOffsetSeconds"] == nil, "\(noClock.stdout) \(noClock.stderr)")
+        #expect((listed["warnings"] as? [String])?.contains { $0.contains("camera gave no clock") } == true, "\(listed)")
     }
 }
