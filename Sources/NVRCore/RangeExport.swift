@@ -8,14 +8,16 @@ import NVRMedia
 /// Rules (design/range-mp4.md): the file starts at the key frame at or before `start` with an
 /// edit list so playback begins with the frame showing at `start`; the file's timeline follows
 /// the wall clock, so a gap between recordings holds the last picture (its sample lasts until
-/// the next recording) and is listed in `gaps`; a codec or resolution change ends the file early (`truncatedAt`).
+/// the next recording) and is listed in `gaps`; a change of parameters or resolution (a camera's
+/// preview and its card) plays on, with one sample entry each and the new parameter sets in
+/// the first key frame after the change; a change of codec ends the file early (`truncatedAt`).
 /// Segments still being written are included up to their last complete fragment.
 public struct RangeExport {
     public struct Result: Sendable {
         public var mp4: VirtualMP4
         /// Spans inside the file with no recording (> 1 s), on the wall clock.
         public var gaps: [Range<Int64>]
-        /// Set when a codec/resolution change cut the range short: where the file ends.
+        /// Set when a codec change (H.264 ↔ H.265) cut the range short: where the file ends.
         public var truncatedAt: Int64?
         /// What the file covers on the wall clock (the request clipped to the recordings).
         public var start90k: Int64
@@ -26,13 +28,28 @@ public struct RangeExport {
         var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end)
             .filter { ($0.state == .complete && $0.end90k > start) || $0.state == .writing }
         guard let first = segs.first else { throw NothingRecorded(start: start, end: end) }
+        guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else { throw IndexError("sample entry \(first.videoEntryID) missing") }
+        // Every video sample entry the range uses, in order of first use. Players that switch
+        // entries (stsc) get each one's; players that keep the first decode the rest from the
+        // parameter sets repeated at each change. Another codec, NAL length size or timescale
+        // cannot be carried that way: the file ends there.
         var truncatedAt: Int64?
-        if let change = segs.firstIndex(where: { $0.videoEntryID != first.videoEntryID }) {
-            truncatedAt = segs[change].start90k
-            segs = Array(segs[..<change])
+        let firstConfig = DecoderConfiguration(sampleEntry: [UInt8](videoEntry.box))
+        var entryIDs = [first.videoEntryID]
+        var entryBoxes = [[UInt8](videoEntry.box)]
+        var inBand = [firstConfig?.inBand ?? []]
+        for (k, seg) in segs.enumerated() where !entryIDs.contains(seg.videoEntryID) {
+            guard let fc = firstConfig, let e = try index.sampleEntry(id: seg.videoEntryID), e.timescale == videoEntry.timescale,
+                  let c = DecoderConfiguration(sampleEntry: [UInt8](e.box)), c.codec == fc.codec, c.lengthSize == fc.lengthSize else {
+                truncatedAt = seg.start90k
+                segs = Array(segs[..<k])
+                break
+            }
+            entryIDs.append(seg.videoEntryID)
+            entryBoxes.append([UInt8](e.box))
+            inBand.append(c.inBand)
         }
         let withAudio = first.audioEntryID != nil && segs.allSatisfy { $0.audioEntryID == first.audioEntryID }
-        guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else { throw IndexError("sample entry \(first.videoEntryID) missing") }
         let audioEntry = withAudio ? try index.sampleEntry(id: first.audioEntryID!) : nil
         let audioRate = Int64(max(audioEntry?.timescale ?? 0, 1))
 
@@ -82,10 +99,12 @@ public struct RangeExport {
                     audioEnd = m.audioTimes[i] + Int64(m.audio[i].duration) * 90_000 / audioRate
                 }
             }
-            pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked))
+            let entry = entryIDs.firstIndex(of: seg.videoEntryID) ?? 0
+            let prefix = entry != (pieces.last?.videoEntry ?? 0) ? inBand[entry] : []
+            pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked, videoEntry: entry, videoPrefix: prefix))
         }
         guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
-        let video = MP4Builder.Track(sampleEntry: [UInt8](videoEntry.box), timescale: UInt32(clamping: videoEntry.timescale),
+        let video = MP4Builder.Track(sampleEntries: entryBoxes, timescale: UInt32(clamping: videoEntry.timescale),
                                      width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
         let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32(clamping: $0.timescale), isVideo: false) }
         let playEnd = min(end, lastEnd)

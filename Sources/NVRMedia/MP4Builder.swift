@@ -66,19 +66,29 @@ public enum MP4Builder {
         /// Samples in file order, with their file offsets.
         public var video: [(sample: Sample, offset: Int64)]
         public var audio: [(sample: Sample, offset: Int64)]
-        public init(path: String, video: [(sample: Sample, offset: Int64)], audio: [(sample: Sample, offset: Int64)]) {
-            self.path = path; self.video = video; self.audio = audio
+        /// Which of the video track's sample entries describes this piece (0 = the first).
+        public var videoEntry: Int
+        /// Bytes put before the piece's first video sample (a key frame): the parameter sets
+        /// of its sample entry when it differs from the previous piece's.
+        public var videoPrefix: [UInt8]
+        public init(path: String, video: [(sample: Sample, offset: Int64)], audio: [(sample: Sample, offset: Int64)],
+                    videoEntry: Int = 0, videoPrefix: [UInt8] = []) {
+            self.path = path; self.video = video; self.audio = audio; self.videoEntry = videoEntry; self.videoPrefix = videoPrefix
         }
     }
 
     public struct Track: Sendable {
-        public var sampleEntry: [UInt8]
+        /// The stsd entries, in order; samples name theirs through their chunks.
+        public var sampleEntries: [[UInt8]]
         public var timescale: UInt32
         public var width: UInt16 = 0
         public var height: UInt16 = 0
         public var isVideo: Bool
         public init(sampleEntry: [UInt8], timescale: UInt32, width: UInt16 = 0, height: UInt16 = 0, isVideo: Bool) {
-            self.sampleEntry = sampleEntry; self.timescale = timescale; self.width = width; self.height = height; self.isVideo = isVideo
+            self.init(sampleEntries: [sampleEntry], timescale: timescale, width: width, height: height, isVideo: isVideo)
+        }
+        public init(sampleEntries: [[UInt8]], timescale: UInt32, width: UInt16 = 0, height: UInt16 = 0, isVideo: Bool) {
+            self.sampleEntries = sampleEntries; self.timescale = timescale; self.width = width; self.height = height; self.isVideo = isVideo
         }
     }
 
@@ -104,26 +114,37 @@ public enum MP4Builder {
     public static func build(pieces: [Piece], video: Track, audio: Track?, skip90k: Int64, duration90k: Int64) -> VirtualMP4 {
         // mdat layout: per piece, video runs then audio runs; a chunk per contiguous run.
         var parts: [VirtualMP4.Part] = []
-        var videoChunks: [(rel: Int64, count: Int)] = [], audioChunks: [(rel: Int64, count: Int)] = []
+        var videoChunks: [Chunk] = [], audioChunks: [Chunk] = []
         var rel: Int64 = 0
-        func addRuns(_ samples: [(sample: Sample, offset: Int64)], path: String, into chunks: inout [(rel: Int64, count: Int)]) {
+        func addRuns(_ samples: [(sample: Sample, offset: Int64)], path: String, entry: Int, prefix: [UInt8], into chunks: inout [Chunk]) {
             var i = 0
+            // The prefix lies just before the first sample's bytes, in that sample's chunk.
+            if !prefix.isEmpty, !samples.isEmpty { parts.append(.bytes(prefix)) }
+            var chunkStart = rel
             while i < samples.count {
                 var j = i + 1
                 var end = samples[i].offset + Int64(samples[i].sample.size)
                 while j < samples.count && samples[j].offset == end { end += Int64(samples[j].sample.size); j += 1 }
                 let length = end - samples[i].offset
                 parts.append(.file(path: path, offset: samples[i].offset, length: length))
-                chunks.append((rel, j - i))
+                if i == 0 { rel += Int64(prefix.count) }
+                chunks.append(Chunk(rel: chunkStart, count: j - i, entry: entry))
                 rel += length
+                chunkStart = rel
                 i = j
             }
         }
+        var videoSamples: [Sample] = []
+        videoSamples.reserveCapacity(pieces.reduce(0) { $0 + $1.video.count })
         for p in pieces {
-            addRuns(p.video, path: p.path, into: &videoChunks)
-            if audio != nil { addRuns(p.audio, path: p.path, into: &audioChunks) }
+            addRuns(p.video, path: p.path, entry: p.videoEntry, prefix: p.videoPrefix, into: &videoChunks)
+            if audio != nil { addRuns(p.audio, path: p.path, entry: 0, prefix: [], into: &audioChunks) }
+            for (k, v) in p.video.enumerated() {
+                var sample = v.sample
+                if k == 0 { sample.size += UInt32(p.videoPrefix.count) }
+                videoSamples.append(sample)
+            }
         }
-        let videoSamples = pieces.flatMap { $0.video.map(\.sample) }
         let audioSamples = audio == nil ? [] : pieces.flatMap { $0.audio.map(\.sample) }
         let mdatPayload = rel
         let large = mdatPayload + 8 > Int64(UInt32.max)
@@ -154,7 +175,10 @@ public enum MP4Builder {
         for v: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { w.u32(v) }
     }
 
-    private static func trak(_ w: inout BoxWriter, id: UInt32, track: Track, samples: [Sample], chunks: [(rel: Int64, count: Int)],
+    /// A run of samples back to back in the mdat, and the (0-based) sample entry describing them.
+    struct Chunk { var rel: Int64; var count: Int; var entry: Int }
+
+    private static func trak(_ w: inout BoxWriter, id: UInt32, track: Track, samples: [Sample], chunks: [Chunk],
                              base: Int64, skip: Int64, play: Int64) {
         let mediaDuration = samples.reduce(0) { $0 + UInt64($1.duration) }
         w.box("trak") { w in
@@ -182,7 +206,9 @@ public enum MP4Builder {
                     else { w.fullBox("smhd", version: 0, flags: 0) { $0.zeros(4) } }
                     w.box("dinf") { w in w.fullBox("dref", version: 0, flags: 0) { w in w.u32(1); w.fullBox("url ", version: 0, flags: 1) { _ in } } }
                     w.box("stbl") { w in
-                        w.fullBox("stsd", version: 0, flags: 0) { w in w.u32(1); w.append(track.sampleEntry) }
+                        w.fullBox("stsd", version: 0, flags: 0) { w in
+                            w.u32(UInt32(track.sampleEntries.count)); for e in track.sampleEntries { w.append(e) }
+                        }
                         runs(samples.map(\.duration)) { entries in
                             w.fullBox("stts", version: 0, flags: 0) { w in w.u32(UInt32(entries.count)); for e in entries { w.u32(e.count); w.u32(e.value) } }
                         }
@@ -196,9 +222,11 @@ public enum MP4Builder {
                             w.fullBox("stss", version: 0, flags: 0) { w in w.u32(UInt32(keys.count)); for k in keys { w.u32(UInt32(k + 1)) } }
                         }
                         w.fullBox("stsc", version: 0, flags: 0) { w in
-                            var entries: [(first: UInt32, count: UInt32)] = []
-                            for (i, c) in chunks.enumerated() where entries.last?.count != UInt32(c.count) { entries.append((UInt32(i + 1), UInt32(c.count))) }
-                            w.u32(UInt32(entries.count)); for e in entries { w.u32(e.first); w.u32(e.count); w.u32(1) }
+                            var entries: [(first: UInt32, count: UInt32, entry: UInt32)] = []
+                            for (i, c) in chunks.enumerated() where entries.last.map({ $0.count != UInt32(c.count) || $0.entry != UInt32(c.entry + 1) }) ?? true {
+                                entries.append((UInt32(i + 1), UInt32(c.count), UInt32(c.entry + 1)))
+                            }
+                            w.u32(UInt32(entries.count)); for e in entries { w.u32(e.first); w.u32(e.count); w.u32(e.entry) }
                         }
                         w.fullBox("stsz", version: 0, flags: 0) { w in w.u32(0); w.u32(UInt32(samples.count)); for s in samples { w.u32(s.size) } }
                         w.fullBox("co64", version: 0, flags: 0) { w in w.u32(UInt32(chunks.count)); for c in chunks { w.u64(UInt64(base + c.rel)) } }

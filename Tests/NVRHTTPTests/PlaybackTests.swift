@@ -145,6 +145,74 @@ import TestSupport
         #expect((one.json["video"] as? [String: Any])?["width"] as? Int == 640)
     }
 
+    /// A camera's picture changes size between recordings (a GoPro's preview and its card, a
+    /// camera reconfigured): view.mp4 across the change is one file that ffmpeg decodes without
+    /// a word and Chromium plays through, showing each size in turn.
+    @Test func viewMP4PlaysThroughAChangeOfResolution() async throws {
+        var o = RTSPCameraFixture.Options()
+        o.width = 854; o.height = 480
+        let small = try RTSPCameraFixture(o)
+        let h = try RecorderHarness(segmentSeconds: 2)
+        try h.add("cam", ["url": small.url])
+        try h.recorder.start(addDemoIfEmpty: false)
+        #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("cam").count) ?? 0) >= 2 })
+        small.stop()
+        // The new size's parameter sets only in the SDP, as in a camera's card files: a player
+        // that keeps the first sample entry learns them from the key frame after the change.
+        o.width = 1920; o.height = 1080; o.kbps = 2000; o.extraArguments = ["--config-interval", "0"]
+        let large = try RTSPCameraFixture(o, port: small.port)
+        let before = try h.completeSegments("cam").count
+        #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("cam").count) ?? 0) >= before + 2 })
+        large.stop()
+        // Then H.265, which no player switches to within one track: the file ends there.
+        o.codec = "h265"; o.width = 640; o.height = 360; o.kbps = 800; o.extraArguments = []
+        let hevc = try RTSPCameraFixture(o, port: small.port)
+        let beforeHEVC = try h.completeSegments("cam").count
+        #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("cam").count) ?? 0) >= beforeHEVC + 1 })
+        h.recorder.stop()
+        hevc.stop()
+        let all = try h.completeSegments("cam")
+        let firstHEVC = try #require(all.firstIndex { $0.videoEntryID != all[0].videoEntryID && ((try? h.index.sampleEntry(id: $0.videoEntryID))??.codec) == "h265" })
+        let segs = Array(all[..<firstHEVC])
+        #expect(Set(segs.map(\.videoEntryID)).count == 2, "two sample entries")
+
+        let server = try await TestServer(index: h.index, storage: h.recorder.storage)
+        let path = "/api/cameras/cam/view.mp4?start=\(segs[0].start90k)&end=\(segs[segs.count - 1].end90k)"
+        let view = try await server.get(path)
+        #expect(view.status == 200 && view.header("X-Recording-Truncated90k") == nil, "\(view.status) \(view.headers)")
+        let file = h.root + "/seam.mp4"
+        try view.body.write(to: URL(fileURLWithPath: file))
+        #expect(try decodeErrors(file) == "")
+        let sizes = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=width,height", "-of", "csv=p=0:s=x", file])
+            .stdout.split(separator: "\n").map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: "x \r"))) }
+        var shown: [String] = []
+        for s in sizes where shown.last != s { shown.append(s) }
+        #expect(shown == ["854x480", "1920x1080"], "\(shown)")
+        let duration = Double(try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let wanted = Double(segs[segs.count - 1].end90k - segs[0].start90k) / 90_000
+        #expect(abs(duration - wanted) < 0.2, "\(duration) s for \(wanted) s")
+        // nvr export writes the same file.
+        let export = try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: segs[0].cameraID,
+                                           start: segs[0].start90k, end: segs[segs.count - 1].end90k)
+        #expect(export.truncatedAt == nil)
+        try export.mp4.write(to: h.root + "/export.mp4")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: h.root + "/export.mp4")) == view.body)
+        let toHEVC = try await server.get("/api/cameras/cam/view.mp4?start=\(segs[0].start90k)&end=\(all[all.count - 1].end90k)")
+        #expect(toHEVC.status == 200 && toHEVC.header("X-Recording-Truncated90k") == String(all[firstHEVC].start90k), "\(toHEVC.headers)")
+
+        let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is missing: run scripts/install-deps.sh test")
+        try #require(FileManager.default.isExecutableFile(atPath: python), "playwright is missing: run scripts/install-deps.sh test")
+        let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let url = "http://127.0.0.1:\(server.port)\(path)"
+        let r = try await TestEnvironment.blocking {
+            try runProcess(python, [TestEnvironment.repoRoot + "/Tests/Browser/seam_test.py", "--url", url, "--sizes", "854x480,1920x1080", "--shots", shots])
+        }
+        #expect(r.status == 0, "chromium:\n\(r.stdout)\n\(r.stderr.suffix(2000))")
+    }
+
     func jpegSize(_ data: Data, in dir: String) throws -> String {
         let p = dir + "/probe.jpg"
         try data.write(to: URL(fileURLWithPath: p))

@@ -41,12 +41,15 @@ def pipeline(a):
             "timeoverlay font-desc=\"Sans 24\" ! "
         )
     gop = a.fps * a.gop_seconds
+    # config-interval 0: the parameter sets go out only in the SDP, never with the key frames,
+    # as with many cameras and every MP4 on a camera's card (x264 repeats them unless told not to).
+    avc = "option-string=repeat-headers=0 ! video/x-h264,stream-format=avc,alignment=au ! " if a.config_interval == 0 else "! "
     if a.codec == "h264":
-        video += (f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate={a.kbps} ! "
-                  "rtph264pay name=pay0 pt=96 config-interval=-1")
+        video += (f"x264enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate={a.kbps} {avc}"
+                  f"rtph264pay name=pay0 pt=96 config-interval={a.config_interval}")
     else:
         video += (f"x265enc tune=zerolatency speed-preset=ultrafast key-int-max={gop} bitrate={a.kbps} ! "
-                  "rtph265pay name=pay0 pt=96 config-interval=-1")
+                  f"rtph265pay name=pay0 pt=96 config-interval={a.config_interval}")
     # The audio formats IP cameras send: AAC as RFC 3640 (mpeg4-generic) or RFC 3016
     # (MP4A-LATM), G.711 (PCMU, PCMA) and G.726, each with GStreamer's own payloader.
     tone = " audiotestsrc is-live=true wave=sine freq=440 ! "
@@ -147,6 +150,8 @@ def main():
     p.add_argument("--codec", choices=["h264", "h265"], default="h264")
     p.add_argument("--audio", nargs="?", const="aac", choices=["aac", "latm", "pcmu", "pcma", "g726"],
                    help="add an audio stream (AAC as mpeg4-generic when no format is given)")
+    p.add_argument("--config-interval", type=int, default=-1,
+                   help="parameter sets in-band: -1 with every key frame, 0 only in the SDP (as many cameras do)")
     p.add_argument("--width", type=int, default=640)
     p.add_argument("--height", type=int, default=360)
     p.add_argument("--fps", type=int, default=15)
