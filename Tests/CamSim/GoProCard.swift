@@ -1,9 +1,11 @@
 import Foundation
 
 /// The simulated GoPro's SD card: a folder of real MP4s (`DCIM/100GOPRO/…`), plus, while the
-/// camera "records", chapters written live by the same encoder that feeds the preview stream
-/// (ffmpeg's tee: MPEG-TS to the radio, MP4 chapters to the card). So the card keeps
-/// recording when the Wi-Fi drops, and its footage matches what the stream showed.
+/// camera "records", chapters written live by the same ffmpeg that feeds the preview stream
+/// (MPEG-TS to the radio, MP4 chapters to the card). So the card keeps recording when the
+/// Wi-Fi drops, and its footage matches what the stream showed. With a preview size of its
+/// own, the preview is scaled and encoded apart from the card, as on a real GoPro (a 480p or
+/// 720p preview of a 1080p+ recording): other parameter sets on each side of every seam.
 final class GoProCard: @unchecked Sendable {
     // @unchecked Sendable: `probed` and `encoder` are guarded by `lock`; the rest is immutable.
     struct File: Sendable {
@@ -23,6 +25,8 @@ final class GoProCard: @unchecked Sendable {
     let clockOffset: Double
     let chapterSeconds: Int
     let size: (width: Int, height: Int)
+    /// The preview stream's size when it is not the card's.
+    let previewSize: (width: Int, height: Int)?
     let fps: Int
     private let lock = NSLock()
     private var encoder: Process?
@@ -34,11 +38,13 @@ final class GoProCard: @unchecked Sendable {
 
     var folder: String { root + "/DCIM/" + directory }
 
-    init(root: String, clockOffset: Double, chapterSeconds: Int, width: Int, height: Int, fps: Int) throws {
+    init(root: String, clockOffset: Double, chapterSeconds: Int, width: Int, height: Int, fps: Int,
+         previewSize: (width: Int, height: Int)? = nil) throws {
         self.root = root
         self.clockOffset = clockOffset
         self.chapterSeconds = chapterSeconds
         self.size = (width, height)
+        self.previewSize = previewSize
         self.fps = fps
         try FileManager.default.createDirectory(atPath: root + "/DCIM/" + directory, withIntermediateDirectories: true)
     }
@@ -68,11 +74,25 @@ final class GoProCard: @unchecked Sendable {
             for i in 1 2 3 4 5 6 7 8 9 10; do alive $f || break; sleep 0.2; done
             kill -KILL $f 2>/dev/null; wait $f
             """
+        let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "\(fps / 2)",
+                    "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p"]
+        var outputs: [String]
+        if let preview = previewSize {
+            // Two encoders from one picture: the card's at full size, the preview scaled.
+            outputs = ["-filter_complex", "[0:v]split=2[card][p];[p]scale=\(preview.width):\(preview.height)[preview]",
+                       "-map", "[preview]"] + x264 + ["-f", "mpegts", "udp://127.0.0.1:\(udpPort)?pkt_size=1316"]
+            if toCard {
+                outputs += ["-map", "[card]"] + x264 + ["-f", "segment", "-segment_time", "\(chapterSeconds)", "-segment_format", "mp4",
+                            "-segment_list", listPath, "-segment_list_type", "csv", "-reset_timestamps", "1",
+                            "-segment_start_number", "1", "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4"]
+            } else {
+                outputs += ["-map", "[card]", "-f", "null", "-"]
+            }
+        } else {
+            outputs = x264 + ["-map", "0:v", "-f", "tee", toCard ? ts + "|" + mp4 : ts]
+        }
         p.arguments = ["-c", watchdog, "sh", "-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
-                       "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)",
-                       "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "\(fps / 2)",
-                       "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p",
-                       "-map", "0:v", "-f", "tee", toCard ? ts + "|" + mp4 : ts]
+                       "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)"] + outputs
         p.standardInput = FileHandle.nullDevice
         // Never the test's own pipes: a child holding them open keeps `swift test` waiting.
         p.standardOutput = FileHandle.nullDevice

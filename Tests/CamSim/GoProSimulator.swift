@@ -20,6 +20,8 @@ public final class GoProSimulator: @unchecked Sendable {
         public var clockOffset: Double = 3600
         public var zoneMinutes = 60
         public var width = 640, height = 360, fps = 30
+        /// The preview stream's size, when it differs from the card's (a real GoPro's always does).
+        public var previewWidth: Int?, previewHeight: Int?
         /// HERO9–11 reject the preview's port parameter.
         public var acceptsPortParameter = true
         /// Seconds without a keep-alive after which the camera stops streaming.
@@ -55,7 +57,8 @@ public final class GoProSimulator: @unchecked Sendable {
     public init(_ options: Options) throws {
         self.options = options
         card = try GoProCard(root: options.cardRoot, clockOffset: options.clockOffset, chapterSeconds: options.chapterSeconds,
-                             width: options.width, height: options.height, fps: options.fps)
+                             width: options.width, height: options.height, fps: options.fps,
+                             previewSize: options.previewWidth.flatMap { w in options.previewHeight.map { (w, $0) } })
         relay = try UDPRelay()
     }
 

@@ -15,8 +15,14 @@ import TestSupport
         let harness: RecorderHarness
         let server: TestServer
 
-        init(chapterSeconds: Int = 10) async throws {
-            sim = try await GoProFixture { $0.chapterSeconds = chapterSeconds }
+        /// `previewSize`: the preview's own size (the card records at the simulator's 640x360
+        /// otherwise, or `cardSize`), as a real GoPro's 480p preview of a 720p+ recording.
+        init(chapterSeconds: Int = 10, cardSize: (Int, Int)? = nil, previewSize: (Int, Int)? = nil) async throws {
+            sim = try await GoProFixture { o in
+                o.chapterSeconds = chapterSeconds
+                if let c = cardSize { o.width = c.0; o.height = c.1 }
+                if let p = previewSize { o.previewWidth = p.0; o.previewHeight = p.1 }
+            }
             harness = try RecorderHarness(segmentSeconds: 3) { $0.cardRefreshSeconds = 5 }
             try harness.add("gp", plugin: "gopro", ["base_url": sim.baseURL, "port": String(GoProFixture.freeUDPPort()),
                                                     "http_timeout": "2", "busy_wait_seconds": "2"])
@@ -150,7 +156,9 @@ import TestSupport
     }
 
     @Test func wifiLossIsFilledFromTheCardAndPlaysAcross() async throws {
-        let s = try await Setup()
+        // As on a real GoPro, the preview (480p) and the card (720p) differ: every seam changes
+        // the picture's size and parameter sets.
+        let s = try await Setup(cardSize: (1280, 720), previewSize: (848, 480))
         #expect(try await TestEnvironment.eventually(timeout: 30) { try s.harness.completeSegments("gp").count >= 3 })
         let lossStart = Time90k.now()
         s.sim.sim.setWiFi(up: false)
@@ -184,11 +192,18 @@ import TestSupport
         #expect(view.status == 200)
         let dump = try s.segments().map { "\($0.runID)/\($0.source)/\($0.state.rawValue) \($0.start90k)-\($0.end90k)" }.joined(separator: "\n")
         #expect(view.header("X-Recording-Gaps") == nil || view.header("X-Recording-Gaps") == "", "\(view.header("X-Recording-Gaps") ?? "") in \(a)-\(b); resumed \(resumed)\n\(dump)")
-        #expect(view.header("X-Recording-Truncated90k") == nil, "one sample entry: the card and the stream share the encoder")
+        #expect(view.header("X-Recording-Truncated90k") == nil, "the preview and card sizes play as one file")
         let file = s.harness.root + "/across.mp4"
         try view.body.write(to: URL(fileURLWithPath: file))
         let errors = try await TestEnvironment.blocking { try decodeErrors(file) }
         #expect(errors.isEmpty, "\(errors)")
+        let sizes = try await TestEnvironment.blocking {
+            try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=width,height", "-of", "csv=p=0:s=x", file])
+                .stdout.split(separator: "\n").map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: "x \r"))) }
+        }
+        var shown: [String] = []
+        for size in sizes where shown.last != size { shown.append(size) }
+        #expect(shown == ["848x480", "1280x720", "848x480"], "live preview, card, live preview: \(shown)")
         let probed = try await TestEnvironment.blocking { try ffprobeStreams(file) }
         let seconds = Double(b - a) / 90_000
         #expect(abs((probed.first?.duration ?? 0) - seconds) < 0.5, "\(probed) for \(seconds) s")
