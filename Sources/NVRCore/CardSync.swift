@@ -22,6 +22,12 @@ public final class CardSync {
     /// Gaps shorter than this are left alone: a live run and the card footage that continues it
     /// meet at a key frame, which leaves slivers up to a GOP long.
     public static let minimumGap90k: Int64 = 2 * 90_000
+    /// A gap that starts where card footage ends leaves no such sliver when filled (the next
+    /// card file continues the last one): it is filled from a second, the timeline's join
+    /// tolerance. Else the end of an outage that falls just after a chapter boundary stays a
+    /// hole: the chapter before is backfilled at the first sync, the one holding the rest is
+    /// still being written then, and what is left is too short for `minimumGap90k`.
+    public static let minimumGapAfterCard90k: Int64 = Timeline.joinTolerance90k
 
     private let camera: CameraRecord
     private let index: IndexDatabase
@@ -92,11 +98,19 @@ public final class CardSync {
             guard oldest < span.upperBound else { return [] }
             span = max(span.lowerBound, oldest)..<span.upperBound
         }
-        var covered = try index.segments(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)
-            .filter { $0.state != .deleting }
+        let segments = try index.segments(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound).filter { $0.state != .deleting }
+        var covered = segments
             .map { $0.start90k..<($0.state == .writing ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k) }
         covered += try index.deletedRanges(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)
-        return Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
+        // Card footage ending at (or, with the next file's listed start, just before) a gap.
+        let cardEnds = segments.filter { $0.source == "card" && $0.state == .complete }.map(\.end90k)
+        func afterCard(_ gap: Range<Int64>) -> Bool {
+            cardEnds.contains { $0 <= gap.lowerBound && gap.lowerBound - $0 < Self.minimumGapAfterCard90k }
+        }
+        return (Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
+            + Self.gaps(in: span, covered: covered, minimum: Self.minimumGapAfterCard90k).filter {
+                $0.count < Self.minimumGap90k && afterCard($0)
+            }).sorted { $0.lowerBound < $1.lowerBound }
     }
 
     /// How far past its row a segment being written may reach: its progress interval (5 s)
@@ -122,8 +136,13 @@ public final class CardSync {
         return Time90k.isSupported(t) ? t : nil
     }
 
+    /// A key frame this much before a gap's start still opens it: the footage before the gap
+    /// ends where the segmenter's rounding puts it, and the next card file's first frame may
+    /// sit a few ticks earlier. (Playback shortens the sample before a small overlap.)
+    static let startSlack90k: Int64 = 4_500
+
     /// Stream-copies the part of a card file inside `gap` into segments: from the first key
-    /// frame at or after the gap's start to the last frame that ends by the gap's end.
+    /// frame at or after the gap's start (within `startSlack90k`) to the last frame that ends by the gap's end.
     private func copy(_ instance: PluginInstance, item: CardListing.Item, gap: Range<Int64>,
                       isCancelled: @escaping () -> Bool) throws -> (segments: Int, duration90k: Int64, fetched: Int64) {
         let reader = CardFileReader(instance: instance, fileID: item.fileID, size: item.bytes, isCancelled: isCancelled)
@@ -155,7 +174,7 @@ public final class CardSync {
                     }
                     if i == 0 {
                         if !started {
-                            guard p.isKey, t >= gap.lowerBound else { return }
+                            guard p.isKey, t >= gap.lowerBound - Self.startSlack90k else { return }
                             started = true
                             firstTime = t
                         }

@@ -88,6 +88,39 @@ import TestSupport
         #expect(gone.status != 0 && gone.stderr.contains("camera unreachable at http://127.0.0.1:9"), "\(gone.stderr)")
     }
 
+    /// An outage that ends just after a chapter boundary: the chapter before is backfilled first,
+    /// and the second and a half left in the next chapter is filled when that one is listed
+    /// (a gap after card footage is filled from a second, not two) — once, not at every sync.
+    @Test func theEndOfAnOutageJustPastAChapterIsFilledFromTheNextChapter() async throws {
+        let sim = try await GoProFixture { o in o.recordToCard = false }
+        let root = TestEnvironment.tempDir("cardsync-chapters")
+        defer { TestEnvironment.cleanup(root) }
+        let (_, end) = try await Self.cardVideo(sim, name: "GH020011.MP4", seconds: 10)
+        let (first, _) = try await Self.cardVideo(sim, name: "GH010011.MP4", seconds: 10)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end - 10)], ofItemAtPath: first)
+        let chapterStart = Int64(end - 20) * 90_000, boundary = Int64(end - 10) * 90_000
+        let config = root + "/nvr.toml"
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        func sync(to end90k: Int64) async throws -> [String: Any] {
+            let r = try await TestEnvironment.blocking {
+                try runProcess(TestEnvironment.nvrExecutable, ["card", "sync", "--camera", "gp", "--start", String(chapterStart), "--end", String(end90k),
+                                                               "--json", "--config", config])
+            }
+            #expect(r.status == 0, "\(r.stderr)")
+            return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
+        }
+        let add = try await TestEnvironment.blocking {
+            try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)", "--config", config])
+        }
+        #expect(add.status == 0, "\(add.stderr)")
+        var out = try await sync(to: boundary)
+        #expect((out["segments"] as? Int ?? 0) >= 1, "the first chapter: \(out)")
+        out = try await sync(to: boundary + 90_000 * 3 / 2)
+        #expect(out["gaps"] as? Int == 1 && (out["backfilledSeconds"] as? Double ?? 0) >= 1, "1.5 s after the first chapter: \(out)")
+        out = try await sync(to: boundary + 90_000 * 3 / 2)
+        #expect(out["gaps"] as? Int == 0, "nothing left to fetch: \(out)")
+    }
+
     /// What the NVR deleted stays deleted although the card still has it: a user's range delete
     /// and retention's deletions are not backfilled again, nor is footage older than what
     /// retention keeps (it would be deleted at once).
