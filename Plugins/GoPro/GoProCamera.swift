@@ -84,7 +84,12 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         lock.unlock()
         if quiet { return }
         if let error, was != false { host.log(NVR_LOG_WARNING, error) }
-        if error == nil, was == false { host.log(NVR_LOG_INFO, "camera reachable again") }
+        if error == nil, was == false {
+            host.log(NVR_LOG_INFO, "camera reachable again")
+            // The host is likely waiting out a backoff (up to 30 s after a long outage): it
+            // reconnects now instead.
+            host.state(NVR_STATE_CONNECTING, "camera reachable again")
+        }
     }
 
     // MARK: keep-alive and state

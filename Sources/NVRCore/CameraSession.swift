@@ -47,6 +47,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let statusLock = Mutex(CameraStatus())
     private let wake = NSCondition()
     private var stopping = false
+    /// The plugin said "connecting" while the session waited out a backoff (a camera that
+    /// answers again): the wait ends then, not when the backoff runs out.
+    private var retryNow = false
     private var pushError: String?
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
@@ -200,11 +203,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         setState(.stopped, nil)
     }
 
-    /// Waits up to `seconds`, returning early on stop.
+    /// Waits up to `seconds`, returning early on stop or when the plugin says the camera is
+    /// back (`NVR_STATE_CONNECTING` from the plugin's own thread during the wait).
     private func sleep(seconds: Double) {
         let until = Date(timeIntervalSinceNow: seconds)
         wake.lock()
-        while !stopping && wake.wait(until: until) {}
+        retryNow = false // only news that comes during this wait counts
+        while !stopping && !retryNow && wake.wait(until: until) {}
         wake.unlock()
     }
 
@@ -286,7 +291,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public func pluginConnectionState(_ state: Int32, reason: String?) {
         if isStopping { return } // the plugin saying it stopped because we asked is not news
         switch UInt32(bitPattern: state) {
-        case NVR_STATE_CONNECTING.rawValue: setState(.connecting, reason, log: .debug)
+        case NVR_STATE_CONNECTING.rawValue:
+            setState(.connecting, reason, log: .debug)
+            wake.lock(); retryNow = true; wake.broadcast(); wake.unlock()
         case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)
         case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
         default: failPush(reason ?? "camera connection lost")

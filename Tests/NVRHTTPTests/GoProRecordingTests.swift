@@ -168,6 +168,9 @@ import TestSupport
         let lossEnd = Time90k.now()
         #expect(try await s.recordsAgain(after: before, timeout: 60), "live recording resumes")
         let resumed = try #require(try s.segments().first { $0.start90k > lossEnd && $0.source == "live" }).start90k
+        // The plugin says the camera is back as soon as its keep-alive is answered; the session
+        // reconnects then, not when its backoff (30 s by now) runs out.
+        #expect(Double(resumed - lossEnd) / 90_000 < 8, "live again \(Double(resumed - lossEnd) / 90_000) s after the Wi-Fi returned")
         let from = try #require(try s.segments().first).start90k
 
         // Once the card chapters covering the loss are closed and listed, the gap fills.
