@@ -88,13 +88,21 @@ public final class CardSync {
     ///
     /// Never a gap: what was deleted (by a user or retention: the card still has it, and it
     /// must stay deleted), nor what retention would delete at once (older than the camera's
-    /// continuous-footage age limit).
+    /// continuous-footage age limit, or older than its oldest segment when it is at its size cap).
     func gaps(in span: Range<Int64>) throws -> [Range<Int64>] {
         let now = Time90k.now()
         guard let id = camera.id else { return [] }
         var span = span
-        if let days = try index.retention(cameraID: id)?.continuousDays, days > 0, days.isFinite {
+        let retention = try index.retention(cameraID: id)
+        if let days = retention?.continuousDays, days > 0, days.isFinite {
             let oldest = Time90k.subtract(now, Int64(min(days, 36_600) * 86_400 * 90_000))
+            guard oldest < span.upperBound else { return [] }
+            span = max(span.lowerBound, oldest)..<span.upperBound
+        }
+        // A camera at its size cap keeps its newest footage: what the card has from before
+        // its oldest segment would go at the next retention run, so it is not fetched.
+        if let cap = retention?.maxBytes, try index.bytesByCamera()[id] ?? 0 >= cap,
+           let oldest = try index.oldestSegments(cameraID: id, limit: 1).first?.start90k {
             guard oldest < span.upperBound else { return [] }
             span = max(span.lowerBound, oldest)..<span.upperBound
         }

@@ -149,8 +149,18 @@ import TestSupport
         var out = try await sync("gp")
         #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "\(out)")
         #expect(try await nvr(["retention", "set", "--camera", "gp", "--continuous-days", "none"]).status == 0)
+        // At its size cap, the camera keeps its newest footage: the card's part from before its
+        // oldest segment is not fetched (retention would delete it at once), and is once the
+        // cap leaves room.
+        let later = try await nvr(["card", "sync", "--camera", "gp", "--start", String(start90k + 10 * 90_000), "--end", String(end90k + 90_000), "--json"])
+        let laterOut = (try? JSONSerialization.jsonObject(with: Data(later.stdout.utf8)) as? [String: Any]) ?? [:]
+        #expect(later.status == 0 && (laterOut["segments"] as? Int ?? 0) >= 1, "the newer half: \(later.stdout) \(later.stderr)")
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "1K"]).status == 0)
         out = try await sync("gp")
-        #expect((out["segments"] as? Int ?? 0) >= 1, "\(out)")
+        #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "fetched only for retention to delete: \(out)")
+        #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "none"]).status == 0)
+        out = try await sync("gp")
+        #expect((out["segments"] as? Int ?? 0) >= 1, "room under the cap again: \(out)")
 
         // Retention deletes it (a size cap): the next sync leaves it deleted.
         #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "1K"]).status == 0)
