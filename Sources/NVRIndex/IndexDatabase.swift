@@ -34,6 +34,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV7.name, migrate: MigrationV7.migrate)
         m.registerMigration(MigrationV8.name, migrate: MigrationV8.migrate)
         m.registerMigration(MigrationV9.name, migrate: MigrationV9.migrate)
+        m.registerMigration(MigrationV10.name, migrate: MigrationV10.migrate)
         return m
     }
 
