@@ -176,7 +176,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 }
             } catch let e as PluginError {
                 failure = e.description
-                failed = true
+                failed = e.kind == .configuration
             } catch {
                 failure = "\(error)"
             }

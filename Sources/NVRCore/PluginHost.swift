@@ -45,8 +45,14 @@ public enum PluginCapability {
 
 /// Why a plugin could not be used.
 public struct PluginError: Error, CustomStringConvertible, Sendable {
+    /// What the camera's status makes of it: `configuration` (a plugin that does not load, a
+    /// config it refuses, a plugin that cannot do what is asked) marks the camera *failed*,
+    /// something for a person to fix; `transient` (the camera or its cloud failing to start
+    /// a stream: unreachable, HTTP 500, busy) marks it *lost*, and it is retried the same way.
+    public enum Kind: Sendable, Equatable { case configuration, transient }
     public let description: String
-    public init(_ m: String) { description = m }
+    public let kind: Kind
+    public init(_ m: String, kind: Kind = .configuration) { description = m; self.kind = kind }
 }
 
 /// Loads camera plugins from a directory with dlopen and remembers each outcome.

@@ -80,7 +80,9 @@ public final class PluginInstance: @unchecked Sendable {
         }
         var error: UnsafeMutablePointer<CChar>?
         guard let json = takeString(fn(instance, substream ? 1 : 0, &error)) else {
-            throw PluginError("\(plugin.name): \(takeString(error) ?? "no live source")")
+            // Config was checked at create: failing now is the camera's side (the C ABI's
+            // error is a message, not a kind).
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "no live source")", kind: .transient)
         }
         do {
             return try JSONDecoder().decode(LiveSource.self, from: Data(json.utf8))
@@ -95,7 +97,7 @@ public final class PluginInstance: @unchecked Sendable {
         }
         var error: UnsafeMutablePointer<CChar>?
         if fn(instance, &error) != 0 {
-            throw PluginError("\(plugin.name): \(takeString(error) ?? "could not start")")
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "could not start")", kind: .transient)
         }
     }
 

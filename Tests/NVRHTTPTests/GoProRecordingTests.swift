@@ -42,12 +42,14 @@ import TestSupport
             try segments().contains { !before.contains($0.runID) && $0.frames > 0 && $0.source == "live" }
         }
 
-        /// Waits until the camera's state reason mentions `text`; returns the reasons seen.
+        /// Waits until the camera's state reason mentions `text`; returns the "state: reason"s seen.
         func reason(containing text: String, timeout: Double = 45) async throws -> [String] {
             var seen: [String] = []
             let end = Date(timeIntervalSinceNow: timeout)
             while Date() < end {
-                if let r = session?.status.reason, seen.last != r { seen.append(r) }
+                if let status = session?.status, let r = status.reason, seen.last != "\(status.state.rawValue): \(r)" {
+                    seen.append("\(status.state.rawValue): \(r)")
+                }
                 if seen.last?.contains(text) == true { break }
                 try await Task.sleep(nanoseconds: 100_000_000)
             }
@@ -102,6 +104,8 @@ import TestSupport
         s.sim.sim.stallStream(seconds: 4)
         var seen = try await s.reason(containing: "camera answered HTTP 500 to /gopro/camera/stream/start")
         #expect(seen.last?.contains("HTTP 500") == true, "\(seen)")
+        // A camera's server error is the camera's trouble, not a configuration to fix: lost.
+        #expect(seen.last?.hasPrefix("lost: ") == true, "\(seen)")
         #expect(try await s.recordsAgain(after: mark), "recording resumes after the errors")
 
         mark = try s.runs()
