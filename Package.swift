@@ -47,7 +47,7 @@ let package = Package(
         // The recorder.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", "CFFmpeg", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
         .target(
