@@ -47,9 +47,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let statusLock = Mutex(CameraStatus())
     private let wake = NSCondition()
     private var stopping = false
-    /// The plugin said "connecting" while the session waited out a backoff (a camera that
-    /// answers again): the wait ends then, not when the backoff runs out.
+    /// The plugin said "connecting" (a camera that answers again) since this connection
+    /// attempt began: the backoff wait after it ends then, not when the backoff runs out.
     private var retryNow = false
+    /// The session reads the plugin's live URL itself (not pushed packets): a plugin's own
+    /// "connecting" then says nothing about the stream the session is reading.
+    private var readsURL = false
     private var pushError: String?
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
@@ -155,6 +158,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private func run() {
         var backoff = minBackoff
         while !isStopping {
+            // Only news from this attempt on ends the wait after it (cleared here, not when the
+            // wait starts: the camera may come back while a start attempt is still failing).
+            wake.lock(); retryNow = false; wake.unlock()
             setState(.connecting, nil, log: .debug)
             var recorded = false
             var failure: String
@@ -204,17 +210,17 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     }
 
     /// Waits up to `seconds`, returning early on stop or when the plugin says the camera is
-    /// back (`NVR_STATE_CONNECTING` from the plugin's own thread during the wait).
+    /// back (`NVR_STATE_CONNECTING` from the plugin's own thread since the attempt began).
     private func sleep(seconds: Double) {
         let until = Date(timeIntervalSinceNow: seconds)
         wake.lock()
-        retryNow = false // only news that comes during this wait counts
         while !stopping && !retryNow && wake.wait(until: until) {}
         wake.unlock()
     }
 
     /// Reads the plugin's live URL until it fails; returns why it stopped.
     private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
+        wake.lock(); readsURL = true; wake.unlock()
         let source = try instance.liveSource()
         listening = source.listen == true
         if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
@@ -261,6 +267,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     /// Lets the plugin push packets until it stops, fails, or we are stopped.
     private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
+        wake.lock(); readsURL = false; wake.unlock()
         wake.lock(); pushError = nil; connected = false; wake.unlock()
         try instance.startPush()
         wake.lock()
@@ -292,8 +299,10 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         if isStopping { return } // the plugin saying it stopped because we asked is not news
         switch UInt32(bitPattern: state) {
         case NVR_STATE_CONNECTING.rawValue:
-            setState(.connecting, reason, log: .debug)
-            wake.lock(); retryNow = true; wake.broadcast(); wake.unlock()
+            wake.lock(); retryNow = true; let url = readsURL; wake.broadcast(); wake.unlock()
+            // A URL camera the session is streaming stays "streaming": the plugin's keep-alive
+            // failing once and answering again does not change the stream being read.
+            if !(url && status.state == .streaming) { setState(.connecting, reason, log: .debug) }
         case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)
         case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
         default: failPush(reason ?? "camera connection lost")

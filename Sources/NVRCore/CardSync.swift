@@ -101,12 +101,15 @@ public final class CardSync {
         }
         // A camera at its size cap keeps its newest footage: what the card has from before
         // its oldest segment would go at the next retention run, so it is not fetched.
-        if let cap = retention?.maxBytes, try index.bytesByCamera()[id] ?? 0 >= cap,
-           let oldest = try index.oldestSegments(cameraID: id, limit: 1).first?.start90k {
+        if let cap = retention?.maxBytes, case let stored = try index.storageSummary(cameraID: id), stored.bytes >= cap,
+           let oldest = stored.oldest90k {
             guard oldest < span.upperBound else { return [] }
             span = max(span.lowerBound, oldest)..<span.upperBound
         }
-        let segments = try index.segments(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound).filter { $0.state != .deleting }
+        // From a second before the span: card footage that ends just before it (the previous
+        // file's, where this one's listed start is a little late) still counts as "after card".
+        let segments = try index.segments(cameraID: id, start90k: span.lowerBound - Self.minimumGapAfterCard90k, end90k: span.upperBound)
+            .filter { $0.state != .deleting }
         var covered = segments
             .map { $0.start90k..<($0.state == .writing ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k) }
         covered += try index.deletedRanges(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)

@@ -2,8 +2,9 @@ import CFFmpeg
 
 /// Turns a camera's G.711 (µ-law, A-law) or G.726 audio into AAC with libavcodec, because MP4
 /// players do not play those (browsers do not, and MP4 has no standard G.726 entry). At 8 kHz
-/// mono this costs next to nothing: eight AAC frames a second. Everything is allocated when
-/// the camera connects; a packet only copies samples into buffers that exist already.
+/// mono this costs next to nothing: eight AAC frames a second. Buffers are allocated when the
+/// camera connects; libavcodec's send_packet still references each packet it is given (a
+/// small allocation per audio packet, 50 a second at most).
 package final class AudioTranscoder {
     /// The AAC stream this produces (time base: one tick per sample).
     package private(set) var description: StreamDescription
@@ -112,13 +113,20 @@ package final class AudioTranscoder {
     /// and calls `aac(pts, duration, frame)` for each AAC frame that completes. The encoder's
     /// priming delay is in its timestamps, so the audio stays in step with the video.
     package func add(_ data: UnsafeRawBufferPointer, time: Int64, _ aac: (Int64, Int64, UnsafeRawBufferPointer) throws -> Void) throws {
-        guard let decoder, let decoded, let inPacket, let source = data.baseAddress, !data.isEmpty, data.count <= Self.maxPacket else { return }
+        // Times come from the camera (a pusher's container, an RTP clock): far out of range,
+        // they are dropped rather than risk arithmetic that traps.
+        guard let decoder, let decoded, let inPacket, let source = data.baseAddress, !data.isEmpty, data.count <= Self.maxPacket,
+              time.magnitude < 1 << 60 else { return }
         let queued = Int64(fifo[0].count)
-        // A jump of more than half a second (lost packets, a camera clock step) restarts the
-        // timeline there; smaller ones are absorbed.
-        if queued == 0 || abs(time - (fifoTime + queued)) > Int64(description.sampleRate / 2) {
+        let late = time - (fifoTime + queued)
+        // A jump of more than half a second either way (a camera clock step, a long loss)
+        // restarts the timeline there. A shorter gap (lost packets) is filled with silence,
+        // so what follows stays in step with the video; a small overlap is absorbed.
+        if queued == 0 || late.magnitude > UInt64(description.sampleRate / 2) {
             if queued > 0 { try flushPartial(aac) }
             fifoTime = time
+        } else if late > 0 {
+            for c in fifo.indices { fifo[c].append(contentsOf: repeatElement(0, count: Int(late))) }
         }
         inBuffer.update(from: source.assumingMemoryBound(to: UInt8.self), count: data.count)
         inPacket.pointee.data = inBuffer

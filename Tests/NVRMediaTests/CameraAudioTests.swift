@@ -61,6 +61,15 @@ struct CameraAudioTests {
         #expect(!add([200, 1, 2, 3], marker: true))
         #expect(add([3, 7, 8, 9], marker: true))
         #expect(frames == [[7, 8, 9]])
+        // An element past the size limit is dropped up to its marker: its rest is not read
+        // as frames of its own.
+        frames = []
+        let huge = [UInt8](repeating: 3, count: LATMDepacketizer.maxElement + 1)
+        #expect(!add(huge, marker: false))
+        #expect(add([2, 9, 9], marker: true))
+        #expect(frames.isEmpty)
+        #expect(add([1, 6], marker: true))
+        #expect(frames == [[6]])
         // A lost packet drops the element it was part of, not the next one.
         frames = []
         d.markBroken()

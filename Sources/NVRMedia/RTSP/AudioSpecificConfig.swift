@@ -20,47 +20,34 @@ struct AudioSpecificConfig {
         guard let sampleRate = rate() else { throw MediaError(.unsupported, "AAC with a reserved sampling frequency index") }
         let channelConfig = r.bits(4)
         guard !r.overrun else { throw MediaError(.corrupt, "AAC config is cut short") }
-        if type == 5 || type == 29 { // SBR / PS: an extension rate, then the core's object type
+        let explicitSBR = type == 5 || type == 29
+        if explicitSBR { // SBR / PS: an extension rate, then the core's object type
             _ = rate()
             type = objectType()
         }
-        // The AAC family: Main, LC, SSR, LTP, Scalable, and their error-resilient forms.
-        guard [1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23].contains(type) else {
-            throw MediaError(.unsupported, "MPEG-4 audio object type \(type) (only AAC)")
+        // AAC Main, LC and LTP (HE-AAC is LC with SBR): 1024-sample frames, what the recorder
+        // times audio by and what players play. Scalable, low-delay, TwinVQ, BSAC are refused.
+        guard [1, 2, 4].contains(type) else {
+            throw MediaError(.unsupported, "MPEG-4 audio object type \(type) (only AAC Main, LC, LTP, HE-AAC)")
         }
         guard (1...7).contains(channelConfig) else {
             throw MediaError(.unsupported, "AAC with channel configuration \(channelConfig) (1 to 7 only)")
         }
         // GASpecificConfig
-        r.skip(1) // frameLengthFlag
+        guard r.bits(1) == 0 else { throw MediaError(.unsupported, "AAC with 960-sample frames") } // frameLengthFlag
         if r.bits(1) == 1 { r.skip(14) } // dependsOnCoreCoder: coreCoderDelay
-        let extensionFlag = r.bits(1)
-        if type == 6 || type == 20 { r.skip(3) } // layerNr
-        if extensionFlag == 1 {
-            if type == 22 { r.skip(5 + 11) } // numOfSubFrame, layer_length
-            if [17, 19, 20, 23].contains(type) { r.skip(3) } // resilience flags
-            r.skip(1) // extensionFlag3
-        }
-        if [17, 19, 20, 21, 22, 23].contains(type) {
-            let epConfig = r.bits(2)
-            guard epConfig < 2 else { throw MediaError(.unsupported, "AAC with error protection config \(epConfig)") }
-        }
+        if r.bits(1) == 1 { r.skip(1) } // extensionFlag: extensionFlag3 (types 1, 2, 4 have nothing else)
         // The backward-compatible extension signalling SBR or PS, or its explicit absence
         // (libavcodec's encoder writes "no SBR" this way). What follows in a StreamMuxConfig
         // (frameLengthType 0, then latmBufferFullness) cannot read as this sync word.
         var ahead = r
-        if type != 5, ahead.bits(11) == 0x2B7, !ahead.overrun {
+        if !explicitSBR, ahead.bits(11) == 0x2B7, !ahead.overrun {
             r = ahead
-            let extensionType = objectType()
-            if extensionType == 5 {
-                if r.bits(1) == 1 { // sbrPresentFlag
-                    _ = rate()
-                    var ps = r
-                    if ps.bits(11) == 0x548, !ps.overrun { r = ps; r.skip(1) } // psPresentFlag
-                }
-            } else if extensionType == 22 {
-                if r.bits(1) == 1 { _ = rate() }
-                r.skip(4) // extensionChannelConfiguration
+            guard objectType() == 5 else { throw MediaError(.unsupported, "AAC with an extension other than SBR") }
+            if r.bits(1) == 1 { // sbrPresentFlag
+                _ = rate()
+                var ps = r
+                if ps.bits(11) == 0x548, !ps.overrun { r = ps; r.skip(1) } // psPresentFlag
             }
         }
         guard !r.overrun else { throw MediaError(.corrupt, "AAC config is cut short") }

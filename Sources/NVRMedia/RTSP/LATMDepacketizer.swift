@@ -73,7 +73,11 @@ package final class LATMDepacketizer {
             if marker { broken = false }
             return true
         }
-        guard pending.count + p.count <= Self.maxElement else { reset(); return false }
+        guard pending.count + p.count <= Self.maxElement else {
+            // The rest of this element, up to its marker, must not be read as new frames.
+            if marker { reset() } else { markBroken() }
+            return false
+        }
         pending.append(contentsOf: p)
         guard marker else { return true }
         defer { pending.removeAll(keepingCapacity: true) }
