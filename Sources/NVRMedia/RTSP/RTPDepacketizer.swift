@@ -119,11 +119,9 @@ package struct AACDepacketizer {
     let sizeLength: Int
     let indexLength: Int
 
-    /// The depacketizer for an SDP audio section, or why its audio cannot be recorded.
+    /// The depacketizer for an MPEG4-GENERIC audio section (RTSPClient.audioTrack picks the
+    /// reader by encoding), or why its audio cannot be recorded.
     package static func check(_ a: SDPMedia) -> Result<AACDepacketizer, MediaError> {
-        guard a.encoding == "MPEG4-GENERIC" else {
-            return .failure(MediaError(.unsupported, "\(a.encoding.isEmpty ? "unknown" : a.encoding.prefix(32)) audio is not supported"))
-        }
         guard (a.fmtp["mode"] ?? "").lowercased() == "aac-hbr" else {
             return .failure(MediaError(.unsupported, "MPEG4-GENERIC mode '\((a.fmtp["mode"] ?? "").prefix(32))' (only AAC-hbr)"))
         }
