@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "nvr-plugin-insta360", type: .dynamic, targets: ["Insta360Plugin"]),
         .library(name: "nvr-plugin-tuya", type: .dynamic, targets: ["TuyaPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
+        .executable(name: "index-writer-bench", targets: ["IndexWriterBench"]),
         // For Fuzz/Package.swift (libFuzzer builds), not installed.
         .library(name: "NVRFuzzTargets", targets: ["NVRFuzzTargets"]),
     ],
@@ -92,6 +93,11 @@ let package = Package(
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
         .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
         .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
+
+        // bench/index-writer: packet delays of recording cameras while retention deletes (bench/README.md).
+        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRCore", "NVRIndex", "NVRMedia", "NVRTime",
+                                                                  .product(name: "Logging", package: "swift-log")],
+                          path: "bench/index-writer-bench", swiftSettings: swiftSettings),
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
         .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",

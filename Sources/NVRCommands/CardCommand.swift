@@ -91,7 +91,9 @@ struct CardCommand: ParsableCommand {
             guard instance.offersCardList else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
             var logger = Logger(label: "nvr")
             logger.logLevel = .warning
-            let sync = CardSync(camera: cam, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+            let writer = IndexWriter(index: index, logger: logger)
+            defer { writer.close() }
+            let sync = CardSync(camera: cam, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
             let quiet = json
             let r = try sync.run(instance, window: s..<e, backfill: !listOnly, progress: { r in
                 // One line per gap filled: backfills of long gaps take a while.

@@ -33,6 +33,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public let camera: CameraRecord
     private let plugins: PluginHost
     private let index: IndexDatabase
+    private let writer: IndexWriter
     private let storage: StorageLayout
     private let logger: Logger
     private let segmenter: Segmenter
@@ -68,21 +69,22 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public var minBackoff: Double = 1
     public var maxBackoff: Double = 30
 
-    public init(camera: CameraRecord, plugins: PluginHost, index: IndexDatabase, storage: StorageLayout,
+    public init(camera: CameraRecord, plugins: PluginHost, writer: IndexWriter, storage: StorageLayout,
                 settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
                 freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters()) {
         self.camera = camera
         self.plugins = plugins
-        self.index = index
+        self.index = writer.index
+        self.writer = writer
         self.storage = storage
         var l = logger
         l[metadataKey: "camera"] = .string(camera.name)
         self.logger = l
-        self.segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: l)
+        self.segmenter = Segmenter(camera: camera, storage: storage, writer: writer, settings: settings, logger: l)
         segmenter.onNoSpace = freeSpace
         segmenter.counters = counters
-        events = EventTracker(camera: camera, index: index, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
-        gate = RecordingGate(camera: camera, index: index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
+        events = EventTracker(camera: camera, writer: writer, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
+        gate = RecordingGate(camera: camera, index: writer.index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
         let cameraID = camera.id ?? 0
         events.onChange = { [weak self] e, started in
             // A plugin that acts on events (camera-side capture) hears of them.
@@ -91,7 +93,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             }
             // Footage already written for the pre-roll is event footage now (retention keeps it longer).
             guard started else { return }
-            try? index.markEventSegments(cameraID: cameraID, start90k: e.start90k - e.preRoll90k, end90k: Time90k.now())
+            writer.submit(.markEventSegments(cameraID: cameraID, start90k: e.start90k - e.preRoll90k, end90k: Time90k.now()))
         }
     }
 
@@ -114,7 +116,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public var counters: CameraCounters { segmenter.counters }
 
     /// Called after each completed segment (tests and status use it).
-    public func onSegmentComplete(_ f: @escaping (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
+    public func onSegmentComplete(_ f: @escaping @Sendable (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
 
     public func start() {
         let t = Thread { [self] in run(); done.signal() }
@@ -124,11 +126,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         t.start()
     }
 
-    /// Stops recording and returns once the open segment is complete.
+    /// Stops recording and returns once the open segment is complete and in the index.
     public func stop() {
         wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
         interrupter.stop()
         if thread != nil { done.wait(); thread = nil }
+        writer.flush()
         live.close()
         liveSubstream.close()
     }
@@ -151,7 +154,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             logger.log(level: log, "camera \(camera.name): \(state.rawValue)\(reason.map { " (\($0))" } ?? "")\(extra)")
         }
         if let id = camera.id {
-            try? index.setCameraState(CameraStateRecord(cameraID: id, state: state.rawValue, reason: reason, since90k: Time90k.now()))
+            writer.submit(.cameraState(CameraStateRecord(cameraID: id, state: state.rawValue, reason: reason, since90k: Time90k.now())))
         }
     }
 

@@ -11,6 +11,7 @@ final class CameraUpkeep: @unchecked Sendable {
     // by the upkeep thread.
     private let config: NVRConfig
     private let index: IndexDatabase
+    private let writer: IndexWriter
     private let storage: StorageLayout
     private let logger: Logger
     private let sessions: () -> [CameraSession]
@@ -32,9 +33,10 @@ final class CameraUpkeep: @unchecked Sendable {
     /// How often statuses are looked at.
     var interval: Double = 2
 
-    init(config: NVRConfig, index: IndexDatabase, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
+    init(config: NVRConfig, writer: IndexWriter, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
         self.config = config
-        self.index = index
+        self.index = writer.index
+        self.writer = writer
         self.storage = storage
         self.logger = logger
         self.sessions = sessions
@@ -91,7 +93,7 @@ final class CameraUpkeep: @unchecked Sendable {
         lastCardSync[cameraID] = Date()
         let now = Time90k.now()
         let window = (now - Int64(config.cardBackfillHours) * 3600 * 90_000)..<now
-        let sync = CardSync(camera: session.camera, index: index, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+        let sync = CardSync(camera: session.camera, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
         do {
             let r = try sync.run(instance, window: window, backfill: config.cardBackfill, isCancelled: { [weak self] in self?.isStopping ?? true })
             session.counters.cardBackfillBytes.add(r.bytesFetched, ordering: .relaxed)

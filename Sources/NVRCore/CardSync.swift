@@ -31,13 +31,15 @@ public final class CardSync {
 
     private let camera: CameraRecord
     private let index: IndexDatabase
+    private let writer: IndexWriter
     private let storage: StorageLayout
     private let segmentSeconds: Int
     private let logger: Logger
 
-    public init(camera: CameraRecord, index: IndexDatabase, storage: StorageLayout, segmentSeconds: Int, logger: Logger) {
+    public init(camera: CameraRecord, writer: IndexWriter, storage: StorageLayout, segmentSeconds: Int, logger: Logger) {
         self.camera = camera
-        self.index = index
+        self.index = writer.index
+        self.writer = writer
         self.storage = storage
         self.segmentSeconds = segmentSeconds
         self.logger = logger
@@ -164,9 +166,7 @@ public final class CardSync {
         try demuxer.seekVideo(to: Time90k.add(first, Time90k.subtract(gap.lowerBound, item.start90k)))
         var settings = Segmenter.Settings(segmentSeconds: segmentSeconds)
         settings.source = "card"
-        let segmenter = Segmenter(camera: camera, storage: storage, index: index, settings: settings, logger: logger)
-        var segments = 0
-        segmenter.onSegmentComplete = { _ in segments += 1 }
+        let segmenter = Segmenter(camera: camera, storage: storage, writer: writer, settings: settings, logger: logger)
         try segmenter.begin(streams: streams)
         let timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
         var started = false, finished = false
@@ -204,6 +204,7 @@ public final class CardSync {
             }
         }
         try segmenter.end()
-        return (segments, started ? lastEnd - firstTime : 0, reader.fetched)
+        writer.flush() // the next gap is found from the index
+        return (Int(segmenter.counters.segments.load(ordering: .relaxed)), started ? lastEnd - firstTime : 0, reader.fetched)
     }
 }

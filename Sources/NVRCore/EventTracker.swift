@@ -2,8 +2,9 @@ import Foundation
 import Logging
 import NVRIndex
 
-/// One camera's events: opens, extends, merges and ends them, keeps their rows in the index,
-/// and tells the recording gate whether footage is wanted (an event, or its pre/post-roll).
+/// One camera's events: opens, extends, merges and ends them, hands their rows to the index
+/// writer, and tells the recording gate whether footage is wanted (an event, or its
+/// pre/post-roll). Never waits for SQLite: packet threads ask it per packet.
 ///
 /// Events are keyed by source and type: a second `start` of an open event extends it. A new
 /// event whose clip ([start − pre, end + post]) overlaps the clip of the previous event of
@@ -15,6 +16,8 @@ public final class EventTracker: @unchecked Sendable {
     private struct Key: Hashable { var source: EventRecord.Source; var type: String }
     private struct Open {
         var record: EventRecord
+        /// The row's id once the index writer committed it.
+        var ref: PendingRowID
         /// Pulse events end here unless another pulse comes.
         var deadline90k: Int64?
         /// A higher score than any so far becomes the event's score and its snapshot time.
@@ -27,21 +30,22 @@ public final class EventTracker: @unchecked Sendable {
 
     private let cameraID: Int64
     private let cameraName: String
-    private let index: IndexDatabase
+    private let writer: IndexWriter
     private let logger: Logger
     private let lock = NSLock()
     private var open: [Key: Open] = [:]
     /// The latest ended event per key, while its clip could still merge with a new one.
-    private var recent: [Key: EventRecord] = [:]
+    private var recent: [Key: (record: EventRecord, ref: PendingRowID)] = [:]
     private var preRoll90k: Int64
     private var postRoll90k: Int64
-    /// Called (outside the lock) when an event starts or ends: (event, started).
+    /// Called when an event starts or ends, (event, started), once its row is committed (on
+    /// the index writer's callback queue, in order).
     public var onChange: (@Sendable (EventRecord, Bool) -> Void)?
 
-    public init(camera: CameraRecord, index: IndexDatabase, logger: Logger, preRoll90k: Int64, postRoll90k: Int64) {
+    public init(camera: CameraRecord, writer: IndexWriter, logger: Logger, preRoll90k: Int64, postRoll90k: Int64) {
         cameraID = camera.id ?? 0
         cameraName = camera.name
-        self.index = index
+        self.writer = writer
         self.logger = logger
         self.preRoll90k = preRoll90k
         self.postRoll90k = postRoll90k
@@ -51,7 +55,6 @@ public final class EventTracker: @unchecked Sendable {
 
     /// Starts an event (or extends the open one of the same source and type).
     public func begin(type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, until deadline: Int64? = nil) {
-        var changed: (EventRecord, Bool)?
         lock.withLock {
             let key = Key(source: source, type: type)
             if var o = open[key] {
@@ -61,31 +64,24 @@ public final class EventTracker: @unchecked Sendable {
                 return
             }
             var o: Open
-            if var previous = recent[key], let end = previous.end90k, t - previous.preRoll90k < end + previous.postRoll90k {
-                previous.end90k = nil // the clips overlap: one event
+            if var previous = recent[key], let end = previous.record.end90k,
+               t - previous.record.preRoll90k < end + previous.record.postRoll90k {
+                previous.record.end90k = nil // the clips overlap: one event
                 recent[key] = nil
-                o = Open(record: previous, deadline90k: deadline)
+                o = Open(record: previous.record, ref: previous.ref, deadline90k: deadline)
             } else {
                 o = Open(record: EventRecord(cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
-                                             preRoll90k: preRoll90k, postRoll90k: postRoll90k), deadline90k: deadline)
+                                             preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
             }
             o.note(score: score, at: t)
-            do {
-                if o.record.id == nil { o.record = try index.insertEvent(o.record) } else { try index.updateEvent(o.record) }
-            } catch {
-                logger.error("camera \(cameraName): cannot store \(type) event: \(error)")
-            }
             open[key] = o
-            changed = (o.record, true)
+            save(o, started: true)
         }
-        if let changed { report(changed) }
     }
 
     /// Ends the open event of this source and type at `t` (no-op when none is open).
     public func end(type: String, source: EventRecord.Source, at t: Int64) {
-        var changed: (EventRecord, Bool)?
-        lock.withLock { changed = close(Key(source: source, type: type), at: t) }
-        if let changed { report(changed) }
+        lock.withLock { close(Key(source: source, type: type), at: t) }
     }
 
     /// A motion score seen at `t` while an event is open: the best one picks the snapshot.
@@ -100,25 +96,21 @@ public final class EventTracker: @unchecked Sendable {
 
     /// Ends pulse events whose quiet period is over; call regularly (each packet is fine).
     public func tick(now: Int64) {
-        var ended: [(EventRecord, Bool)] = []
         lock.withLock {
             for (key, o) in open {
-                if let d = o.deadline90k, now >= d, let c = close(key, at: d) { ended.append(c) }
+                if let d = o.deadline90k, now >= d { close(key, at: d) }
             }
             // Called per packet: touch the dictionary only when something expired (no allocation).
             func expired(_ r: EventRecord) -> Bool { (r.end90k ?? now) + r.postRoll90k + r.preRoll90k <= now }
-            if recent.values.contains(where: expired) { recent = recent.filter { !expired($0.value) } }
+            if recent.values.contains(where: { expired($0.record) }) { recent = recent.filter { !expired($0.value.record) } }
         }
-        for c in ended { report(c) }
     }
 
     /// Ends every open event at `t` (the camera stopped or was lost).
     public func closeAll(at t: Int64) {
-        var ended: [(EventRecord, Bool)] = []
         lock.withLock {
-            for key in Array(open.keys) { if let c = close(key, at: t) { ended.append(c) } }
+            for key in Array(open.keys) { close(key, at: t) }
         }
-        for c in ended { report(c) }
     }
 
     /// Whether footage at `now` belongs to an event clip; if so, where the earliest clip that
@@ -128,28 +120,37 @@ public final class EventTracker: @unchecked Sendable {
             var from: Int64?
             for o in open.values { from = min(from ?? .max, o.record.start90k - o.record.preRoll90k) }
             for r in recent.values {
-                if let end = r.end90k, now < end + r.postRoll90k { from = min(from ?? .max, r.start90k - r.preRoll90k) }
+                if let end = r.record.end90k, now < end + r.record.postRoll90k { from = min(from ?? .max, r.record.start90k - r.record.preRoll90k) }
             }
             return from
         }
     }
 
-    public var openEvents: [EventRecord] { lock.withLock { open.values.map(\.record) } }
-
-    /// Closes one event; called with the lock held.
-    private func close(_ key: Key, at t: Int64) -> (EventRecord, Bool)? {
-        guard var o = open.removeValue(forKey: key) else { return nil }
-        o.record.end90k = max(t, o.record.start90k)
-        do { try index.updateEvent(o.record) } catch { logger.error("camera \(cameraName): cannot store the end of an event: \(error)") }
-        recent[key] = o.record
-        return (o.record, false)
+    /// The open events (an id is nil for the moment before its row is committed).
+    public var openEvents: [EventRecord] {
+        lock.withLock { open.values.map { o in var r = o.record; r.id = o.ref.value; return r } }
     }
 
-    private func report(_ c: (EventRecord, Bool)) {
-        let e = c.0
-        let what = c.1 ? "started" : "ended after \(Time90k.describeDuration((e.end90k ?? e.start90k) - e.start90k))"
-        logger.info("camera \(cameraName): \(e.source.rawValue) event '\(e.type)' #\(e.id ?? 0) \(what)")
-        onChange?(e, c.1)
+    /// Closes one event; called with the lock held.
+    private func close(_ key: Key, at t: Int64) {
+        guard var o = open.removeValue(forKey: key) else { return }
+        o.record.end90k = max(t, o.record.start90k)
+        recent[key] = (o.record, o.ref)
+        save(o, started: false)
+    }
+
+    /// Hands the event's row to the index writer (called with the lock held: this queues, it
+    /// does not write); it is reported once the row is committed and has its id.
+    private func save(_ o: Open, started: Bool) {
+        let ref = o.ref, record = o.record, name = cameraName, logger = logger
+        let onChange = onChange
+        writer.submit(.saveEvent(record, ref)) {
+            var e = record
+            e.id = ref.value
+            let what = started ? "started" : "ended after \(Time90k.describeDuration((e.end90k ?? e.start90k) - e.start90k))"
+            logger.info("camera \(name): \(e.source.rawValue) event '\(e.type)' #\(e.id ?? 0) \(what)")
+            onChange?(e, started)
+        }
     }
 }
 

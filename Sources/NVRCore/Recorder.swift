@@ -6,11 +6,14 @@ import Synchronization
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: `sessions` is guarded by `lock`, `stopping` by `retentionWake`;
+    // @unchecked Sendable: `sessions` is guarded by `lock`; `stopping` and the urgent-pass
+    // counters by `retentionWake`;
     // `retentionInterval` is set before start(); everything else is immutable.
     public let config: NVRConfig
     public let storage: StorageLayout
     public let index: IndexDatabase
+    /// Every recording-path write to the index goes through it (camera threads never wait for SQLite).
+    public let writer: IndexWriter
     public let plugins: PluginHost
     private let logger: Logger
     public let retention: Retention
@@ -36,9 +39,11 @@ public final class Recorder: @unchecked Sendable {
         storage = StorageLayout(root: config.storageRoot)
         try storage.prepare()
         index = try IndexDatabase(path: storage.indexPath)
+        writer = IndexWriter(index: index, logger: logger)
         plugins = PluginHost(directory: config.resolvedPluginsDir)
         retention = Retention(index: index, storage: storage, logger: logger)
         reserve = SpaceReserve(root: storage.root)
+        writer.onNoSpace = { [weak self] in self?.askRetentionForSpace() ?? false }
         MediaLog.configure(environment: ProcessInfo.processInfo.environment)
     }
 
@@ -54,8 +59,8 @@ public final class Recorder: @unchecked Sendable {
         let report = try Recovery.run(index: index, storage: storage, logger: logger)
         let closed = try index.closeOpenEvents()
         if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
-        if report.recovered + report.dropped + report.deletionsFinished > 0 {
-            logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed")
+        if report.recovered + report.dropped + report.deletionsFinished + report.unindexedFiles > 0 {
+            logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed, \(report.unindexedFiles) files without rows removed")
         }
         if addDemoIfEmpty, try index.cameras().isEmpty {
             try index.addCamera(CameraRecord(name: "demo", plugin: "demo", config: "{}", created90k: Time90k.now()))
@@ -69,7 +74,7 @@ public final class Recorder: @unchecked Sendable {
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
-        let u = CameraUpkeep(config: config, index: index, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
+        let u = CameraUpkeep(config: config, writer: writer, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
         upkeep = u
         u.start()
         let t = Thread { [self] in retentionLoop() }
@@ -120,21 +125,49 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Urgent passes asked for (a write failed for lack of space) and answered; what the
+    /// last one freed. Guarded by `retentionWake`.
+    private var urgentAsked = 0
+    private var urgentServed = 0
+    private var urgentFreed = false
+
+    /// Retention runs here and only here: periodic passes, and urgent ones for a full disk.
     private func retentionLoop() {
         while true {
             retentionWake.lock()
             let until = Date(timeIntervalSinceNow: retentionInterval)
-            while !stopping && retentionWake.wait(until: until) {}
+            while !stopping && urgentServed == urgentAsked && retentionWake.wait(until: until) {}
             let stop = stopping
+            let urgent = urgentAsked
+            let isUrgent = urgentServed != urgentAsked
             retentionWake.unlock()
             if stop { return }
+            if isUrgent {
+                let freed = freeSpaceNow()
+                retentionWake.lock(); urgentServed = urgent; urgentFreed = freed; retentionWake.broadcast(); retentionWake.unlock()
+                continue
+            }
             do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
             reserve.ensure()
         }
     }
 
-    /// For a camera whose write just failed with ENOSPC: delete more than the settings ask
-    /// (1 % of the file system, at least 16 MB) so recording can go on for a while.
+    /// For a camera thread whose file write, or the index writer whose commit, just failed for
+    /// lack of space: asks the retention thread for an urgent pass and waits for its answer
+    /// (true if it freed something). Retention never runs on a camera thread.
+    func askRetentionForSpace() -> Bool {
+        retentionWake.lock()
+        defer { retentionWake.unlock() }
+        urgentAsked += 1
+        let ticket = urgentAsked
+        retentionWake.broadcast()
+        let deadline = Date(timeIntervalSinceNow: 120)
+        while !stopping && urgentServed < ticket && retentionWake.wait(until: deadline) {}
+        return urgentServed >= ticket && urgentFreed
+    }
+
+    /// An urgent pass: delete more than the settings ask (1 % of the file system, at least
+    /// 16 MB) so recording can go on for a while.
     private func freeSpaceNow() -> Bool {
         let extra = max((retention.fileSystem()?.size ?? 0) / 100, 16 << 20)
         // The index needs a little room to record what it deletes.
@@ -151,9 +184,9 @@ public final class Recorder: @unchecked Sendable {
         do { recording = try RecordingSettings.load(cameraID: camera.id!, index: index) } catch {
             logger.error("camera \(camera.name): bad recording settings, recording continuously: \(error)")
         }
-        let session = CameraSession(camera: camera, plugins: plugins, index: index, storage: storage,
+        let session = CameraSession(camera: camera, plugins: plugins, writer: writer, storage: storage,
                                     settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), recording: recording, logger: logger,
-                                    freeSpace: { [weak self] in self?.freeSpaceNow() ?? false }, counters: counters(for: camera.name))
+                                    freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
         lock.withLock { sessions[camera.name] = session }
         session.start()
     }
@@ -181,6 +214,7 @@ public final class Recorder: @unchecked Sendable {
             let s = Array(sessions.values); sessions.removeAll(); return s
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
+        writer.flush()
         retentionWake.lock(); stopping = true; retentionWake.broadcast(); retentionWake.unlock()
         serveLock = nil
     }

@@ -10,13 +10,16 @@ public enum Recovery {
         public var dropped = 0
         public var deletionsFinished = 0
         public var bytesTruncated: Int64 = 0
+        /// Segment files whose rows a crash kept out of the index (removed).
+        public var unindexedFiles = 0
     }
 
     /// Finishes every segment left *writing* (truncated to its last complete fragment and
     /// indexed from its boxes) and every deletion left half done.
     @discardableResult
-    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger) throws -> Report {
+    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now()) throws -> Report {
         var report = Report()
+        report.unindexedFiles = try removeUnindexedFiles(index: index, storage: storage, logger: logger, now: now)
         for seg in try index.segments(state: .deleting) {
             unlink(storage.absolute(seg.path))
             try index.removeSegments(ids: [seg.id!])
@@ -67,5 +70,42 @@ public enum Recovery {
             logger.notice("recovery: finished segment \(seg.path): \(row.frames) frames, \(Time90k.describeDuration(row.duration90k)), cut \(scanned.fileLength - scanned.validLength) bytes")
         }
         return report
+    }
+
+    /// A live segment's file is made right after its row is handed to the index writer, which
+    /// commits it within its flush interval: a crash in between leaves a file without a row.
+    /// Such a file can only be newer than the camera's newest live row, so only the day
+    /// folders from the day before that row to tomorrow are looked at (card footage, filed
+    /// under past days, waits for its row before its file is made).
+    static func removeUnindexedFiles(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64) throws -> Int {
+        let day: Int64 = 86_400 * 90_000
+        var removed = 0
+        for camera in try index.cameras(includeRemoved: true) {
+            guard let id = camera.id else { continue }
+            var folders: [String] = []
+            let newest = try index.newestLiveStart(cameraID: id)
+            if let newest {
+                // Every day from that row to now; after a long pause only the days around each.
+                let first = min(newest, now) - day, last = max(newest, now) + day
+                let days = (last - first) / day <= 400 ? Array(stride(from: first, through: last, by: Int(day)))
+                    : [newest - day, newest, newest + day, now - day, now, now + day]
+                folders = days.map { storage.dayFolder(camera: camera.name, time90k: $0) }
+            } else {
+                folders = ["recordings/\(camera.name)"]
+            }
+            // Rows filed in those folders start on those days.
+            let known = try index.segmentPaths(cameraID: id, from: newest.map { $0 - 2 * day } ?? .min)
+            for folder in Set(folders) {
+                guard let files = FileManager.default.enumerator(atPath: storage.absolute(folder)) else { continue }
+                while let f = files.nextObject() as? String {
+                    let rel = folder + "/" + f
+                    guard f.hasSuffix(".mp4"), !known.contains(rel) else { continue }
+                    unlink(storage.absolute(rel))
+                    removed += 1
+                    logger.notice("recovery: removed \(rel): its row never reached the index (a crash within the index writer's flush interval)")
+                }
+            }
+        }
+        return removed
     }
 }

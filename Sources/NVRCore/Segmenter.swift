@@ -8,8 +8,9 @@ import Synchronization
 ///
 /// A run starts at the first key frame after `begin`; a segment is cut at the first key
 /// frame after `segmentSeconds`; a fragment is written at every key frame and at least
-/// once a second. A timestamp jump ends the run and starts a new one. Not thread-safe:
-/// one producer (the session thread, or the plugin's push thread) at a time.
+/// once a second. A timestamp jump ends the run and starts a new one. Rows go to the index
+/// through the `IndexWriter`: the segmenter never waits for SQLite. Not thread-safe: one
+/// producer (the session thread, or the plugin's push thread) at a time.
 public final class Segmenter {
     public struct Settings: Sendable {
         public var segmentSeconds: Int
@@ -33,7 +34,7 @@ public final class Segmenter {
     private let camera: CameraRecord
     private let cameraID: Int64
     private let storage: StorageLayout
-    private let index: IndexDatabase
+    private let writer: IndexWriter
     private let settings: Settings
     private let logger: Logger
     private let wallClock: @Sendable () -> Int64
@@ -58,8 +59,10 @@ public final class Segmenter {
     private var slew90k: Int64 = 0
 
     // The current segment.
-    private var writer: FragmentedMP4Writer?
+    private var file: FragmentedMP4Writer?
     private var segment: SegmentRecord?
+    /// The open segment's row as the index writer will know it.
+    private var segmentRef: PendingRowID?
     private var segmentFirstDTS: Int64 = 0
     private var videoFrames: [FrameIndex.Frame] = []
     private var audioFrames: [FrameIndex.Frame] = []
@@ -85,12 +88,14 @@ public final class Segmenter {
     /// When the packet being appended reached us (see append's `arrival90k`).
     private var arrival90k: Int64 = 0
 
-    /// Called after each completed segment (for tests and status).
-    public var onSegmentComplete: ((SegmentRecord) -> Void)?
-    /// Called when a write fails because the disk is full; returns true if space was freed,
-    /// and the write is tried once more. Recording never stops just because the disk filled.
+    /// Called once each completed segment's row is committed (for tests and status), on the
+    /// index writer's callback queue.
+    public var onSegmentComplete: (@Sendable (SegmentRecord) -> Void)?
     /// Totals for /metrics (dropped frames, segments).
     public var counters = CameraCounters()
+    /// Called when a file write fails because the disk is full; returns true if space was
+    /// freed, and the write is tried once more. Recording never stops just because the disk
+    /// filled. (The recorder's retention thread does the deleting.)
     public var onNoSpace: (() -> Bool)?
     /// Wall-clock time of the newest frame recorded (read by other threads for status).
     public var lastFrame90k: Int64? {
@@ -99,12 +104,12 @@ public final class Segmenter {
     }
     private let lastFrame = Atomic<Int64>(.min)
 
-    public init(camera: CameraRecord, storage: StorageLayout, index: IndexDatabase, settings: Settings, logger: Logger,
+    public init(camera: CameraRecord, storage: StorageLayout, writer: IndexWriter, settings: Settings, logger: Logger,
                 wallClock: @escaping @Sendable () -> Int64 = Time90k.now) {
         self.camera = camera
         self.cameraID = camera.id ?? 0
         self.storage = storage
-        self.index = index
+        self.writer = writer
         self.settings = settings
         self.logger = logger
         self.wallClock = wallClock
@@ -126,7 +131,7 @@ public final class Segmenter {
 
     /// Ends the current run: completes the open segment.
     public func end() throws {
-        guard runActive else { return try completeUnfinishedRows() }
+        guard runActive else { return }
         runActive = false
         try closeSegment(nextVideoDTS: nil)
     }
@@ -179,10 +184,10 @@ public final class Segmenter {
     }
 
     private func appendVideo(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
-        if runActive && pendingVideo && dts == lastVideoDTS, let writer {
+        if runActive && pendingVideo && dts == lastVideoDTS, let file {
             // Another piece of the same access unit (e.g. parameter sets sent apart from the
             // IDR slice with one RTP timestamp): it belongs to the same sample.
-            if writer.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data) {
+            if file.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data) {
                 if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
                 return
             }
@@ -215,7 +220,7 @@ public final class Segmenter {
         if pendingVideo {
             try finishPendingVideo(duration: dts - lastVideoDTS)
         }
-        guard let writer else { return }
+        guard let file else { return }
         let segmentAge = dts - segmentFirstDTS
         if isKey && segmentAge >= Int64(settings.segmentSeconds) * 90_000 {
             try closeSegment(nextVideoDTS: dts)
@@ -225,10 +230,10 @@ public final class Segmenter {
             runActive = false
             try closeSegment(nextVideoDTS: dts)
             return
-        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k || writer.pendingBytes >= settings.maxFragmentBytes {
+        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k || file.pendingBytes >= settings.maxFragmentBytes {
             try flushFragment(at: dts)
         }
-        let w = self.writer ?? writer
+        let w = self.file ?? file
         let decodeTime = UInt64(clamping: dts - segmentFirstDTS)
         let cts = Int32(clamping: pts - dts)
         if videoIsAnnexB {
@@ -237,9 +242,9 @@ public final class Segmenter {
             w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
         }
         if runSeq == 1 { refineRunStart(dts: dts) }
-        if eventActive, let row = segment, !row.hasEvent, let id = row.id {
+        if eventActive, let row = segment, !row.hasEvent, let ref = segmentRef {
             segment?.hasEvent = true
-            try? index.markEvent(segmentID: id) // once per segment: the timeline shows it at once
+            writer.submit(.markEvent(ref)) // once per segment: the timeline shows it at once
         }
         pendingVideo = true
         pendingVideoKey = isKey
@@ -251,9 +256,9 @@ public final class Segmenter {
 
     /// Gives the newest video sample its duration, now that the next frame's time is known.
     private func finishPendingVideo(duration: Int64) throws {
-        guard let writer else { return }
+        guard let file else { return }
         let d = UInt32(clamping: max(duration, 1))
-        writer.setLastDuration(track: 0, d)
+        file.setLastDuration(track: 0, d)
         lastVideoDuration = Int64(d)
         let size = lastSampleSize
         videoFrames.append(FrameIndex.Frame(duration: d, size: size, isKey: pendingVideoKey, compositionOffset: pendingVideoCTS))
@@ -290,23 +295,23 @@ public final class Segmenter {
         segment?.start90k = candidate
     }
 
-    private var lastSampleSize: UInt32 { writer?.lastSample(track: 0)?.size ?? 0 }
+    private var lastSampleSize: UInt32 { file?.lastSample(track: 0)?.size ?? 0 }
 
     private func appendAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
-        guard runActive, let writer, streams.count > 1, let tracks = initSegment?.tracks, tracks.count > 1 else { return }
+        guard runActive, let file, streams.count > 1, let tracks = initSegment?.tracks, tracks.count > 1 else { return }
         let track = tracks[1]
         let rate = Int64(track.timescale)
         let rel = dts - segmentFirstDTS
         guard rel >= 0 else { return } // audio from before this segment's first key frame
-        if writer.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
+        if file.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
             nextAudioTime = UInt64(clamping: Timebase.ticks90k.rescale(rel, to: .rate(rate)) ?? 0)
-            writer.setNextDecodeTime(track: 1, nextAudioTime)
+            file.setNextDecodeTime(track: 1, nextAudioTime)
             audioOffset90k = rel
         }
         // AAC frames are 1024 samples unless the input says otherwise.
         let d = duration > 0 ? UInt32(clamping: timebases[1].rescale(duration, to: .rate(rate)) ?? 1024) : 1024
         let sample = Sample(duration: d, size: UInt32(data.count), isKey: true)
-        writer.append(track: 1, decodeTime: nextAudioTime, sample: sample, data: data)
+        file.append(track: 1, decodeTime: nextAudioTime, sample: sample, data: data)
         nextAudioTime += UInt64(d)
         audioFrames.append(FrameIndex.Frame(duration: d, size: UInt32(data.count), isKey: true))
     }
@@ -334,14 +339,14 @@ public final class Segmenter {
             videoIsAnnexB = s[0].isAnnexB
             let made = try InitSegment.make(streams: s)
             entryIDs = try made.tracks.map { t in
-                try index.sampleEntryID(SampleEntryRecord(
+                try writer.sampleEntryID(SampleEntryRecord(
                     codec: t.stream.codec.rawValue, rfc6381: t.rfc6381, width: Int(t.stream.width), height: Int(t.stream.height),
                     sampleRate: Int(t.stream.sampleRate), channels: Int(t.stream.channels), timescale: Int(t.timescale),
                     extradata: Data(t.stream.extradata), box: Data(t.sampleEntry)))
             }
             initSegment = made
         }
-        runID = try index.nextRunID()
+        runID = try writer.nextRunID()
         runSeq = 0
         runFirstDTS = firstDTS
         runStart90k = arrival90k
@@ -366,22 +371,28 @@ public final class Segmenter {
         let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
         let abs = storage.absolute(rel)
         try FileManager.default.createDirectory(atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        // Row first, then file: after a crash a *writing* row may lack its file (recovery drops
-        // it), but no file ever lacks a row. See design/crash-safety.md.
-        var row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
+        // Row handed over first, then the file: the writer commits the row within its flush
+        // interval; recovery removes a file whose row a crash kept out (design/crash-safety.md).
+        // Card footage (in the past, where recovery does not look) waits for its row.
+        let row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
                                 videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil, source: settings.source)
-        row = try retryingOnNoSpace { try index.insertSegment(row) }
+        let ref = writer.insertSegment(row)
+        if settings.source != "live" {
+            writer.flush()
+            guard ref.value != nil else { throw MediaError(.noSpace, "the index did not take the segment's row") }
+        }
         do {
-            writer = try retryingOnNoSpace {
+            file = try retryingOnNoSpace {
                 unlink(abs) // a previous attempt may have left an empty file
                 return try FragmentedMP4Writer(path: abs, initSegment: initSegment)
             }
         } catch {
             unlink(abs)
-            try? index.removeSegments(ids: [row.id!])
+            writer.submit(.removeSegment(ref))
             throw error
         }
         segment = row
+        segmentRef = ref
         runSeq += 1
         segmentFirstDTS = firstDTS
         fragmentStartDTS = firstDTS
@@ -396,9 +407,9 @@ public final class Segmenter {
     }
 
     private func flushFragment(at dts: Int64) throws {
-        guard let writer else { return }
+        guard let file else { return }
         do {
-            if let f = try retryingOnNoSpace({ try writer.flushFragment() }) {
+            if let f = try retryingOnNoSpace({ try file.flushFragment() }) {
                 fragments.append(FrameIndex.Fragment(f))
             }
         } catch {
@@ -410,14 +421,10 @@ public final class Segmenter {
         fragmentStartDTS = dts
     }
 
-    /// Runs `body`; if it fails for lack of space (a file write's ENOSPC or SQLite's
-    /// SQLITE_FULL) and retention frees some, runs it once more.
+    /// Runs `body` (a file write); if it fails for lack of space (ENOSPC) and retention frees
+    /// some, runs it once more.
     private func retryingOnNoSpace<T>(_ body: () throws -> T) throws -> T {
-        do {
-            do { return try body() } catch where IndexError.isDiskFull(error) {
-                throw MediaError(.noSpace, "the index cannot grow: \(error)")
-            }
-        } catch let e as MediaError where e.kind == .noSpace {
+        do { return try body() } catch let e as MediaError where e.kind == .noSpace {
             guard let onNoSpace, onNoSpace() else {
                 logger.error("camera \(camera.name): disk full and nothing left to delete: \(e.message)")
                 throw e
@@ -430,7 +437,7 @@ public final class Segmenter {
     /// Writes the last fragment and completes the segment's row. With no next frame, the
     /// last frame lasts as long as the one before it.
     private func closeSegment(nextVideoDTS: Int64?) throws {
-        guard writer != nil else { return }
+        guard file != nil else { return }
         if pendingVideo {
             try finishPendingVideo(duration: nextVideoDTS.map { $0 - lastVideoDTS } ?? max(lastVideoDuration, 1))
         }
@@ -439,19 +446,18 @@ public final class Segmenter {
     }
 
     /// Completes the segment's row from what is in its file. A write or sync that fails here
-    /// still leaves a row that matches the file (the fragments written before the failure);
-    /// a row the index could not update is kept and completed at the next segment's close
-    /// (or by recovery at the next start), never left *writing* for the rest of the run.
+    /// still completes a row that matches the file (the fragments written before the failure).
     private func completeSegment(dropUnflushed: Bool) throws {
-        guard let writer, var row = segment, let id = row.id else { return }
-        self.writer = nil
+        guard let file, var row = segment, let ref = segmentRef else { return }
+        self.file = nil
         self.segment = nil
+        self.segmentRef = nil
         pendingVideo = false
         var failure: (any Error)?
         if dropUnflushed {
-            writer.abandon()
+            file.abandon()
         } else {
-            do { try writer.finish() } catch { failure = error; writer.abandon() }
+            do { try file.finish() } catch { failure = error; file.abandon() }
         }
         if dropUnflushed || failure != nil {
             // Only flushed fragments are in the file.
@@ -462,52 +468,35 @@ public final class Segmenter {
             keyFrames = videoFrames.filter(\.isKey).count
         }
         row.duration90k = videoFrames.reduce(0) { $0 + Int64($1.duration) }
-        row.bytes = writer.bytesWritten
+        row.bytes = file.bytesWritten
         row.frames = videoFrames.count
         row.keyFrames = keyFrames
-        var finished: UnfinishedRow
         if videoFrames.isEmpty {
             // Nothing playable was written: remove the file and the row.
             unlink(storage.absolute(row.path))
-            finished = UnfinishedRow(row: row, frames: nil)
+            writer.submit(.removeSegment(ref))
         } else {
-            finished = UnfinishedRow(row: row, frames: SegmentFramesRecord(
-                segmentID: id, videoIndex: FrameIndex.encode(videoFrames),
+            let frames = SegmentFramesRecord(
+                segmentID: 0, videoIndex: FrameIndex.encode(videoFrames),
                 audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
                 fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
-                audioStart90k: audioOffset90k.map { row.start90k + $0 }))
+                audioStart90k: audioOffset90k.map { row.start90k + $0 })
+            counters.segments.add(1, ordering: .relaxed)
+            let done = onSegmentComplete, final = row
+            writer.submit(.completeSegment(ref, row, frames)) {
+                guard let done else { return }
+                var completed = final
+                completed.id = ref.value
+                completed.state = .complete
+                done(completed)
+            }
         }
-        unfinished.append(finished)
-        try completeUnfinishedRows()
         if let failure { throw failure }
     }
 
-    /// A segment row to complete (or, with no frames, remove) in the index.
-    private struct UnfinishedRow {
-        var row: SegmentRecord
-        var frames: SegmentFramesRecord?
-    }
-    /// Rows whose index update failed (disk full, a locked database): tried again at every close.
-    private var unfinished: [UnfinishedRow] = []
-
-    private func completeUnfinishedRows() throws {
-        while let u = unfinished.first {
-            var row = u.row
-            if let frames = u.frames {
-                try retryingOnNoSpace { try index.completeSegment(row, frames: frames) }
-                row.state = .complete
-                unfinished.removeFirst()
-                counters.segments.add(1, ordering: .relaxed)
-                onSegmentComplete?(row)
-            } else {
-                try retryingOnNoSpace { try index.removeSegments(ids: [row.id ?? 0]) }
-                unfinished.removeFirst()
-            }
-        }
-    }
-
     private func reportProgress() {
-        guard let writer, let row = segment, let id = row.id else { return }
-        try? index.updateProgress(segmentID: id, start90k: row.start90k, duration90k: videoDuration90k, bytes: writer.bytesWritten, frames: videoFrames.count, keyFrames: keyFrames)
+        guard let file, let row = segment, let ref = segmentRef else { return }
+        writer.submit(.segmentProgress(ref, start90k: row.start90k, duration90k: videoDuration90k, bytes: file.bytesWritten,
+                                       frames: videoFrames.count, keyFrames: keyFrames))
     }
 }

@@ -38,6 +38,14 @@ public struct StorageLayout: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
+    /// Relative folder of a camera's segments starting on the UTC day of `time90k`.
+    public func dayFolder(camera: String, time90k: Int64) -> String {
+        var cal = Calendar(identifier: .gregorian)
+        cal.timeZone = TimeZone(identifier: "UTC")!
+        let c = cal.dateComponents([.year, .month, .day], from: Time90k.date(time90k))
+        return String(format: "recordings/%@/%04d/%02d/%02d", camera, c.year ?? 0, c.month ?? 0, c.day ?? 0)
+    }
+
     /// Camera names become folder names: keep them to letters, digits, '-', '_' and '.'.
     public static func isValidCameraName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && name.first != "." &&

@@ -117,6 +117,18 @@ extension IndexDatabase {
         }
     }
 
+    /// Start of a camera's newest live segment (any state), or nil.
+    public func newestLiveStart(cameraID: Int64) throws -> Int64? {
+        try pool.read { try Int64.fetchOne($0, sql: "SELECT MAX(start90k) FROM segment WHERE camera_id = ? AND source = 'live'",
+                                           arguments: [cameraID]) }
+    }
+
+    /// Paths of a camera's segments (any state) starting at or after `start90k`.
+    public func segmentPaths(cameraID: Int64, from start90k: Int64 = .min) throws -> Set<String> {
+        try pool.read { Set(try String.fetchAll($0, sql: "SELECT path FROM segment WHERE camera_id = ? AND start90k >= ?",
+                                                 arguments: [cameraID, start90k])) }
+    }
+
     public func frames(segmentID: Int64) throws -> SegmentFramesRecord? {
         try pool.read { try SegmentFramesRecord.fetchOne($0, key: segmentID) }
     }

@@ -14,7 +14,7 @@ import TestSupport
     @Test func trackerMergesOverlappingClipsAndEndsPulsesAfterQuiet() throws {
         let h = try RecorderHarness()
         let cam = try h.index.addCamera(CameraRecord(name: "t", plugin: "demo", config: "{}", created90k: 0))
-        let tr = EventTracker(camera: cam, index: h.index, logger: TestEnvironment.logger, preRoll90k: 5 * Self.sec, postRoll90k: 10 * Self.sec)
+        let tr = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 5 * Self.sec, postRoll90k: 10 * Self.sec)
         let s = Self.sec
         tr.begin(type: "motion", source: .motion, at: 0)
         #expect(tr.clipStart(now: 1 * s) == -5 * s)
@@ -34,6 +34,7 @@ import TestSupport
         tr.tick(now: 117 * s)
         #expect(tr.openEvents.map(\.type) == ["motion"])
         tr.closeAll(at: 120 * s)
+        h.recorder.writer.flush()
         let all = try h.index.events(cameraID: cam.id!, start90k: -100 * s, end90k: 1000 * s)
         #expect(all.map { [$0.start90k / s, ($0.end90k ?? -1) / s] } == [[0, 20], [100, 120], [101, 117]])
         #expect(all.map(\.type) == ["motion", "motion", "doorbell"])
@@ -60,9 +61,9 @@ import TestSupport
         #expect(r.status == 0, "\(r.stderr)")
         let cam = try h.index.addCamera(CameraRecord(name: "g", plugin: "demo", config: "{}", created90k: 0))
         let now = Atomic<Int64>(base)
-        let seg = Segmenter(camera: cam, storage: h.recorder.storage, index: h.index, settings: .init(segmentSeconds: 4),
+        let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 4),
                             logger: TestEnvironment.logger, wallClock: { now.load(ordering: .relaxed) })
-        let tracker = EventTracker(camera: cam, index: h.index, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
+        let tracker = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
         let gate = RecordingGate(camera: cam, index: h.index, segmenter: seg, tracker: tracker, settings: settings,
                                  logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
         gate.settingsReload90k = .max / 2 // the settings under test, not the index's

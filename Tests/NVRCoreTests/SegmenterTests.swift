@@ -10,7 +10,7 @@ import TestSupport
     /// Feeds every packet of `files` in order with continuous timestamps, as one connection.
     func record(_ files: [String], into h: RecorderHarness) throws {
         let cam = try h.index.addCamera(CameraRecord(name: "file", plugin: "demo", config: "{}", created90k: 0))
-        let seg = Segmenter(camera: cam, storage: h.recorder.storage, index: h.index, settings: .init(segmentSeconds: 60),
+        let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 60),
                             logger: TestEnvironment.logger)
         var offset: Int64 = 0
         var began = false

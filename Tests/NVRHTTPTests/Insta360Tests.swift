@@ -142,10 +142,10 @@ import TestSupport
         #expect(try await TestEnvironment.eventually(timeout: 20) { f.session?.pluginInstance != nil })
         let instance = try #require(f.session?.pluginInstance)
         let cam = try f.harness.camera("x3")
-        let index = f.harness.index, storage = f.harness.recorder.storage
+        let writer = f.harness.recorder.writer, storage = f.harness.recorder.storage
         let now = Time90k.now()
         let report = try await TestEnvironment.blocking {
-            try CardSync(camera: cam, index: index, storage: storage, segmentSeconds: 3, logger: TestEnvironment.logger)
+            try CardSync(camera: cam, writer: writer, storage: storage, segmentSeconds: 3, logger: TestEnvironment.logger)
                 .run(instance, window: (now - 3600 * 90_000)..<now, backfill: false)
         }
         #expect(abs((report.clockOffsetSeconds ?? 0) - 3) < 0.6, "clock offset \(String(describing: report.clockOffsetSeconds))")

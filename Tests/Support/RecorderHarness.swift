@@ -31,7 +31,12 @@ public final class RecorderHarness {
         return c
     }
 
-    public func segments(_ name: String) throws -> [SegmentRecord] { try index.segments(cameraID: try camera(name).id!) }
+    /// A camera's segments as the index has them once what the recorder handed to its index
+    /// writer is committed.
+    public func segments(_ name: String) throws -> [SegmentRecord] {
+        recorder.writer.flush()
+        return try index.segments(cameraID: try camera(name).id!)
+    }
 
     public func completeSegments(_ name: String) throws -> [SegmentRecord] { try segments(name).filter { $0.state == .complete } }
 

@@ -1,0 +1,177 @@
+import Foundation
+import Logging
+import NVRIndex
+import Synchronization
+
+/// The one thread that writes the recording path's rows to the index.
+///
+/// Camera threads hand it `RecordingWrite`s and go on: they never wait for SQLite, so a
+/// retention pass deleting 50,000 rows, a checkpoint or a slow disk cannot hold up anyone's
+/// packets (bench/index-writer). Everything handed over while a commit runs goes into the
+/// next one (at most one commit per `flushInterval`), in the order it was handed over.
+///
+/// A segment's file can therefore exist a moment before its row: recovery removes the
+/// files of a crash that came in between (design/crash-safety.md).
+public final class IndexWriter: @unchecked Sendable {
+    // @unchecked Sendable: `queue`, `handedOver`, `committed`, `closing` are behind `wake`;
+    // `onNoSpace` is set before the first write; the rest is immutable or atomic.
+    public let index: IndexDatabase
+    private let logger: Logger
+    private let flushInterval: Double
+    private let wake = NSCondition()
+    private var queue: [(write: RecordingWrite, then: (@Sendable () -> Void)?)] = []
+    /// Writes handed over / committed (or given up) so far: `flush` waits for the one.
+    private var handedOver: UInt64 = 0
+    private var committed: UInt64 = 0
+    private var closing = false
+    /// Callers waiting in `flush` (the writer then commits without waiting out the interval).
+    private var flushWaiters = 0
+    /// When the oldest write in the queue was handed over.
+    private var oldestHandedOver: UInt64 = 0
+    private var thread: Thread?
+    /// Callbacks run here, in order, after their write committed: never on the writer thread
+    /// (a plugin told of an event must not hold up the index).
+    private let callbacks = DispatchQueue(label: "index writer callbacks")
+    /// Asked for room when SQLite answers SQLITE_FULL; true if some was freed. Runs on the
+    /// writer thread (the recorder hands it to its retention thread).
+    public var onNoSpace: (@Sendable () -> Bool)?
+
+    /// Run ids taken from the index in blocks (one write per 64 runs, not one per run).
+    private let runIDs = Mutex<Range<Int64>>(0..<0)
+    /// Sample entries already in the index, by their box.
+    private let entries = Mutex<[Data: Int64]>([:])
+
+    /// Longest a write waited between hand-over and the end of its commit (for bench/ and /metrics).
+    public let worstLagNanos = Atomic<UInt64>(0)
+    public let commits = Atomic<Int>(0)
+
+    public init(index: IndexDatabase, logger: Logger, flushInterval: Double = 0.2) {
+        self.index = index
+        self.logger = logger
+        self.flushInterval = flushInterval
+        let t = Thread { [self] in run() }
+        t.name = "index writer"
+        thread = t
+        t.start()
+    }
+
+    /// Hands a write over; `then` runs once it is committed.
+    public func submit(_ write: RecordingWrite, then: (@Sendable () -> Void)? = nil) {
+        wake.lock()
+        if queue.isEmpty { oldestHandedOver = DispatchTime.now().uptimeNanoseconds }
+        queue.append((write, then))
+        handedOver += 1
+        wake.signal()
+        wake.unlock()
+    }
+
+    /// Inserts a segment row; its id is filled in when committed.
+    public func insertSegment(_ row: SegmentRecord) -> PendingRowID {
+        let ref = PendingRowID()
+        submit(.insertSegment(row, ref))
+        return ref
+    }
+
+    /// Returns once everything handed over before the call is committed (or given up) and
+    /// its callbacks have run.
+    public func flush() {
+        wake.lock()
+        let target = handedOver
+        flushWaiters += 1
+        wake.broadcast()
+        while committed < target { wake.wait() }
+        flushWaiters -= 1
+        wake.unlock()
+        callbacks.sync {}
+    }
+
+    /// Commits what is left and stops the thread (the thread keeps the writer alive until then).
+    public func close() {
+        flush()
+        wake.lock(); closing = true; wake.broadcast(); wake.unlock()
+    }
+
+    /// A fresh run id: from a block reserved in the index, refilled when used up.
+    public func nextRunID() throws -> Int64 {
+        try runIDs.withLock { ids in
+            if ids.isEmpty { ids = try index.reserveRunIDs(64) }
+            return ids.popFirst()!
+        }
+    }
+
+    /// The id of a sample entry: remembered, or read; a new one is written at once (a camera's
+    /// first connection or a new picture size, never per segment).
+    public func sampleEntryID(_ entry: SampleEntryRecord) throws -> Int64 {
+        if let id = entries.withLock({ $0[entry.box] }) { return id }
+        let id = try index.existingSampleEntryID(box: entry.box) ?? index.sampleEntryID(entry)
+        entries.withLock { $0[entry.box] = id }
+        return id
+    }
+
+    private func run() {
+        var lastCommit = Date.distantPast
+        while true {
+            wake.lock()
+            while queue.isEmpty && !closing { wake.wait() }
+            if queue.isEmpty && closing { wake.unlock(); return }
+            // Gather what comes in during the rest of the interval into the same commit
+            // (a flush or close commits at once).
+            let due = lastCommit.addingTimeInterval(flushInterval)
+            while !closing && flushWaiters == 0 && wake.wait(until: due) {}
+            let batch = queue
+            let oldest = oldestHandedOver
+            queue.removeAll(keepingCapacity: true)
+            wake.unlock()
+            commit(batch)
+            lastCommit = Date()
+            commits.add(1, ordering: .relaxed)
+            let lag = DispatchTime.now().uptimeNanoseconds &- oldest
+            if lag > worstLagNanos.load(ordering: .relaxed) { worstLagNanos.store(lag, ordering: .relaxed) }
+            wake.lock()
+            committed += UInt64(batch.count)
+            wake.broadcast()
+            wake.unlock()
+        }
+    }
+
+    /// Commits a batch: all in one transaction; on SQLITE_FULL after asking for room, until
+    /// it goes in (for up to 2 minutes of a full disk); a batch failing otherwise
+    /// is applied write by write, and only the writes that fail on their own are dropped.
+    private func commit(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) {
+        let writes = batch.map(\.write)
+        var fullSince: DispatchTime?
+        while true {
+            do {
+                let inserted = try index.apply(writes)
+                for (ref, id) in inserted { ref.publish(id) }
+                if fullSince != nil { logger.notice("index writer: the index has room again; \(writes.count) writes committed") }
+                let thens = batch.compactMap(\.then)
+                if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
+                return
+            } catch where IndexError.isDiskFull(error) {
+                if fullSince == nil {
+                    fullSince = .now()
+                    logger.warning("index writer: the disk is full; asking retention for room")
+                }
+                if onNoSpace?() != true { Thread.sleep(forTimeInterval: 1) }
+                // Not forever: a stop must end, and rows lost here leave files recovery removes.
+                if let since = fullSince, DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000 {
+                    logger.error("index writer: the disk stayed full for 2 minutes; dropped \(writes.count) writes")
+                    return
+                }
+            } catch {
+                break
+            }
+        }
+        // One write is at fault (a constraint, a row gone meanwhile): keep the others.
+        for item in batch {
+            do {
+                let inserted = try index.apply([item.write])
+                for (ref, id) in inserted { ref.publish(id) }
+                if let t = item.then { callbacks.async(execute: t) }
+            } catch {
+                logger.error("index writer: dropped a write the index refused: \(error)")
+            }
+        }
+    }
+}

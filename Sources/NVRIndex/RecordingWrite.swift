@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The id of a row that may not be in the index yet: the recording path hands its rows to
+/// the index writer and goes on; the writer fills the id in once the row is committed.
+public final class PendingRowID: Sendable {
+    private let stored = Atomic<Int64>(0)
+
+    public init(_ id: Int64? = nil) { if let id { stored.store(id, ordering: .releasing) } }
+
+    /// The committed row's id; nil until then (or when its insert failed for good).
+    public var value: Int64? {
+        let v = stored.load(ordering: .acquiring)
+        return v == 0 ? nil : v
+    }
+
+    /// Called by the index writer after the transaction that inserted the row committed.
+    public func publish(_ id: Int64) { stored.store(id, ordering: .releasing) }
+}
+
+/// One write of the recording path, applied by the index writer in a batch (one transaction
+/// for everything handed over since the last commit). Rows are named by `PendingRowID`, so a
+/// segment can be inserted, updated and completed in the same batch.
+public enum RecordingWrite: Sendable {
+    case insertSegment(SegmentRecord, PendingRowID)
+    case segmentProgress(PendingRowID, start90k: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int)
+    /// The row (its id is taken from the reference) and its frame index.
+    case completeSegment(PendingRowID, SegmentRecord, SegmentFramesRecord)
+    case removeSegment(PendingRowID)
+    case markEvent(PendingRowID)
+    case markEventSegments(cameraID: Int64, start90k: Int64, end90k: Int64)
+    /// Inserts the event when its reference has no id yet, updates it otherwise.
+    case saveEvent(EventRecord, PendingRowID)
+    case cameraState(CameraStateRecord)
+    case pluginStatus(cameraID: Int64, json: String, at90k: Int64)
+}
+
+extension IndexDatabase {
+    /// Applies `writes` in order in one transaction. Returns the ids of the rows it inserted,
+    /// to publish once the transaction has committed (not before: a rollback un-inserts them).
+    /// A write naming a row that was never inserted (its insert failed for good) is skipped.
+    public func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
+        try pool.write { db in try Self.apply(writes, db) }
+    }
+
+    static func apply(_ writes: [RecordingWrite], _ db: Database) throws -> [(PendingRowID, Int64)] {
+        var inserted: [(PendingRowID, Int64)] = []
+        var ids: [ObjectIdentifier: Int64] = [:]
+        func id(_ ref: PendingRowID) -> Int64? { ids[ObjectIdentifier(ref)] ?? ref.value }
+        for w in writes {
+            switch w {
+            case .insertSegment(var row, let ref):
+                row.id = nil
+                try row.insert(db)
+                guard let new = row.id else { continue }
+                ids[ObjectIdentifier(ref)] = new
+                inserted.append((ref, new))
+            case .segmentProgress(let ref, let start, let duration, let bytes, let frames, let keyFrames):
+                guard let sid = id(ref) else { continue }
+                try db.execute(sql: """
+                    UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
+                    """, arguments: [start, duration, bytes, frames, keyFrames, sid])
+            case .completeSegment(let ref, var row, var frames):
+                guard let sid = id(ref) else { continue }
+                row.id = sid
+                row.state = .complete
+                // Marked by a markEvent meanwhile: keep it (the row handed over may predate it).
+                if try Bool.fetchOne(db, sql: "SELECT has_event FROM segment WHERE id = ?", arguments: [sid]) == true { row.hasEvent = true }
+                try row.update(db)
+                frames.segmentID = sid
+                try frames.save(db)
+            case .removeSegment(let ref):
+                guard let sid = id(ref) else { continue }
+                try db.execute(sql: "DELETE FROM segment_frames WHERE segment_id = ?", arguments: [sid])
+                try db.execute(sql: "DELETE FROM segment WHERE id = ?", arguments: [sid])
+            case .markEvent(let ref):
+                guard let sid = id(ref) else { continue }
+                try db.execute(sql: "UPDATE segment SET has_event = 1 WHERE id = ?", arguments: [sid])
+            case .markEventSegments(let cameraID, let start, let end):
+                let low = try Self.earliestStart(db, cameraID: cameraID, overlapping: start)
+                try db.execute(sql: """
+                    UPDATE segment SET has_event = 1
+                    WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
+                    """, arguments: [cameraID, end, low, start])
+            case .saveEvent(var event, let ref):
+                if let eid = id(ref) {
+                    event.id = eid
+                    try event.update(db)
+                } else {
+                    event.id = nil
+                    try event.insert(db)
+                    guard let new = event.id else { continue }
+                    ids[ObjectIdentifier(ref)] = new
+                    inserted.append((ref, new))
+                }
+            case .cameraState(let s):
+                try s.save(db)
+            case .pluginStatus(let cameraID, let json, let at):
+                try db.execute(sql: """
+                    INSERT INTO camera_plugin_status (camera_id, status, updated90k) VALUES (?, ?, ?)
+                    ON CONFLICT (camera_id) DO UPDATE SET status = excluded.status, updated90k = excluded.updated90k
+                    """, arguments: [cameraID, json, at])
+            }
+        }
+        return inserted
+    }
+
+    /// Takes `count` run ids at once (the index writer hands them out without a write each).
+    public func reserveRunIDs(_ count: Int) throws -> Range<Int64> {
+        try pool.write { db in
+            guard let next = try Int64.fetchOne(db, sql: "UPDATE run_counter SET next = next + ? WHERE id = 1 RETURNING next - ?",
+                                                arguments: [count, count]) else {
+                throw IndexError("run_counter has no row")
+            }
+            return next..<(next + Int64(count))
+        }
+    }
+
+    /// The id of an identical sample entry, or nil (a read: never waits for a writer).
+    public func existingSampleEntryID(box: Data) throws -> Int64? {
+        try pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [box]) }
+    }
+}

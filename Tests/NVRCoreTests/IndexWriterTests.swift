@@ -1,0 +1,140 @@
+import Foundation
+import NVRIndex
+import NVRMedia
+import Synchronization
+import Testing
+import TestSupport
+@testable import NVRCore
+
+/// The index writer: camera threads hand rows over and never wait for SQLite; a full index
+/// waits for retention and loses nothing; recovery removes a file whose row a crash kept out.
+@Suite struct IndexWriterTests {
+    /// Records `clip` (2 s segments) through a fresh segmenter; returns once it is done.
+    static func record(_ clip: String, camera: CameraRecord, storage: StorageLayout, writer: IndexWriter) throws {
+        let seg = Segmenter(camera: camera, storage: storage, writer: writer, settings: .init(segmentSeconds: 2),
+                            logger: TestEnvironment.logger)
+        let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
+        try seg.begin(streams: d.streams)
+        let tb = d.streams[0]
+        while true {
+            do {
+                try d.read { p in
+                    let t = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
+                    try seg.append(stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data)
+                }
+            } catch is MediaError { break }
+        }
+        try seg.end()
+    }
+
+    func makeClip(_ h: RecorderHarness) throws -> String {
+        let clip = h.root + "/clip.ts"
+        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "9",
+                                                   "-c:v", "libx264", "-g", "25", "-bf", "0", clip])
+        #expect(r.status == 0, "\(r.stderr)")
+        return clip
+    }
+
+    @Test func aCameraRecordsOnWhileSomeoneElseHoldsTheIndex() async throws {
+        let h = try RecorderHarness()
+        let clip = try makeClip(h)
+        let cam = try h.index.addCamera(CameraRecord(name: "w", plugin: "demo", config: "{}", created90k: 0))
+        // First connection of this stream format: its sample entry and a block of run ids are
+        // written (the only writes a camera thread waits for, once per format).
+        let storage = h.recorder.storage, writer = h.recorder.writer
+        try Self.record(clip, camera: cam, storage: storage, writer: writer)
+        #expect(try h.completeSegments("w").count == 5)
+
+        // Now a long write transaction (a retention pass, a checkpoint) holds the index while
+        // the camera records five more segments: it must finish without waiting for it.
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), recorded = DispatchSemaphore(value: 0)
+        let index = h.index
+        DispatchQueue.global().async {
+            try? index.pool.write { _ in held.signal(); release.wait() }
+        }
+        held.wait()
+        let failure = Mutex<String?>(nil)
+        DispatchQueue.global().async {
+            do { try Self.record(clip, camera: cam, storage: storage, writer: writer) } catch { failure.withLock { $0 = "\(error)" } }
+            recorded.signal()
+        }
+        let finishedWhileHeld = recorded.wait(timeout: .now() + 60) == .success
+        release.signal()
+        if !finishedWhileHeld { recorded.wait() }
+        #expect(finishedWhileHeld, "the camera waited for the index")
+        #expect(failure.withLock { $0 } == nil)
+        // Once the index is free the rows are all there, complete, and match their files.
+        let segs = try h.completeSegments("w")
+        #expect(segs.count == 10)
+        #expect(Set(segs.map(\.runID)).count == 2)
+        for s in segs.suffix(5) { try h.verify(s, videoCodec: "h264") }
+    }
+
+    @Test func aFullIndexWaitsForRetentionAndLosesNothing() throws {
+        let h = try RecorderHarness()
+        let cam = try h.index.addCamera(CameraRecord(name: "f", plugin: "demo", config: "{}", created90k: 0))
+        let entry = try h.index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                                                                channels: 0, timescale: 90000, extradata: Data(), box: Data([7])))
+        let writer = IndexWriter(index: h.index, logger: TestEnvironment.logger)
+        defer { writer.close() }
+        // SQLite answers SQLITE_FULL (as on a full disk) once the file would grow.
+        let pages = try h.index.pool.write { db in
+            let n = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            try db.execute(sql: "PRAGMA max_page_count = \(n)")
+            return n
+        }
+        let asked = Atomic<Int>(0)
+        let index = h.index
+        writer.onNoSpace = {
+            // "Retention" makes room on the second request: the writer keeps the rows meanwhile.
+            guard asked.add(1, ordering: .relaxed).newValue >= 2 else { return false }
+            try? index.pool.write { try $0.execute(sql: "PRAGMA max_page_count = \(pages * 100)") }
+            return true
+        }
+        let blob = Data(repeating: 1, count: 64 << 10)
+        var refs: [PendingRowID] = []
+        for i in 0..<20 {
+            let ref = writer.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                                                         path: "recordings/f/\(i).mp4", videoEntryID: entry, audioEntryID: nil))
+            writer.submit(.completeSegment(ref, SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                                                              duration90k: 90_000, path: "recordings/f/\(i).mp4", frames: 25,
+                                                              videoEntryID: entry, audioEntryID: nil),
+                                   SegmentFramesRecord(segmentID: 0, videoIndex: blob, audioIndex: nil, fragmentIndex: Data([1]),
+                                                       audioStart90k: nil)))
+            refs.append(ref)
+        }
+        writer.flush()
+        #expect(asked.load(ordering: .relaxed) >= 2, "the index never filled: the test proves nothing")
+        #expect(refs.allSatisfy { $0.value != nil })
+        let segs = try h.index.segments(cameraID: cam.id!)
+        #expect(segs.count == 20 && segs.allSatisfy { $0.state == .complete })
+        #expect(try h.index.frames(segmentID: try #require(segs.last?.id))?.videoIndex == blob)
+    }
+
+    @Test func recoveryRemovesAFileWhoseRowACrashKeptOut() throws {
+        let root = TestEnvironment.tempDir("orphan")
+        defer { TestEnvironment.cleanup(root) }
+        let storage = StorageLayout(root: root)
+        try storage.prepare()
+        let index = try IndexDatabase(path: storage.indexPath)
+        let cam = try index.addCamera(CameraRecord(name: "c", plugin: "demo", config: "{}", created90k: 0))
+        let entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                                                              channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
+        let now = Time90k.now()
+        // A segment of an hour ago with its row, and the next one's file whose row never came.
+        let kept = storage.segmentPath(camera: "c", start90k: now - 3600 * 90_000, runID: 1, seq: 0)
+        let lost = storage.segmentPath(camera: "c", start90k: now - 60 * 90_000, runID: 1, seq: 1)
+        var row = SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: 0, start90k: now - 3600 * 90_000, duration90k: 60 * 90_000,
+                                path: kept, videoEntryID: entry, audioEntryID: nil, state: .complete)
+        row = try index.insertSegment(row)
+        for p in [kept, lost] {
+            try FileManager.default.createDirectory(atPath: (storage.absolute(p) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: storage.absolute(p), contents: Data([0, 0, 0, 8]))
+        }
+        let report = try Recovery.run(index: index, storage: storage, logger: TestEnvironment.logger, now: now)
+        #expect(report.unindexedFiles == 1)
+        #expect(FileManager.default.fileExists(atPath: storage.absolute(kept)))
+        #expect(!FileManager.default.fileExists(atPath: storage.absolute(lost)))
+        #expect(try index.segments(cameraID: cam.id!).map(\.path) == [kept])
+    }
+}

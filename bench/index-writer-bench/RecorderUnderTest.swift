@@ -1,0 +1,28 @@
+import Foundation
+import Logging
+import NVRCore
+import NVRIndex
+import NVRMedia
+
+/// The recording path as a camera thread drives it: a Segmenter writing files, handing its
+/// rows to the server's one IndexWriter.
+final class RecorderUnderTest: @unchecked Sendable {
+    // One camera thread uses it.
+    nonisolated(unsafe) static var writer: IndexWriter?
+    let segmenter: Segmenter
+    init(camera: CameraRecord, storage: StorageLayout, index: IndexDatabase, segmentSeconds: Int, logger: Logger) {
+        if Self.writer == nil { Self.writer = IndexWriter(index: index, logger: logger) }
+        segmenter = Segmenter(camera: camera, storage: storage, writer: Self.writer!, settings: .init(segmentSeconds: segmentSeconds), logger: logger)
+    }
+    func begin(streams: [StreamDescription]) throws { try segmenter.begin(streams: streams) }
+    func append(dts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
+        try segmenter.append(stream: 0, pts: dts, dts: dts, duration: 0, isKey: isKey, data: data)
+    }
+    func end() throws { try segmenter.end() }
+    static func finish(index: IndexDatabase) { writer?.flush() }
+    static func describe() -> String {
+        guard let w = writer else { return "" }
+        return String(format: "index writer: %d commits, worst hand-over to commit %.1f ms", w.commits.load(ordering: .relaxed),
+                      Double(w.worstLagNanos.load(ordering: .relaxed)) / 1e6)
+    }
+}
