@@ -84,16 +84,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         segmenter.onNoSpace = freeSpace
         segmenter.counters = counters
         events = EventTracker(camera: camera, writer: writer, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
-        gate = RecordingGate(camera: camera, index: writer.index, segmenter: segmenter, tracker: events, settings: recording, logger: l)
-        let cameraID = camera.id ?? 0
+        gate = RecordingGate(camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l)
         events.onChange = { [weak self] e, started in
-            // A plugin that acts on events (camera-side capture) hears of them.
+            // A plugin that acts on events (camera-side capture) hears of them. (Footage is
+            // marked as event footage by the gate.)
             if let instance = self?.pluginInstance, instance.wantsEvents {
                 instance.notifyEvent(json: PluginEvent.notification(e, started: started))
             }
-            // Footage already written for the pre-roll is event footage now (retention keeps it longer).
-            guard started else { return }
-            writer.submit(.markEventSegments(cameraID: cameraID, start90k: e.start90k - e.preRoll90k, end90k: Time90k.now()))
         }
     }
 

@@ -7,11 +7,13 @@ import Synchronization
 /// Decides, packet by packet, what of a camera's stream is written: everything
 /// (`continuous`), event clips only (`events`: footage waits in a pre-roll buffer until an
 /// event wants it, and recording stops when the last clip's post-roll is over), or nothing
-/// (`off`). Feeds the motion detector on the way. Lives on the thread that delivers the
-/// camera's packets (like the Segmenter it wraps).
+/// (`off`). Feeds the motion detector on the way, and is the one place that marks footage as
+/// event footage (retention keeps it longer). Lives on the thread that delivers the camera's
+/// packets (like the Segmenter it wraps).
 public final class RecordingGate {
     private let camera: CameraRecord
     private let index: IndexDatabase
+    private let writer: IndexWriter
     public let segmenter: Segmenter
     public let tracker: EventTracker
     private let logger: Logger
@@ -32,6 +34,8 @@ public final class RecordingGate {
     private var lastKey90k: Int64?
     private var gop90k: Int64 = 90_000
     private var wall90k: Int64 = 0
+    /// The clip start whose footage already written has been marked as event footage.
+    private var markedClipFrom: Int64?
     /// Capture time of the newest video packet, recorded or not (events end there when the
     /// camera goes away).
     public var lastPacket90k: Int64? { wall90k == 0 ? nil : wall90k }
@@ -46,11 +50,12 @@ public final class RecordingGate {
     /// Totals for /metrics: frames and bytes received.
     var counters: CameraCounters { segmenter.counters }
 
-    public init(camera: CameraRecord, index: IndexDatabase, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
+    public init(camera: CameraRecord, writer: IndexWriter, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
                 logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now) {
         self.camera = camera
         self.live = live
-        self.index = index
+        self.index = writer.index
+        self.writer = writer
         self.segmenter = segmenter
         self.tracker = tracker
         self.settings = settings
@@ -162,7 +167,7 @@ public final class RecordingGate {
             modeCheckedAt = now
         }
         let clipFrom = tracker.clipStart(now: wall90k)
-        segmenter.eventActive = clipFrom != nil
+        markEventFootage(clipFrom: clipFrom)
         switch mode {
         case .off:
             buffer.clear()
@@ -181,6 +186,17 @@ public final class RecordingGate {
                 buffer.trim(keepingFrom: wall90k - settings.preRoll90k - max(4 * 90_000, 2 * gop90k))
             }
         }
+    }
+
+    /// Event footage, marked in one place: when a clip begins (or an earlier one is wanted),
+    /// the segments already written since its start — its pre-roll — are marked; while any clip
+    /// wants footage, the segmenter marks each segment it writes.
+    private func markEventFootage(clipFrom: Int64?) {
+        segmenter.eventActive = clipFrom != nil
+        guard let from = clipFrom else { markedClipFrom = nil; return }
+        guard from != markedClipFrom, let id = camera.id else { return }
+        markedClipFrom = from
+        writer.submit(.markEventSegments(cameraID: id, start90k: from, end90k: wall90k))
     }
 
     /// Writes the buffered packets from the key frame at or before `t`.

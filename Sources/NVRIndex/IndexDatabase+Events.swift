@@ -141,16 +141,4 @@ extension IndexDatabase {
             return db.changesCount
         }
     }
-
-    /// Marks the camera's segments overlapping [start, end) as holding an event, so
-    /// retention keeps them as long as event footage.
-    public func markEventSegments(cameraID: Int64, start90k: Int64, end90k: Int64) throws {
-        try pool.write { db in
-            let low = try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k)
-            try db.execute(sql: """
-                UPDATE segment SET has_event = 1
-                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
-                """, arguments: [cameraID, end90k, low, start90k])
-        }
-    }
 }

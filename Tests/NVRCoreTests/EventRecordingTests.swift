@@ -64,7 +64,7 @@ import TestSupport
         let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 4),
                             logger: TestEnvironment.logger, wallClock: { now.load(ordering: .relaxed) })
         let tracker = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
-        let gate = RecordingGate(camera: cam, index: h.index, segmenter: seg, tracker: tracker, settings: settings,
+        let gate = RecordingGate(camera: cam, writer: h.recorder.writer, segmenter: seg, tracker: tracker, settings: settings,
                                  logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
         gate.settingsReload90k = .max / 2 // the settings under test, not the index's
         let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
