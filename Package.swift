@@ -49,6 +49,7 @@ let package = Package(
         .target(
             name: "NVRCore",
             dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
         .target(
