@@ -30,26 +30,6 @@ public struct NVRCommand: ParsableCommand {
     }
 }
 
-/// Options every command takes.
-struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "Config file (default: $NVR_CONFIG, else ./nvr.toml, else /etc/nvr/nvr.toml, else built-in defaults).")
-    var config: String?
-
-    func load() throws -> NVRConfig {
-        do { return try NVRConfig.load(path: config) } catch { throw CommandFailure("\(error)") }
-    }
-
-    /// Opens the index under the configured storage root.
-    func open() throws -> (NVRConfig, StorageLayout, IndexDatabase) {
-        let c = try load()
-        let storage = StorageLayout(root: c.storageRoot)
-        try refuseRootInForeignRoot(storage)
-        announceIfNew(storage, config: c)
-        try storage.prepare()
-        return (c, storage, try IndexDatabase(path: storage.indexPath))
-    }
-}
-
 /// root working in a storage root that belongs to another user (the package's nvr) would leave
 /// root-owned index and recording files there that the service can no longer write.
 func refuseRootInForeignRoot(_ storage: StorageLayout) throws {
@@ -66,12 +46,6 @@ func announceIfNew(_ storage: StorageLayout, config: NVRConfig) {
     let from = config.source.map { "storage.root of \($0)" }
         ?? "no config file (looked for --config, $NVR_CONFIG, ./nvr.toml, \(NVRConfig.systemPath))"
     FileHandle.standardError.write(Data("nvr: creating a new, empty storage root \(storage.root) (from \(from))\n".utf8))
-}
-
-/// A failure reported as one line on stderr with exit status 1.
-struct CommandFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ m: String) { description = m }
 }
 
 /// NVR_LOG_LEVEL=trace|debug|info|notice|warning|error (default info).

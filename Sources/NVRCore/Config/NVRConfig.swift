@@ -157,7 +157,3 @@ public func executablePath() -> String {
     (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 }
 
-public struct ConfigError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ m: String) { description = m }
-}

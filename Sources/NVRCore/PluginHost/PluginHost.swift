@@ -2,59 +2,6 @@ import CNVRPlugin
 import Foundation
 import Synchronization
 
-/// A plugin library that loaded and passed the ABI check.
-/// `@unchecked Sendable`: `entry` points at the plugin's static, immutable description,
-/// which lives as long as the process (plugins are never unloaded).
-public struct LoadedPlugin: @unchecked Sendable {
-    public let name: String
-    public let version: String
-    public let description: String
-    public let path: String
-    public let abiVersion: UInt32
-    public let capabilities: UInt64
-    let entry: UnsafePointer<nvr_plugin_entry_v1>
-
-    public var capabilityNames: [String] { PluginCapability.names(capabilities) }
-    public func has(_ cap: UInt64) -> Bool { capabilities & cap != 0 }
-    /// The plugin lists a camera's memory card (`nvr card …`).
-    public var listsCard: Bool { has(UInt64(NVR_CAP_CARD_LIST)) }
-    /// The card functions, if the plugin's entry struct is recent enough to have them.
-    var cardFunctions: nvr_card_functions? {
-        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)! + MemoryLayout<nvr_card_functions>.size
-        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.card : nil
-    }
-    /// The control functions, if the plugin's entry struct is recent enough to have them.
-    var controlFunctions: nvr_control_functions? {
-        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.control)! + MemoryLayout<nvr_control_functions>.size
-        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.control : nil
-    }
-    /// True when the host opens the plugin's live URL (rather than receiving pushed packets).
-    public var offersLiveURL: Bool { has(UInt64(NVR_CAP_LIVE_URL)) }
-}
-
-public enum PluginCapability {
-    public static let all: [(UInt64, String)] = [
-        (UInt64(NVR_CAP_LIVE_URL), "live-url"), (UInt64(NVR_CAP_LIVE_PUSH), "live-push"),
-        (UInt64(NVR_CAP_EVENTS), "events"), (UInt64(NVR_CAP_CARD_LIST), "card-list"),
-        (UInt64(NVR_CAP_CARD_DOWNLOAD), "card-download"), (UInt64(NVR_CAP_SNAPSHOT), "snapshot"),
-        (UInt64(NVR_CAP_DISCOVERY), "discovery"), (UInt64(NVR_CAP_CONTROL), "control"),
-        (UInt64(NVR_CAP_SUBSTREAM), "substream"),
-    ]
-    public static func names(_ bits: UInt64) -> [String] { all.filter { bits & $0.0 != 0 }.map(\.1) }
-}
-
-/// Why a plugin could not be used.
-public struct PluginError: Error, CustomStringConvertible, Sendable {
-    /// What the camera's status makes of it: `configuration` (a plugin that does not load, a
-    /// config it refuses, a plugin that cannot do what is asked) marks the camera *failed*,
-    /// something for a person to fix; `transient` (the camera or its cloud failing to start
-    /// a stream: unreachable, HTTP 500, busy) marks it *lost*, and it is retried the same way.
-    public enum Kind: Sendable, Equatable { case configuration, transient }
-    public let description: String
-    public let kind: Kind
-    public init(_ m: String, kind: Kind = .configuration) { description = m; self.kind = kind }
-}
-
 /// Loads camera plugins from a directory with dlopen and remembers each outcome.
 /// A plugin that fails to load is an error for the cameras that use it only.
 public final class PluginHost: Sendable {

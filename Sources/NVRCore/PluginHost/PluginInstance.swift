@@ -143,7 +143,7 @@ public final class PluginInstance: @unchecked Sendable {
     /// `sink`, which returns false to cancel. Returns false when cancelled.
     public func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         guard offersCard, let fn = plugin.cardFunctions?.card_read else {
-            throw PluginError("\(plugin.name): plugin cannot read a memory card")
+            throw PluginError("\(plugin.name): plugin cannot read a memory card", kind: .unsupported)
         }
         return try withoutActuallyEscaping(sink) { sink in
             var box = CardSinkBox(sink: sink)

@@ -5,25 +5,6 @@ import NVRIndex
 import NVRMedia
 import Synchronization
 
-/// What a camera is doing, for logs, the CLI and the API.
-public struct CameraStatus: Sendable, Equatable {
-    public enum State: String, Sendable { case stopped, connecting, streaming, lost, failed }
-    public var state: State = .stopped
-    public var reason: String?
-    public var since90k: Int64 = Time90k.now()
-    public var lastFrame90k: Int64?
-    public var video: String?
-    public var audio: String?
-    public var fps: Double?
-    public var bitRate: Int64?
-    /// The recording mode in force (continuous, events, off).
-    public var mode: String?
-    /// Where motion is looked for: off, main stream (key frames / every frame), sub-stream.
-    public var motion: String?
-    /// What of the camera's streams is not recorded, and why (unsupported audio...).
-    public var notes: [String]?
-}
-
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
 /// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).
 public final class CameraSession: PluginCallbacks, @unchecked Sendable {
@@ -178,11 +159,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 } else if plugin.has(UInt64(NVR_CAP_LIVE_PUSH)) {
                     failure = try recordPush(instance, recorded: &recorded)
                 } else {
-                    throw PluginError("plugin '\(plugin.name)' offers no live video")
+                    throw PluginError("plugin '\(plugin.name)' offers no live video", kind: .unsupported)
                 }
             } catch let e as PluginError {
                 failure = e.description
-                failed = e.kind == .configuration
+                failed = e.kind != .transient
             } catch {
                 failure = "\(error)"
             }

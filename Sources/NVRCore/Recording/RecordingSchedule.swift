@@ -1,10 +1,5 @@
 import Foundation
 
-/// What a camera keeps: everything, only event spans (with pre/post-roll), or nothing.
-public enum RecordingMode: String, Sendable, CaseIterable, Codable {
-    case continuous, events, off
-}
-
 /// A weekly schedule of recording modes in local time.
 ///
 /// Grammar (design/motion.md): rules separated by `;`, each `DAYS [HH:MM-HH:MM] MODE`.

@@ -3,33 +3,6 @@ import Logging
 import NVRIndex
 import Synchronization
 
-/// Storage-wide retention settings (kept in the index, set with `nvr retention set`).
-public struct RetentionSettings: Sendable, Equatable, Codable {
-    /// Cap on all recordings together; nil = none.
-    public var rootMaxBytes: Int64?
-    /// Keep at least this share of the file system free (default 5 %).
-    public var minFreePercent: Double = 5
-
-    public static let rootMaxKey = "retention.root_max_bytes"
-    public static let minFreeKey = "retention.min_free_percent"
-}
-
-/// What a retention pass deleted (or, dry, would delete).
-public struct RetentionReport: Sendable, Codable, Equatable {
-    public struct Camera: Sendable, Codable, Equatable {
-        public var camera: String
-        public var segments: Int
-        public var bytes: Int64
-        public var oldestRemaining: String?
-        public var oldestRemaining90k: Int64?
-    }
-    public var dryRun: Bool
-    public var segments: Int
-    public var bytes: Int64
-    public var reasons: [String: Int]
-    public var cameras: [Camera]
-}
-
 /// Applies retention: per-camera age limits (continuous and event footage separately), per-camera
 /// byte caps, a storage-wide cap and a minimum of free space. Deletion order within each rule:
 /// oldest continuous footage first, then oldest event footage.

@@ -1,0 +1,7 @@
+import Foundation
+import TOMLKit
+
+public struct ConfigError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ m: String) { description = m }
+}
