@@ -3,11 +3,11 @@ import PluginSupport
 
 /// The plugin's static description and C entry points (PluginSupport.cameraEntry).
 nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1> = {
-    cameraFactory = { json, host in try GoProCamera(configJSON: json, host: host) }
     return cameraEntry(
         name: "gopro", version: "1.0.0",
         description: "GoPro HERO9–13 over the Open GoPro HTTP API: preview or webcam stream (UDP MPEG-TS), state, SD card listing and download",
         capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_CARD_LIST) | UInt64(NVR_CAP_CARD_DOWNLOAD),
+        create: { json, host, error in createCamera(json, host, error) { try GoProCamera(configJSON: $0, host: $1) } },
         card: cardCameraFunctions)
 }()
 

@@ -2,8 +2,8 @@ import CNVRPlugin
 
 /// A camera plugin whose instances open a live URL (the host reads it), report status, and
 /// stop on destroy: GoPro, Insta360, Tuya. With `cameraEntry` the C entry points are written
-/// once here; each plugin library links its own copy of this module, so `cameraFactory` is
-/// that plugin's.
+/// once here; each plugin passes its own `create` (a C function that calls `createCamera`
+/// with its camera type), so nothing depends on which copy of this module a library links.
 public protocol URLCamera: AnyObject {
     func liveSource() throws -> String
     func statusJSON() -> String
@@ -11,15 +11,32 @@ public protocol URLCamera: AnyObject {
     func stop()
 }
 
-/// Makes the plugin's camera from its config JSON (set by the plugin before the entry is built).
-nonisolated(unsafe) public var cameraFactory: ((String, PluginHostCallbacks) throws -> any URLCamera)?
+/// The ABI's `create`: a C function, so it cannot carry the camera type; each plugin writes
+/// `{ json, host, error in createCamera(json, host, error) { try MyCamera(configJSON: $0, host: $1) } }`.
+public typealias CreateFunction = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<nvr_host_v1>?,
+                                                  UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?
+
+/// Makes a plugin's camera from its config JSON for the ABI's `create`: the camera, retained
+/// for the host, or nil with the error written out.
+public func createCamera(_ json: UnsafePointer<CChar>?, _ host: UnsafePointer<nvr_host_v1>?,
+                         _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                         _ make: (String, PluginHostCallbacks) throws -> any URLCamera) -> UnsafeMutableRawPointer? {
+    guard let host else { reportError(PluginConfigError("no host callbacks"), errorOut); return nil }
+    do {
+        let cam = try make(json.map { String(cString: $0) } ?? "{}", PluginHostCallbacks(host))
+        return Unmanaged.passRetained(cam as AnyObject).toOpaque()
+    } catch {
+        reportError(error, errorOut)
+        return nil
+    }
+}
 
 private func urlCamera(_ p: UnsafeMutableRawPointer) -> (any URLCamera)? {
     Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any URLCamera
 }
 
 /// The entry struct of a URLCamera plugin; `card` and `control` as the plugin offers them.
-public func cameraEntry(name: String, version: String, description: String, capabilities: UInt64,
+public func cameraEntry(name: String, version: String, description: String, capabilities: UInt64, create: CreateFunction,
                         card: nvr_card_functions = nvr_card_functions(),
                         control: nvr_control_functions = nvr_control_functions()) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
     let e = UnsafeMutablePointer<nvr_plugin_entry_v1>.allocate(capacity: 1)
@@ -30,16 +47,7 @@ public func cameraEntry(name: String, version: String, description: String, capa
         version: staticCString(version),
         description: staticCString(description),
         capabilities: capabilities,
-        create: { json, host, errorOut in
-            guard let host, let factory = cameraFactory else { reportError(PluginConfigError("no host callbacks"), errorOut); return nil }
-            do {
-                let cam = try factory(json.map { String(cString: $0) } ?? "{}", PluginHostCallbacks(host))
-                return Unmanaged.passRetained(cam as AnyObject).toOpaque()
-            } catch {
-                reportError(error, errorOut)
-                return nil
-            }
-        },
+        create: create,
         destroy: { p in
             guard let p else { return }
             urlCamera(p)?.stop()
