@@ -123,10 +123,9 @@ extension IndexDatabase {
                                            arguments: [cameraID]) }
     }
 
-    /// Paths of a camera's segments (any state) starting at or after `start90k`.
-    public func segmentPaths(cameraID: Int64, from start90k: Int64 = .min) throws -> Set<String> {
-        try pool.read { Set(try String.fetchAll($0, sql: "SELECT path FROM segment WHERE camera_id = ? AND start90k >= ?",
-                                                 arguments: [cameraID, start90k])) }
+    /// Whether any segment row (any camera, any state) has this path.
+    public func hasSegment(path: String) throws -> Bool {
+        try pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM segment WHERE path = ?)", arguments: [path]) ?? false }
     }
 
     public func frames(segmentID: Int64) throws -> SegmentFramesRecord? {

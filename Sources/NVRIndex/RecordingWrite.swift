@@ -45,7 +45,19 @@ extension IndexDatabase {
                     UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
                     """, arguments: [start, duration, bytes, frames, keyFrames, sid])
             case .completeSegment(let ref, var row, var frames):
-                guard let sid = id(ref) else { continue }
+                guard let sid = id(ref) else {
+                    // Its insert was refused (and logged): the file is whole, so it gets its
+                    // row now rather than none (retention and playback must see it).
+                    row.id = nil
+                    row.state = .complete
+                    try row.insert(db)
+                    guard let new = row.id else { continue }
+                    frames.segmentID = new
+                    try frames.save(db)
+                    ids[ObjectIdentifier(ref)] = new
+                    inserted.append((ref, new))
+                    continue
+                }
                 row.id = sid
                 row.state = .complete
                 // Marked by a markEvent meanwhile: keep it (the row handed over may predate it).

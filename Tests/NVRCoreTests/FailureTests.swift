@@ -51,6 +51,7 @@ import TestSupport
         #expect(state("future")?.reason?.contains("speaks plugin ABI 2, this NVR speaks 1") == true, "\(String(describing: state("future")))")
         #expect(state("nosym")?.reason?.contains("has no nvr_plugin_entry symbol") == true, "\(String(describing: state("nosym")))")
         // The state is in the index too, for `nvr camera list`.
+        h.recorder.writer.flush()
         let stored = try h.index.cameraState(cameraID: try h.camera("future").id!)
         #expect(stored?.state == "failed" && stored?.reason?.contains("ABI 2") == true)
         h.recorder.stop()

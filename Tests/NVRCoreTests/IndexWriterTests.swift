@@ -127,13 +127,20 @@ import TestSupport
         var row = SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: 0, start90k: now - 3600 * 90_000, duration90k: 60 * 90_000,
                                 path: kept, videoEntryID: entry, audioEntryID: nil, state: .complete)
         row = try index.insertSegment(row)
-        for p in [kept, lost] {
+        // A camera once named "c" (renamed since, its name taken again): its file in c's folder
+        // has its row, under the other camera.
+        let renamed = try index.addCamera(CameraRecord(name: "c-old", plugin: "demo", config: "{}", created90k: 0))
+        let theirs = storage.segmentPath(camera: "c", start90k: now - 7200 * 90_000, runID: 2, seq: 0)
+        _ = try index.insertSegment(SegmentRecord(cameraID: renamed.id!, runID: 2, runSeq: 0, start90k: now - 7200 * 90_000,
+                                                  duration90k: 60 * 90_000, path: theirs, videoEntryID: entry, audioEntryID: nil, state: .complete))
+        for p in [kept, lost, theirs] {
             try FileManager.default.createDirectory(atPath: (storage.absolute(p) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: storage.absolute(p), contents: Data([0, 0, 0, 8]))
         }
         let report = try Recovery.run(index: index, storage: storage, logger: TestEnvironment.logger, now: now)
         #expect(report.unindexedFiles == 1)
         #expect(FileManager.default.fileExists(atPath: storage.absolute(kept)))
+        #expect(FileManager.default.fileExists(atPath: storage.absolute(theirs)), "another camera's file in the folder is not an orphan")
         #expect(!FileManager.default.fileExists(atPath: storage.absolute(lost)))
         #expect(try index.segments(cameraID: cam.id!).map(\.path) == [kept])
     }

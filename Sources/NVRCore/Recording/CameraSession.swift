@@ -185,6 +185,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         }
         do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
         events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
+        // Events are reported once committed: the plugin hears of their end before it goes.
+        writer.flush()
         let instance = instanceLock.withLock { i -> PluginInstance? in let k = i; i = nil; return k }
         _ = instance // destroyed here, after the last use
         setState(.stopped, nil)

@@ -214,7 +214,7 @@ public final class Recorder: @unchecked Sendable {
             let s = Array(sessions.values); sessions.removeAll(); return s
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
-        writer.flush()
+        writer.close() // commits what is left (retention still answers a full disk meanwhile)
         retentionWake.lock(); stopping = true; retentionWake.broadcast(); retentionWake.unlock()
         serveLock = nil
     }

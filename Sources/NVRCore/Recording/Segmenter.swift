@@ -246,6 +246,9 @@ public final class Segmenter {
             segment?.hasEvent = true
             writer.submit(.markEvent(ref)) // once per segment: the timeline shows it at once
         }
+        // The newest frame's time, for status and /metrics, from the first frame of a run on
+        // (its row may reach the index a moment later).
+        lastFrame.store(segmentStart90k + (dts - segmentFirstDTS), ordering: .relaxed)
         pendingVideo = true
         pendingVideoKey = isKey
         pendingVideoCTS = cts

@@ -24,6 +24,8 @@ public final class IndexWriter: @unchecked Sendable {
     private var handedOver: UInt64 = 0
     private var committed: UInt64 = 0
     private var closing = false
+    /// The thread has ended (after `close`).
+    private var closed = false
     /// Callers waiting in `flush` (the writer then commits without waiting out the interval).
     private var flushWaiters = 0
     /// When the oldest write in the queue was handed over.
@@ -58,6 +60,13 @@ public final class IndexWriter: @unchecked Sendable {
     /// Hands a write over; `then` runs once it is committed.
     public func submit(_ write: RecordingWrite, then: (@Sendable () -> Void)? = nil) {
         wake.lock()
+        if closed {
+            // After close (a stopping recorder's last words): written here and now.
+            wake.unlock()
+            commit([(write, then)])
+            callbacks.sync {}
+            return
+        }
         if queue.isEmpty { oldestHandedOver = DispatchTime.now().uptimeNanoseconds }
         queue.append((write, then))
         handedOver += 1
@@ -73,9 +82,10 @@ public final class IndexWriter: @unchecked Sendable {
     }
 
     /// Returns once everything handed over before the call is committed (or given up) and
-    /// its callbacks have run.
+    /// its callbacks have run. Not from a callback (they run on the queue it waits for).
     public func flush() {
         wake.lock()
+        if closed { wake.unlock(); return }
         let target = handedOver
         flushWaiters += 1
         wake.broadcast()
@@ -88,7 +98,11 @@ public final class IndexWriter: @unchecked Sendable {
     /// Commits what is left and stops the thread (the thread keeps the writer alive until then).
     public func close() {
         flush()
-        wake.lock(); closing = true; wake.broadcast(); wake.unlock()
+        wake.lock()
+        closing = true
+        wake.broadcast()
+        while !closed { wake.wait() }
+        wake.unlock()
     }
 
     /// A fresh run id: from a block reserved in the index, refilled when used up.
@@ -113,7 +127,7 @@ public final class IndexWriter: @unchecked Sendable {
         while true {
             wake.lock()
             while queue.isEmpty && !closing { wake.wait() }
-            if queue.isEmpty && closing { wake.unlock(); return }
+            if queue.isEmpty && closing { closed = true; wake.broadcast(); wake.unlock(); return }
             // Gather what comes in during the rest of the interval into the same commit
             // (a flush or close commits at once).
             let due = lastCommit.addingTimeInterval(flushInterval)
@@ -134,9 +148,11 @@ public final class IndexWriter: @unchecked Sendable {
         }
     }
 
-    /// Commits a batch: all in one transaction; on SQLITE_FULL after asking for room, until
-    /// it goes in (for up to 2 minutes of a full disk); a batch failing otherwise
-    /// is applied write by write, and only the writes that fail on their own are dropped.
+    /// Commits a batch: all in one transaction. When SQLite says it may go in later (a full
+    /// disk — after asking retention for room —, a lock another process held past the busy
+    /// timeout, an I/O error) it is tried again for up to 2 minutes; a batch refused
+    /// otherwise (a constraint) is applied write by write, and only the writes refused on
+    /// their own are dropped.
     private func commit(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) {
         let writes = batch.map(\.write)
         var fullSince: DispatchTime?
@@ -144,19 +160,21 @@ public final class IndexWriter: @unchecked Sendable {
             do {
                 let inserted = try index.apply(writes)
                 for (ref, id) in inserted { ref.publish(id) }
-                if fullSince != nil { logger.notice("index writer: the index has room again; \(writes.count) writes committed") }
+                if fullSince != nil { logger.notice("index writer: writing again; \(writes.count) writes committed") }
                 let thens = batch.compactMap(\.then)
                 if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
                 return
-            } catch where IndexError.isDiskFull(error) {
+            } catch where IndexError.isRetryable(error) {
+                let full = IndexError.isDiskFull(error)
                 if fullSince == nil {
                     fullSince = .now()
-                    logger.warning("index writer: the disk is full; asking retention for room")
+                    logger.warning("index writer: \(full ? "the disk is full; asking retention for room" : "cannot write (\(error)); trying again")")
                 }
-                if onNoSpace?() != true { Thread.sleep(forTimeInterval: 1) }
-                // Not forever: a stop must end, and rows lost here leave files recovery removes.
+                if !full || onNoSpace?() != true { Thread.sleep(forTimeInterval: 1) }
+                // Not forever: a stop must end. Rows lost here leave files recovery removes
+                // (or segments left *writing*, which recovery completes).
                 if let since = fullSince, DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000 {
-                    logger.error("index writer: the disk stayed full for 2 minutes; dropped \(writes.count) writes")
+                    logger.error("index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
                     return
                 }
             } catch {

@@ -93,13 +93,13 @@ public enum Recovery {
             } else {
                 folders = ["recordings/\(camera.name)"]
             }
-            // Rows filed in those folders start on those days.
-            let known = try index.segmentPaths(cameraID: id, from: newest.map { $0 - 2 * day } ?? .min)
             for folder in Set(folders) {
                 guard let files = FileManager.default.enumerator(atPath: storage.absolute(folder)) else { continue }
                 while let f = files.nextObject() as? String {
                     let rel = folder + "/" + f
-                    guard f.hasSuffix(".mp4"), !known.contains(rel) else { continue }
+                    // Asked per file, of every camera's rows: a folder can hold another camera's
+                    // files (a renamed camera's name taken again), and the clock may be off.
+                    guard f.hasSuffix(".mp4"), try !index.hasSegment(path: rel) else { continue }
                     unlink(storage.absolute(rel))
                     removed += 1
                     logger.notice("recovery: removed \(rel): its row never reached the index (a crash within the index writer's flush interval)")
