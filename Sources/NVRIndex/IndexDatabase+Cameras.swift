@@ -102,10 +102,6 @@ public struct CameraStateRecord: Codable, Sendable, Equatable, FetchableRecord, 
 }
 
 extension IndexDatabase {
-    public func setCameraState(_ s: CameraStateRecord) throws {
-        try pool.write { try s.save($0) }
-    }
-
     public func cameraState(cameraID: Int64) throws -> CameraStateRecord? {
         try pool.read { try CameraStateRecord.fetchOne($0, key: cameraID) }
     }

@@ -17,8 +17,6 @@ extension IndexDatabase {
         }
     }
 
-    public func updateEvent(_ e: EventRecord) throws { try pool.write { try e.update($0) } }
-
     public func event(id: Int64) throws -> EventRecord? { try pool.read { try EventRecord.fetchOne($0, key: id) } }
 
     /// Events overlapping [start, end) (an event in progress reaches to now), oldest first;

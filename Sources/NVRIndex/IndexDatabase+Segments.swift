@@ -27,33 +27,12 @@ extension IndexDatabase {
         try pool.read { try SampleEntryRecord.fetchOne($0, key: id) }
     }
 
-    /// A fresh run id (runs are numbered across all cameras), taken from a counter in one
-    /// statement: two cameras, a backfill and `nvr card sync` in another process never get the
-    /// same one (schema v7).
-    public func nextRunID() throws -> Int64 {
-        try pool.write { db in
-            guard let id = try Int64.fetchOne(db, sql: "UPDATE run_counter SET next = next + 1 WHERE id = 1 RETURNING next - 1") else {
-                throw IndexError("run_counter has no row")
-            }
-            return id
-        }
-    }
-
     /// Inserts a segment row in state *writing* (the file already exists).
     public func insertSegment(_ segment: SegmentRecord) throws -> SegmentRecord {
         try pool.write { db in
             var s = segment
             try s.insert(db)
             return s
-        }
-    }
-
-    /// Records progress of a segment still being written.
-    public func updateProgress(segmentID: Int64, start90k: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int) throws {
-        try pool.write { db in
-            try db.execute(sql: """
-                UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
-                """, arguments: [start90k, duration90k, bytes, frames, keyFrames, segmentID])
         }
     }
 

@@ -16,7 +16,6 @@ public enum RecordingWrite: Sendable {
     /// Inserts the event when its reference has no id yet, updates it otherwise.
     case saveEvent(EventRecord, PendingRowID)
     case cameraState(CameraStateRecord)
-    case pluginStatus(cameraID: Int64, json: String, at90k: Int64)
 }
 
 extension IndexDatabase {
@@ -91,11 +90,6 @@ extension IndexDatabase {
                 }
             case .cameraState(let s):
                 try s.save(db)
-            case .pluginStatus(let cameraID, let json, let at):
-                try db.execute(sql: """
-                    INSERT INTO camera_plugin_status (camera_id, status, updated90k) VALUES (?, ?, ?)
-                    ON CONFLICT (camera_id) DO UPDATE SET status = excluded.status, updated90k = excluded.updated90k
-                    """, arguments: [cameraID, json, at])
             }
         }
         return inserted
@@ -111,6 +105,9 @@ extension IndexDatabase {
             return next..<(next + Int64(count))
         }
     }
+
+    /// One fresh run id (runs are numbered across all cameras and processes: schema v7's counter).
+    public func nextRunID() throws -> Int64 { try reserveRunIDs(1).lowerBound }
 
     /// The id of an identical sample entry, or nil (a read: never waits for a writer).
     public func existingSampleEntryID(box: Data) throws -> Int64? {
