@@ -53,8 +53,9 @@ import TestSupport
 
     /// A 30 s, 25 fps clip with a key frame every second, fed through a gate whose clock says
     /// each packet arrives at base + its timestamp.
+    /// `late(t)`: how long after its capture the packet at clip time `t` arrives.
     func feed(_ h: RecorderHarness, settings: RecordingSettings, base: Int64, seconds: Int = 30,
-              during: (RecordingGate, Int64) -> Void = { _, _ in }) throws -> [SegmentRecord] {
+              during: (RecordingGate, Int64) -> Void = { _, _ in }, late: (Int64) -> Int64 = { _ in 0 }) throws -> [SegmentRecord] {
         let clip = h.root + "/clip.ts"
         let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", String(seconds),
                                                    "-c:v", "libx264", "-g", "25", "-bf", "0", clip])
@@ -62,7 +63,7 @@ import TestSupport
         let cam = try h.index.addCamera(CameraRecord(name: "g", plugin: "demo", config: "{}", created90k: 0))
         let now = Atomic<Int64>(base)
         let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 4),
-                            logger: TestEnvironment.logger, wallClock: { now.load(ordering: .relaxed) })
+                            logger: TestEnvironment.logger)
         let tracker = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
         let gate = RecordingGate(camera: cam, writer: h.recorder.writer, segmenter: seg, tracker: tracker, settings: settings,
                                  logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
@@ -77,7 +78,7 @@ import TestSupport
                     let raw = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
                     let t = raw - (first ?? raw) // MPEG-TS starts at 1.4 s; the clip's time starts at 0
                     if first == nil { first = raw }
-                    now.store(base + t, ordering: .relaxed)
+                    now.store(base + t + late(t), ordering: .relaxed)
                     during(gate, base + t)
                     try gate.append(stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data)
                 }
@@ -114,6 +115,23 @@ import TestSupport
         #expect(abs(runs[1].last!.end90k - (base + 29 * s)) <= frame)
         #expect(segs.allSatisfy { $0.hasEvent })
         for s in segs { try h.verify(s, videoCodec: "h264") }
+    }
+
+    /// Capture time is computed once, at the gate, and segments start at it: the first
+    /// second arrives in one burst 1.5 s in (what libavformat read while probing), the rest
+    /// 30 ms late. The first segment starts at the first frame's capture time (30 ms after
+    /// it), not at its arrival; every later one exactly where the one before ends.
+    @Test func segmentsStartAtTheGatesCaptureTime() throws {
+        let h = try RecorderHarness()
+        let s = Self.sec
+        let base: Int64 = 1_800_000_000 * s
+        let segs = try feed(h, settings: RecordingSettings(motion: { var m = MotionSettings(); m.enabled = .off; return m }()), base: base,
+                            late: { t in t < s ? 3 * s / 2 - t : 30 * 90 })
+        #expect(segs.count >= 6)
+        #expect(Set(segs.map(\.runID)).count == 1)
+        #expect(segs.first?.start90k == base + 30 * 90, "first segment starts \(Double((segs.first?.start90k ?? 0) - base) / 90) ms after capture")
+        for (a, b) in zip(segs, segs.dropFirst()) { #expect(b.start90k == a.end90k, "a seam of \(b.start90k - a.end90k) ticks") }
+        #expect(segs.last.map { abs($0.end90k - (base + 30 * 90) - 30 * s) <= s / 25 } == true, "the last ends with the clip")
     }
 
     @Test func scheduleSwitchesAtLocalTimeOnTheDayClocksGoForward() throws {

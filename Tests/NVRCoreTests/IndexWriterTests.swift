@@ -16,11 +16,12 @@ import TestSupport
         let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
         try seg.begin(streams: d.streams)
         let tb = d.streams[0]
+        let base = Time90k.now()
         while true {
             do {
                 try d.read { p in
                     let t = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
-                    try seg.append(stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data)
+                    try seg.append(stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data, capture90k: base + t)
                 }
             } catch is MediaError { break }
         }

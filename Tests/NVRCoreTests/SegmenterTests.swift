@@ -14,6 +14,7 @@ import TestSupport
                             logger: TestEnvironment.logger)
         var offset: Int64 = 0
         var began = false
+        let base = Time90k.now()
         for f in files {
             let d = try Demuxer(Demuxer.Options(url: f), interrupter: Interrupter())
             if !began { try seg.begin(streams: d.streams); began = true }
@@ -24,7 +25,7 @@ import TestSupport
                     try d.read { p in
                         let t = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
                         last = max(last, t)
-                        try seg.append(stream: 0, pts: t + offset, dts: t + offset, duration: 0, isKey: p.isKey, data: p.data)
+                        try seg.append(stream: 0, pts: t + offset, dts: t + offset, duration: 0, isKey: p.isKey, data: p.data, capture90k: base + t + offset)
                     }
                 } catch { break }
             }

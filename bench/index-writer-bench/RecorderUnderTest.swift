@@ -14,9 +14,11 @@ final class RecorderUnderTest: @unchecked Sendable {
         if Self.writer == nil { Self.writer = IndexWriter(index: index, logger: logger) }
         segmenter = Segmenter(camera: camera, storage: storage, writer: Self.writer!, settings: .init(segmentSeconds: segmentSeconds), logger: logger)
     }
-    func begin(streams: [StreamDescription]) throws { try segmenter.begin(streams: streams) }
+    /// The stream is fed at its real pace: capture time = when it began + media time.
+    private var base90k: Int64 = 0
+    func begin(streams: [StreamDescription]) throws { try segmenter.begin(streams: streams); base90k = Time90k.now() }
     func append(dts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
-        try segmenter.append(stream: 0, pts: dts, dts: dts, duration: 0, isKey: isKey, data: data)
+        try segmenter.append(stream: 0, pts: dts, dts: dts, duration: 0, isKey: isKey, data: data, capture90k: base90k + dts)
     }
     func end() throws { try segmenter.end() }
     static func finish(index: IndexDatabase) { writer?.flush() }

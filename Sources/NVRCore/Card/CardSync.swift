@@ -197,7 +197,7 @@ public final class CardSync {
                     } else {
                         guard started, t < lastEnd else { return }
                     }
-                    try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data, arrival90k: t)
+                    try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data, capture90k: t)
                 }
             } catch let e as MediaError where e.isEndOfFile {
                 break

@@ -11,8 +11,8 @@ final class PreRollBuffer {
         var dts: Int64
         var duration: Int64
         var isKey: Bool
-        /// Wall-clock arrival time (90 kHz).
-        var arrival90k: Int64
+        /// Capture time on the wall clock (90 kHz), as the gate computed it.
+        var capture90k: Int64
         var offset: Int
         var size: Int
     }
@@ -34,12 +34,12 @@ final class PreRollBuffer {
     var isEmpty: Bool { gops.isEmpty }
     var byteCount: Int { bytes }
 
-    /// Adds a packet that arrived at `arrival90k`; packets before the first key frame are dropped.
-    func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer, arrival90k: Int64) {
+    /// Adds a packet captured at `capture90k`; packets before the first key frame are dropped.
+    func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer, capture90k: Int64) {
         if stream == 0 && isKey {
             let g = spare.popLast() ?? GOP()
             g.reset()
-            g.start90k = arrival90k
+            g.start90k = capture90k
             gops.append(g)
         }
         guard let g = gops.last else { return }
@@ -49,7 +49,7 @@ final class PreRollBuffer {
             clear()
             return
         }
-        g.packets.append(Packet(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, arrival90k: arrival90k,
+        g.packets.append(Packet(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, capture90k: capture90k,
                                 offset: g.bytes.count, size: data.count))
         g.bytes.append(contentsOf: data)
         bytes += data.count

@@ -30,15 +30,17 @@ public final class RecordingGate {
     /// Live viewers get every video packet, recorded or not.
     public let live: LiveHub
 
-    private var captureClock = CaptureClock()
+    /// Where capture time is computed, once per video packet; the packet carries it on (the
+    /// pre-roll buffer, the detector, the tracker, the segmenter).
+    private var captureClock: CaptureClock
     private var lastKey90k: Int64?
     private var gop90k: Int64 = 90_000
-    private var wall90k: Int64 = 0
+    private var capture90k: Int64 = 0
     /// The clip start whose footage already written has been marked as event footage.
     private var markedClipFrom: Int64?
     /// Capture time of the newest video packet, recorded or not (events end there when the
     /// camera goes away).
-    public var lastPacket90k: Int64? { wall90k == 0 ? nil : wall90k }
+    public var lastPacket90k: Int64? { capture90k == 0 ? nil : capture90k }
 
     // The mode in force, looked up at most once a second.
     private var mode: RecordingMode = .continuous
@@ -61,6 +63,7 @@ public final class RecordingGate {
         self.settings = settings
         self.logger = logger
         self.clock = clock
+        self.captureClock = CaptureClock(settle90k: segmenter.segmentLength90k)
         tracker.setRolls(pre: settings.preRoll90k, post: settings.postRoll90k)
         let now = clock()
         mode = settings.mode(at: now)
@@ -140,19 +143,19 @@ public final class RecordingGate {
         counters.bytes.add(Int64(data.count), ordering: .relaxed)
         if stream == 0 {
             counters.frames.add(1, ordering: .relaxed)
-            wall90k = wallTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
+            capture90k = captureTime(pts: pts, dts: dts, isKey: isKey, arrival: now)
             let raw = dts != .min ? dts : pts
             if raw != .min, let d = videoTimebase.to90k(raw) {
                 live.append(dts: d, pts: pts != .min ? (videoTimebase.to90k(pts) ?? d) : d, isKey: isKey, data: data)
             }
             if let d = detector {
-                if let f = d.feed(data, isKey: isKey, at: wall90k) { tracker.apply(f) }
+                if let f = d.feed(data, isKey: isKey, at: capture90k) { tracker.apply(f) }
                 if d.decodeFailures > 0 && !reportedDecodeFailure {
                     reportedDecodeFailure = true // once per connection: the detector waits for the next key frame
                     logger.warning("camera \(camera.name): motion detection cannot decode a frame; skipping to the next key frame")
                 }
             }
-            tracker.tick(now: wall90k)
+            tracker.tick(now: capture90k)
         }
         if now >= settingsCheckedAt + settingsReload90k { reloadSettings(now) }
         if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
@@ -166,7 +169,7 @@ public final class RecordingGate {
             }
             modeCheckedAt = now
         }
-        let clipFrom = tracker.clipStart(now: wall90k)
+        let clipFrom = tracker.clipStart(now: capture90k)
         markEventFootage(clipFrom: clipFrom)
         switch mode {
         case .off:
@@ -174,16 +177,16 @@ public final class RecordingGate {
             if segmenter.isRecording { try segmenter.end() }
         case .continuous:
             if !buffer.isEmpty { try drain(from: .min) }
-            try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+            try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
         case .events:
             if let clipFrom {
                 if !buffer.isEmpty { try drain(from: clipFrom) }
-                try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+                try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
             } else {
                 if segmenter.isRecording { try segmenter.end() }
-                buffer.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, arrival90k: wall90k)
+                buffer.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
                 // Keep the pre-roll, plus room for events reported (or detected) after they began.
-                buffer.trim(keepingFrom: wall90k - settings.preRoll90k - max(4 * 90_000, 2 * gop90k))
+                buffer.trim(keepingFrom: capture90k - settings.preRoll90k - max(4 * 90_000, 2 * gop90k))
             }
         }
     }
@@ -196,28 +199,28 @@ public final class RecordingGate {
         guard let from = clipFrom else { markedClipFrom = nil; return }
         guard from != markedClipFrom, let id = camera.id else { return }
         markedClipFrom = from
-        writer.submit(.markEventSegments(cameraID: id, start90k: from, end90k: wall90k))
+        writer.submit(.markEventSegments(cameraID: id, start90k: from, end90k: capture90k))
     }
 
     /// Writes the buffered packets from the key frame at or before `t`.
     private func drain(from t: Int64) throws {
         try buffer.drain(from: t) { p, bytes in
-            try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: bytes, arrival90k: p.arrival90k)
+            try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: bytes, capture90k: p.capture90k)
         }
     }
 
     /// When a video packet was captured (see CaptureClock); tracks the GOP length too.
-    private func wallTime(pts: Int64, dts: Int64, isKey: Bool, arrival: Int64) -> Int64 {
+    private func captureTime(pts: Int64, dts: Int64, isKey: Bool, arrival: Int64) -> Int64 {
         let raw = dts != Int64.min ? dts : pts
         guard raw != Int64.min, let t = videoTimebase.to90k(raw) else { return arrival }
         var jumped = false
-        let wall = captureClock.wallTime(media: t, arrival: arrival, jumped: &jumped)
+        let capture = captureClock.wallTime(media: t, arrival: arrival, jumped: &jumped)
         if jumped { lastKey90k = nil }
         if isKey {
-            if let k = lastKey90k, wall > k { gop90k = wall - k }
-            lastKey90k = wall
+            if let k = lastKey90k, capture > k { gop90k = capture - k }
+            lastKey90k = capture
         }
-        return wall
+        return capture
     }
 
     private func reloadSettings(_ now: Int64) {

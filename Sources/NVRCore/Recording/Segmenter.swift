@@ -37,7 +37,6 @@ public final class Segmenter {
     private let writer: IndexWriter
     private let settings: Settings
     private let logger: Logger
-    private let wallClock: @Sendable () -> Int64
 
     // The streams of the current connection.
     private var streams: [StreamDescription] = []
@@ -53,10 +52,6 @@ public final class Segmenter {
     private var runID: Int64 = 0
     private var runSeq = 0
     private var runActive = false
-    private var runFirstDTS: Int64 = 0
-    private var runStart90k: Int64 = 0
-    /// Wall-clock slew applied so far (ticks), bounded to 500 ppm of elapsed media time.
-    private var slew90k: Int64 = 0
 
     // The current segment.
     private var file: FragmentedMP4Writer?
@@ -85,8 +80,10 @@ public final class Segmenter {
     public var eventActive = false
     /// True while a run is being written.
     public var isRecording: Bool { runActive }
-    /// When the packet being appended reached us (see append's `arrival90k`).
-    private var arrival90k: Int64 = 0
+    /// When the packet being appended was captured (see append's `capture90k`).
+    private var capture90k: Int64 = 0
+    /// The segment length: the recording gate lets its capture clock settle this long.
+    public var segmentLength90k: Int64 { Int64(settings.segmentSeconds) * 90_000 }
 
     /// Called once each completed segment's row is committed (for tests and status), on the
     /// index writer's callback queue.
@@ -104,15 +101,13 @@ public final class Segmenter {
     }
     private let lastFrame = Atomic<Int64>(.min)
 
-    public init(camera: CameraRecord, storage: StorageLayout, writer: IndexWriter, settings: Settings, logger: Logger,
-                wallClock: @escaping @Sendable () -> Int64 = Time90k.now) {
+    public init(camera: CameraRecord, storage: StorageLayout, writer: IndexWriter, settings: Settings, logger: Logger) {
         self.camera = camera
         self.cameraID = camera.id ?? 0
         self.storage = storage
         self.writer = writer
         self.settings = settings
         self.logger = logger
-        self.wallClock = wallClock
         videoFrames.reserveCapacity(2048)
         audioFrames.reserveCapacity(4096)
     }
@@ -155,14 +150,17 @@ public final class Segmenter {
         logger.notice("camera \(camera.name): \(what)")
     }
 
-    /// Records one packet. `data` is only borrowed for the call. `arrival90k`: when the packet
-    /// reached the NVR, for packets handed on later (pre-roll); nil = now.
+    /// Records one packet. `data` is only borrowed for the call. `capture90k`: when the packet
+    /// was captured, on the wall clock, as its source computed it once (the recording gate's
+    /// CaptureClock for a live camera, the card file's own time for card footage). A segment
+    /// starts at its first frame's capture time; within a segment, frames are placed by their
+    /// media time.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
-                       data: UnsafeRawBufferPointer, arrival90k: Int64? = nil) throws {
+                       data: UnsafeRawBufferPointer, capture90k: Int64) throws {
         guard i >= 0, i < streams.count else { counters.droppedFrames.add(1, ordering: .relaxed); return }
         // Capture times reach here from cameras' clocks: kept to the supported years, so the
-        // run's wall-clock arithmetic below cannot overflow.
-        self.arrival90k = min(max(arrival90k ?? wallClock(), Time90k.supported.lowerBound), Time90k.supported.upperBound)
+        // segment's wall-clock arithmetic below cannot overflow.
+        self.capture90k = min(max(capture90k, Time90k.supported.lowerBound), Time90k.supported.upperBound)
         let nopts = Int64.min
         let dtsIn = rawDTS != nopts ? rawDTS : pts
         guard dtsIn != nopts else { return }
@@ -288,14 +286,14 @@ public final class Segmenter {
         return s
     }
 
-    /// Frames can reach us late, never early: libavformat buffers what it read while probing
-    /// the stream, and a network can hold packets back. So while the run's first segment is
-    /// open, the run starts at the earliest (arrival − media time since the first frame).
+    /// While a run's first segment is open, its source's capture clock may still be settling
+    /// (stepping back to the least-delayed packet, see CaptureClock): the segment starts at
+    /// the earliest (capture time − media time since its first frame). Later segments start
+    /// at their first frame's capture time, which by then only moves by a bounded slew.
     private func refineRunStart(dts: Int64) {
-        let candidate = arrival90k - (dts - runFirstDTS)
-        guard candidate < runStart90k else { return }
-        runStart90k = candidate
-        segment?.start90k = candidate
+        guard let row = segment else { return }
+        let candidate = capture90k - (dts - segmentFirstDTS)
+        if candidate < row.start90k { segment?.start90k = candidate }
     }
 
     private var lastSampleSize: UInt32 { file?.lastSample(track: 0)?.size ?? 0 }
@@ -319,7 +317,7 @@ public final class Segmenter {
         audioFrames.append(FrameIndex.Frame(duration: d, size: UInt32(data.count), isKey: true))
     }
 
-    private var segmentStart90k: Int64 { segment?.start90k ?? runStart90k }
+    private var segmentStart90k: Int64 { segment?.start90k ?? capture90k }
 
     private func startRun(firstDTS: Int64, data: UnsafeRawBufferPointer) throws {
         if initSegment == nil {
@@ -351,26 +349,13 @@ public final class Segmenter {
         }
         runID = try writer.nextRunID()
         runSeq = 0
-        runFirstDTS = firstDTS
-        runStart90k = arrival90k
-        slew90k = 0
         runActive = true
         try openSegment(firstDTS: firstDTS)
     }
 
     private func openSegment(firstDTS: Int64) throws {
         guard let initSegment else { return }
-        // Media time since the run began, nudged toward the wall clock by at most 500 ppm.
-        let mediaElapsed = firstDTS - runFirstDTS
-        var start = runStart90k + mediaElapsed + slew90k
-        if runSeq > 0 {
-            let drift = arrival90k - start
-            // segmentFirstDTS still holds the previous segment's first frame here.
-            let allowed = max(firstDTS - segmentFirstDTS, 0) * 500 / 1_000_000
-            let step = min(max(drift, -allowed), allowed)
-            slew90k += step
-            start += step
-        }
+        let start = capture90k
         let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
         let abs = storage.absolute(rel)
         try FileManager.default.createDirectory(atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
