@@ -45,10 +45,14 @@ let package = Package(
         .target(name: "NVRMedia", dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .target(name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
 
+        // The read side: where recordings live, timelines by local day, any range as one MP4,
+        // snapshots. Needs the index and the files, never the recorder.
+        .target(name: "NVRPlayback", dependencies: ["NVRTime", "NVRMedia", "NVRIndex"], swiftSettings: swiftSettings),
+
         // The recorder.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
@@ -60,7 +64,7 @@ let package = Package(
         .target(
             name: "NVRHTTP",
             dependencies: [
-                "NVRCore", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
+                "NVRCore", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -71,7 +75,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NVRCommands",
-            dependencies: ["NVRCore", "NVRIndex", "NVRHTTP", "NVRAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["NVRCore", "NVRPlayback", "NVRIndex", "NVRHTTP", "NVRAccess", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings),
         .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
 
@@ -96,24 +100,25 @@ let package = Package(
         .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
 
         // bench/index-writer: packet delays of recording cameras while retention deletes (bench/README.md).
-        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRCore", "NVRIndex", "NVRMedia", "NVRTime",
+        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRCore", "NVRPlayback", "NVRIndex", "NVRMedia", "NVRTime",
                                                                   .product(name: "Logging", package: "swift-log")],
                           path: "bench/index-writer-bench", swiftSettings: swiftSettings),
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
-        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",
+        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",
                                                       "TuyaAPI", "PluginSupport"],
                 path: "Fuzz/Targets", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["NVRCore", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["NVRCore", "NVRPlayback", "NVRIndex"], path: "Tests/Support", exclude: ["rtsp_camera.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRPlaybackTests", dependencies: ["NVRPlayback", "NVRIndex"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
         .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

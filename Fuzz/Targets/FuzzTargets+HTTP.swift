@@ -1,6 +1,7 @@
 import Foundation
 import NVRCore
 import NVRHTTP
+import NVRPlayback
 
 extension FuzzTargets {
     /// What a request's query and headers carry: times, days, months and zones, Range, and the

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// `nvr card …`: what is on a camera's memory card, and filling the NVR's gaps from it.
 struct CardCommand: ParsableCommand {
@@ -32,7 +33,7 @@ struct CardCommand: ParsableCommand {
             let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
             let rows = try slices.map { s in
                 let spans = try index.timelineSpans(cameraID: cam.id!, start90k: s.start90k, end90k: s.end90k)
-                let missing = CardSync.gaps(in: s.start90k..<max(s.end90k, s.start90k + 1), covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0)
+                let missing = (s.start90k..<max(s.end90k, s.start90k + 1)).gaps(covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0)
                     .reduce(0) { $0 + $1.count }
                 return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
                            end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,

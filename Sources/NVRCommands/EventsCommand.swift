@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// `nvr events …`: what happened, for installers and admins.
 struct EventsCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NVRCore
 import NVRMedia
+import NVRPlayback
 
 /// `nvr export`: one MP4 of a camera's time range, built from the index.
 struct ExportCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// `nvr`: the root command.
 public struct NVRCommand: ParsableCommand {

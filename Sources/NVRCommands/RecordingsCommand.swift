@@ -3,6 +3,7 @@ import NVRAccess
 import Foundation
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// `nvr recordings …`: what is stored, for installers and admins.
 struct RecordingsCommand: ParsableCommand {

@@ -5,6 +5,7 @@ import Logging
 import NVRAccess
 import NVRCore
 import NVRHTTP
+import NVRPlayback
 
 /// `nvr serve`: records every enabled camera until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {

@@ -4,6 +4,7 @@ import Hummingbird
 import NVRAccess
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 extension API {
     func registerEvents(on router: Router<NVRContext>) {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 extension API {
     /// GET /api/cameras/{name}/snapshot.jpg[?at=T][&width=W] — the newest key frame (cached

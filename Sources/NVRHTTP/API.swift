@@ -4,6 +4,7 @@ import Hummingbird
 import NVRAccess
 import NVRCore
 import NVRIndex
+import NVRPlayback
 
 /// The JSON API's routes over the index (design/api.md; the OpenAPI document is at
 /// /api/openapi.json).

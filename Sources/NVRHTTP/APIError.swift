@@ -3,6 +3,7 @@ import Hummingbird
 import NVRAccess
 import NVRCore
 import NVRMedia
+import NVRPlayback
 
 /// An error answer: `{"error": code, "message": text}` with its HTTP status.
 public struct APIError: HTTPResponseError, CustomStringConvertible {

@@ -10,6 +10,7 @@ import NVRCore
 import NVRIndex
 import ServiceLifecycle
 import Synchronization
+import NVRPlayback
 
 /// The HTTP server of `nvr serve` (Hummingbird 2), over HTTP or HTTPS: the JSON API,
 /// view.mp4 and snapshots, all answered from the index and the segment files, for users who

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NVRCore
+import NVRPlayback
 
 /// JSON answers: one encoder setup for every route.
 enum JSON {

@@ -4,6 +4,7 @@ import NVRCore
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRPlayback
 
 /// Recently built view.mp4 files. A player fetches one file as many Range requests; building
 /// the moov of an hour takes milliseconds, so the same (camera, start, end) is built once and

@@ -3,33 +3,7 @@ import NVRIndex
 import Testing
 import TestSupport
 @testable import NVRCore
-
-@Suite struct LocalDaysTests {
-    @Test func dstDaysAndHalfHourZones() throws {
-        let ny = try LocalDays(tz: "America/New_York")
-        #expect(try ny.day("2026-03-08").count == 23 * 3600 * 90_000)
-        #expect(try ny.day("2026-11-01").count == 25 * 3600 * 90_000)
-        #expect(try ny.day("2026-11-22").count == 24 * 3600 * 90_000)
-        #expect(try ny.day("2026-11-22").lowerBound == Time90k.parse("2026-11-22T05:00:00Z"))
-        let kolkata = try LocalDays(tz: "Asia/Kolkata")
-        #expect(try kolkata.day("2026-11-22").lowerBound == Time90k.parse("2026-11-21T18:30:00Z"))
-        #expect(try kolkata.month("2026-02").count == 28)
-        #expect(throws: ConfigError.self) { try LocalDays(tz: "Mars/Olympus") }
-        #expect(throws: ConfigError.self) { try ny.day("2026-02-30") }
-        #expect(throws: ConfigError.self) { try ny.month("2026-13") }
-    }
-
-    @Test func slicesMergeAcrossSlewButNotGaps() {
-        func seg(_ start: Int64, _ dur: Int64) -> SegmentRecord {
-            SegmentRecord(cameraID: 1, runID: 1, runSeq: 0, start90k: start, duration90k: dur, path: "\(start)", bytes: 10,
-                          videoEntryID: 1, audioEntryID: nil, state: .complete)
-        }
-        let s = Timeline.slices([seg(0, 5_400_000), seg(5_400_000 - 2700, 5_400_000), seg(20_000_000, 900_000)])
-        #expect(s.count == 2)
-        #expect(s[0].start90k == 0 && s[0].end90k == 10_797_300 && s[0].segments == 2)
-        #expect(Timeline.slices([seg(0, 900_000)], within: 450_000..<2_000_000).first?.start90k == 450_000)
-    }
-}
+import NVRPlayback
 
 /// `nvr db check`, `recordings days/list --date/delete` on a real index with real files.
 @Suite(.serialized) struct AdminCommandTests {

@@ -3,6 +3,7 @@ import NVRIndex
 import Testing
 import TestSupport
 @testable import NVRCore
+import NVRPlayback
 
 /// `kill -9` of `nvr serve` mid-segment, then a restart: the segment is recovered, plays,
 /// and index and files agree, with at most ~2 s lost before the kill.

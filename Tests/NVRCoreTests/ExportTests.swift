@@ -4,6 +4,7 @@ import NVRMedia
 import Testing
 import TestSupport
 @testable import NVRCore
+import NVRPlayback
 
 /// `nvr export` / RangeExport: one MP4 of any range, built from the index alone.
 @Suite(.serialized) struct ExportTests {

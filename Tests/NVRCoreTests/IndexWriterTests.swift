@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import NVRCore
+import NVRPlayback
 
 /// The index writer: camera threads hand rows over and never wait for SQLite; a full index
 /// waits for retention and loses nothing; recovery removes a file whose row a crash kept out.

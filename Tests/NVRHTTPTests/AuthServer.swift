@@ -7,6 +7,7 @@ import NVRCore
 import NVRHTTP
 import NVRIndex
 import TestSupport
+import NVRPlayback
 
 /// The HTTP server with logins required, on a free loopback port, and a client that keeps
 /// its own cookie (no shared cookie storage between tests).

@@ -4,6 +4,7 @@ import NVRCore
 import NVRIndex
 import Testing
 import TestSupport
+import NVRPlayback
 
 /// Logins, roles, CSRF, sessions, tokens, throttling and the Host check, against the real
 /// HTTP server and index, every route taken from the served OpenAPI document.

@@ -4,6 +4,7 @@ import NVRIndex
 import Testing
 import NVRHTTP
 import TestSupport
+import NVRPlayback
 
 /// /days and /timeline on synthetic index rows: DST days (23 h and 25 h), a half-hour zone,
 /// and the API's error answers.

@@ -101,7 +101,7 @@ import TestSupport
         #expect(l.items[1].start90k == 1_794_999_000 * 90_000 + 45_000 && l.items[1].bytes == 0)
         #expect(throws: PluginError.self) { try CardListing(json: #"{"media": [{"id": "a", "duration": 3}]}"#, now90k: now) }
         #expect(throws: PluginError.self) { try CardListing(json: "[]", now90k: now) }
-        #expect(CardSync.gaps(in: 0..<100, covered: [10..<20, 15..<30, 95..<200], minimum: 5) == [0..<10, 30..<95])
+        #expect((Int64(0)..<100).gaps(covered: [10..<20, 15..<30, 95..<200], minimum: 5) == [0..<10, 30..<95])
     }
 
     @Test func simulatorAnswersValidateAgainstTheReference() async throws {

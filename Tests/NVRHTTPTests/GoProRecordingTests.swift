@@ -4,6 +4,7 @@ import NVRCore
 import NVRIndex
 import Testing
 import TestSupport
+import NVRPlayback
 
 /// A GoPro end to end against the simulator: live preview over UDP MPEG-TS, the camera's
 /// state in the API and CLI, keep-alives, restarts after silence, bad answers, and a Wi-Fi

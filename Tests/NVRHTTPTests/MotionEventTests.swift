@@ -4,6 +4,7 @@ import NVRIndex
 import NVRMedia
 import Testing
 import TestSupport
+import NVRPlayback
 
 /// Motion detection end to end: a GStreamer camera shows a scripted scene (still, then a
 /// square crossing it from 8 s to 14 s, then the whole picture 40 % brighter from 20 s to

@@ -4,6 +4,7 @@ import NVRIndex
 import NVRMedia
 import Testing
 import TestSupport
+import NVRPlayback
 
 /// view.mp4, snapshots and thumbnails over HTTP, on a camera recorded for real (GStreamer RTSP
 /// server → recorder → index), with a reconnect gap in the middle.

@@ -8,6 +8,7 @@ import NVRHTTP
 import NVRIndex
 import Synchronization
 import TestSupport
+import NVRPlayback
 
 /// The HTTP server on a free loopback port, over a real index and storage root.
 final class TestServer: Sendable {

@@ -3,6 +3,7 @@ import Logging
 import NVRCore
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 
 /// The recording path as a camera thread drives it: a Segmenter writing files, handing its
 /// rows to the server's one IndexWriter.

@@ -85,6 +85,7 @@ final class Camera: @unchecked Sendable {
     init(name: String) { self.name = name; delays.reserveCapacity(4096) }
 }
 import Synchronization
+import NVRPlayback
 final class Shared: @unchecked Sendable {
     // Set before the threads start, read only afterwards (except `stop`).
     let packets: [Packet]

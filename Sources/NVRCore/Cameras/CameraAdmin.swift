@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 
 /// Camera management shared by the CLI and the API. Every change goes to the index and bumps
 /// its cameras generation: a running `nvr serve` starts, restarts or stops the camera within

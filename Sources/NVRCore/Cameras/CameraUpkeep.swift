@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NVRIndex
+import NVRPlayback
 
 /// The recorder's slow, camera-side chores, on one thread so they never touch a recording
 /// thread: saves each plugin's status (battery, card) to the index when it changes, and lists

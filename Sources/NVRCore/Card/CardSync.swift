@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 
 /// Keeps a camera's card timeslices in the index and fills the NVR's recording gaps from the
 /// card: lists the card through the plugin, then for every span of a card file that no
@@ -120,8 +121,8 @@ public final class CardSync {
         func afterCard(_ gap: Range<Int64>) -> Bool {
             cardEnds.contains { $0 <= gap.lowerBound && gap.lowerBound - $0 < Self.minimumGapAfterCard90k }
         }
-        return (Self.gaps(in: span, covered: covered, minimum: Self.minimumGap90k)
-            + Self.gaps(in: span, covered: covered, minimum: Self.minimumGapAfterCard90k).filter {
+        return (span.gaps(covered: covered, minimum: Self.minimumGap90k)
+            + span.gaps(covered: covered, minimum: Self.minimumGapAfterCard90k).filter {
                 $0.count < Self.minimumGap90k && afterCard($0)
             }).sorted { $0.lowerBound < $1.lowerBound }
     }
@@ -129,19 +130,6 @@ public final class CardSync {
     /// How far past its row a segment being written may reach: its progress interval (5 s)
     /// and a fragment, with room to spare.
     static let writingLag90k: Int64 = 15 * 90_000
-
-    /// `span` minus the `covered` ranges (any order), keeping pieces of at least `minimum`.
-    public static func gaps(in span: Range<Int64>, covered: [Range<Int64>], minimum: Int64) -> [Range<Int64>] {
-        var out: [Range<Int64>] = []
-        var cursor = span.lowerBound
-        for c in covered.sorted(by: { $0.lowerBound < $1.lowerBound }) where c.upperBound > cursor {
-            if c.lowerBound > cursor { out.append(cursor..<min(c.lowerBound, span.upperBound)) }
-            cursor = max(cursor, c.upperBound)
-            if cursor >= span.upperBound { break }
-        }
-        if cursor < span.upperBound { out.append(cursor..<span.upperBound) }
-        return out.filter { $0.count >= minimum }
-    }
 
     /// start + media − first, or nil if it leaves the supported times.
     static func checked(_ start: Int64, plus media: Int64, minus first: Int64) -> Int64? {

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRPlayback
 
 /// The recording of an event: from the key frame at or before (start − pre-roll) to
 /// end + post-roll (to now while the event is in progress).

@@ -4,6 +4,7 @@ import Logging
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRPlayback
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
 /// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).

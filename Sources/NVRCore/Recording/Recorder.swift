@@ -3,6 +3,7 @@ import Logging
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRPlayback
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {

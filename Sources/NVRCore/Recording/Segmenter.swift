@@ -3,6 +3,7 @@ import Logging
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRPlayback
 
 /// Turns one camera's packets into segment files and index rows.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 
 /// Proves the index and the files agree, and mends what it safely can (`nvr db check`).
 public struct IntegrityCheck {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 
 /// Brings index and files back into agreement after a crash (see design/crash-safety.md).
 public enum Recovery {

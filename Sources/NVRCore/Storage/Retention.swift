@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NVRIndex
 import Synchronization
+import NVRPlayback
 
 /// Applies retention: per-camera age limits (continuous and event footage separately), per-camera
 /// byte caps, a storage-wide cap and a minimum of free space. Deletion order within each rule:

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRPlayback
 
 /// Deletes segments crash-safely and in batches: mark rows *deleting*, unlink the files,
 /// remove the rows. A crash in between leaves *deleting* rows, which recovery finishes.

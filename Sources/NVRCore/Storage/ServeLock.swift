@@ -1,4 +1,5 @@
 import Foundation
+import NVRPlayback
 
 /// An advisory lock on `<root>/serve.lock`, held by `nvr serve` for as long as it records.
 /// It keeps two servers off one storage root, and tells `nvr db check` that segments marked

@@ -36,7 +36,7 @@ public enum Timeline {
             let a = max(c.start90k, range.lowerBound), b = min(c.end90k, range.upperBound)
             guard b > a else { continue }
             let source: TimelineSlice.Source = c.source == .cloud ? .cloud : .card
-            for g in CardSync.gaps(in: a..<b, covered: covered, minimum: joinTolerance90k) {
+            for g in (a..<b).gaps(covered: covered, minimum: joinTolerance90k) {
                 if let i = out.lastIndex(where: { $0.source == source }), out[i].end90k >= g.lowerBound - joinTolerance90k {
                     out[i].end90k = max(out[i].end90k, g.upperBound)
                 } else {

@@ -121,10 +121,3 @@ public struct RangeExport {
         samples[i].sample.duration = UInt32(clamping: max(d, 1))
     }
 }
-
-/// Nothing is recorded in a requested range (HTTP 404, not a server error).
-public struct NothingRecorded: Error, CustomStringConvertible, Sendable {
-    public var start: Int64
-    public var end: Int64
-    public var description: String { "nothing recorded between \(Time90k.rfc3339(start)) and \(Time90k.rfc3339(end))" }
-}

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Where things live under the storage root.
+/// Where things live under the storage root: the recorder writes there, playback reads.
+/// (Making the folders is the recorder's: `prepare()` in NVRCore.)
 public struct StorageLayout: Sendable {
     public let root: String
 
@@ -10,20 +11,6 @@ public struct StorageLayout: Sendable {
 
     public var indexPath: String { root + "/index.sqlite" }
     public var recordingsDir: String { root + "/recordings" }
-
-    /// Creates the root and recordings folders.
-    public func prepare() throws {
-        do {
-            try FileManager.default.createDirectory(atPath: recordingsDir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ConfigError("cannot create storage folder \(recordingsDir): \(plainDescription(error))")
-        }
-        // The root holds the index (camera passwords, user hashes) and private video: owner
-        // only, also for a root made by an older version.
-        chmod(root, 0o700)
-        for f in [indexPath, indexPath + "-wal", indexPath + "-shm"] where FileManager.default.fileExists(atPath: f) { chmod(f, 0o600) }
-    }
 
     /// Relative path of a new segment: recordings/<camera>/<YYYY>/<MM>/<DD>/<camera>-<stamp>Z-r<run>-<seq>.mp4
     /// (dates in UTC, so a DST change never makes two files share a name).
