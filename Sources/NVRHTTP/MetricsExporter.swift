@@ -97,6 +97,13 @@ final class MetricsExporter: Sendable {
                 counter("nvr_retention_deleted_segments_total", [], retention.deletedSegments.load(ordering: .relaxed))
                 counter("nvr_retention_deleted_bytes_total", [], retention.deletedBytes.load(ordering: .relaxed))
             }
+            if let writer = recorder?.writer {
+                let backlog = writer.backlog
+                gauge("nvr_index_writer_pending_writes", []).set(Int64(backlog.writes))
+                gauge("nvr_index_writer_oldest_pending_seconds", []).set(backlog.oldestSeconds)
+                counter("nvr_index_writer_commits_total", [], Int64(writer.commits.load(ordering: .relaxed)))
+                counter("nvr_index_writer_dropped_writes_total", [], Int64(writer.droppedWrites.load(ordering: .relaxed)))
+            }
             return registry.emitToString()
         }
     }
@@ -120,6 +127,10 @@ final class MetricsExporter: Sendable {
         "nvr_camera_card_backfill_bytes_total": "Bytes read from the camera's card to fill recording gaps.",
         "nvr_retention_deleted_segments_total": "Segments deleted by retention since the NVR started.",
         "nvr_retention_deleted_bytes_total": "Bytes deleted by retention since the NVR started.",
+        "nvr_index_writer_pending_writes": "Recording writes (segment rows, events, marks) handed to the index writer and not yet committed.",
+        "nvr_index_writer_oldest_pending_seconds": "How long the oldest uncommitted recording write has waited (0 when none; normally under 0.25).",
+        "nvr_index_writer_commits_total": "Transactions the index writer committed since the NVR started.",
+        "nvr_index_writer_dropped_writes_total": "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
     ]
 
     private func gauge(_ name: String, _ labels: [(String, String)]) -> Gauge {

@@ -61,6 +61,10 @@ import NVRPlayback
             recorded.signal()
         }
         let finishedWhileHeld = recorded.wait(timeout: .now() + 60) == .success
+        // What /metrics shows meanwhile: the writes wait in the writer, the oldest for a while.
+        try await Task.sleep(for: .milliseconds(500))
+        let backlog = writer.backlog
+        #expect(backlog.writes >= 10 && backlog.oldestSeconds >= 0.5, "backlog while the index is held: \(backlog)")
         release.signal()
         if !finishedWhileHeld { recorded.wait() }
         #expect(finishedWhileHeld, "the camera waited for the index")
@@ -70,6 +74,8 @@ import NVRPlayback
         #expect(segs.count == 10)
         #expect(Set(segs.map(\.runID)).count == 2)
         for s in segs.suffix(5) { try h.verify(s, videoCodec: "h264") }
+        #expect(writer.backlog.writes == 0 && writer.backlog.oldestSeconds == 0)
+        #expect(writer.droppedWrites.load(ordering: .relaxed) == 0)
     }
 
     @Test func aFullIndexWaitsForRetentionAndLosesNothing() throws {

@@ -39,7 +39,8 @@ import TestSupport
         for series in ["nvr_camera_enabled{camera=\"yard\"}", "nvr_camera_state{camera=\"yard\",state=\"streaming\"}",
                        "nvr_camera_connections_total{camera=\"yard\"}", "nvr_live_viewers{camera=\"yard\",stream=\"main\"}",
                        "nvr_storage_free_bytes", "nvr_storage_size_bytes", "nvr_retention_deleted_segments_total",
-                       "nvr_build_info{version=\"0.9.0\"}", "nvr_camera_last_frame_age_seconds{camera=\"yard\"}"] {
+                       "nvr_build_info{version=\"0.9.0\"}", "nvr_camera_last_frame_age_seconds{camera=\"yard\"}",
+                       "nvr_index_writer_pending_writes", "nvr_index_writer_oldest_pending_seconds", "nvr_index_writer_dropped_writes_total"] {
             #expect(Self.value(text, series) != nil, "\(series) missing from:\n\(text)")
         }
         #expect(Self.value(text, "nvr_camera_connections_total{camera=\"yard\"}") == 1)
@@ -58,6 +59,11 @@ import TestSupport
                 && (Self.value(text, "nvr_camera_stored_bytes{camera=\"yard\"}") ?? 0) > 0
         }
         #expect(segments, "no segment counted:\n\(text)")
+        // The segment's row went through the index writer: at least one commit, nothing dropped,
+        // and nothing waiting for long.
+        #expect((Self.value(text, "nvr_index_writer_commits_total") ?? 0) >= 1, "\(text)")
+        #expect(Self.value(text, "nvr_index_writer_dropped_writes_total") == 0)
+        #expect((Self.value(text, "nvr_index_writer_oldest_pending_seconds") ?? 99) < 5)
 
         // Only an admin reads it.
         let anonymous = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(s.port)/metrics"])

@@ -13,7 +13,7 @@ import Synchronization
 /// A segment's file can therefore exist a moment before its row: recovery removes the
 /// files of a crash that came in between (design/crash-safety.md).
 public final class IndexWriter: @unchecked Sendable {
-    // @unchecked Sendable: `queue`, `handedOver`, `committed`, `closing` are behind `wake`;
+    // @unchecked Sendable: `queue`, `handedOver`, `committed`, `committing`, `closing` are behind `wake`;
     // `onNoSpace` is set before the first write; the rest is immutable or atomic.
     public let index: IndexDatabase
     private let logger: Logger
@@ -46,6 +46,23 @@ public final class IndexWriter: @unchecked Sendable {
     /// Longest a write waited between hand-over and the end of its commit (for bench/ and /metrics).
     public let worstLagNanos = Atomic<UInt64>(0)
     public let commits = Atomic<Int>(0)
+    /// Writes given up (refused by the index, or not writable for 2 minutes), for /metrics.
+    public let droppedWrites = Atomic<Int>(0)
+
+    /// What the writer has not committed yet, for /metrics: how many writes, and how long
+    /// the oldest has waited (seconds; 0 when none). A lag that grows means the index
+    /// cannot keep up (a slow disk, a lock held by another process).
+    public var backlog: (writes: Int, oldestSeconds: Double) {
+        wake.lock()
+        defer { wake.unlock() }
+        let pending = Int(clamping: handedOver &- committed)
+        guard pending > 0 else { return (0, 0) }
+        // The oldest uncommitted write: the batch being committed's, or the queue's.
+        let since = committing ?? oldestHandedOver
+        return (pending, Double(DispatchTime.now().uptimeNanoseconds &- since) / 1e9)
+    }
+    /// When the oldest write of the batch being committed was handed over.
+    private var committing: UInt64?
 
     public init(index: IndexDatabase, logger: Logger, flushInterval: Double = 0.2) {
         self.index = index
@@ -134,6 +151,7 @@ public final class IndexWriter: @unchecked Sendable {
             while !closing && flushWaiters == 0 && wake.wait(until: due) {}
             let batch = queue
             let oldest = oldestHandedOver
+            committing = oldest
             queue.removeAll(keepingCapacity: true)
             wake.unlock()
             commit(batch)
@@ -143,6 +161,7 @@ public final class IndexWriter: @unchecked Sendable {
             if lag > worstLagNanos.load(ordering: .relaxed) { worstLagNanos.store(lag, ordering: .relaxed) }
             wake.lock()
             committed += UInt64(batch.count)
+            committing = nil
             wake.broadcast()
             wake.unlock()
         }
@@ -175,6 +194,7 @@ public final class IndexWriter: @unchecked Sendable {
                 // (or segments left *writing*, which recovery completes).
                 if let since = fullSince, DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000 {
                     logger.error("index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
+                    droppedWrites.add(writes.count, ordering: .relaxed)
                     return
                 }
             } catch {
@@ -189,6 +209,7 @@ public final class IndexWriter: @unchecked Sendable {
                 if let t = item.then { callbacks.async(execute: t) }
             } catch {
                 logger.error("index writer: dropped a write the index refused: \(error)")
+                droppedWrites.add(1, ordering: .relaxed)
             }
         }
     }
