@@ -1,8 +1,3 @@
-/// What a user may do. `admin`: everything; `viewer`: watch (live, recordings, events,
-/// snapshots, exports) the cameras it is given, change nothing.
-public enum Role: String, Sendable, Codable, CaseIterable {
-    case admin, viewer
-}
 
 /// Who is asking, once authenticated: by session cookie, by API token, or the local CLI.
 public struct Identity: Sendable, Equatable {

@@ -1,30 +1,6 @@
 import Foundation
 import GRDB
 
-/// A camera's retention limits; nil = no limit of that kind.
-public struct CameraRetention: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "camera_retention"
-    public var cameraID: Int64
-    public var continuousDays: Double?
-    public var eventDays: Double?
-    public var maxBytes: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case cameraID = "camera_id", continuousDays = "continuous_days", eventDays = "event_days", maxBytes = "max_bytes"
-    }
-
-    public init(cameraID: Int64, continuousDays: Double? = nil, eventDays: Double? = nil, maxBytes: Int64? = nil) {
-        self.cameraID = cameraID; self.continuousDays = continuousDays; self.eventDays = eventDays; self.maxBytes = maxBytes
-    }
-}
-
-/// Bytes and the oldest recording of one camera, by kind.
-public struct CameraUsage: Sendable, Equatable {
-    public var cameraID: Int64
-    public var bytes: Int64
-    public var oldest90k: Int64?
-}
-
 extension IndexDatabase {
     public func retention(cameraID: Int64) throws -> CameraRetention? {
         try pool.read { try CameraRetention.fetchOne($0, key: cameraID) }

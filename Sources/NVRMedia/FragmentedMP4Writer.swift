@@ -2,16 +2,6 @@
 import Glibc
 #endif
 
-/// Where one fragment's samples landed in a segment file.
-public struct FragmentInfo: Sendable, Equatable {
-    /// File offset of the first byte of the mdat payload.
-    public var dataOffset: Int64
-    /// Samples per track, in track order; their data lies back to back from dataOffset.
-    public var sampleCounts: [Int]
-
-    public init(dataOffset: Int64, sampleCounts: [Int]) { self.dataOffset = dataOffset; self.sampleCounts = sampleCounts }
-}
-
 /// Writes one segment file: the init segment, then a moof + mdat per fragment.
 ///
 /// Samples of the open fragment are buffered in memory (reused between fragments) and
