@@ -5,6 +5,7 @@ import { api, get, cam, setCSRF, setUnauthorizedHandler, APIError } from './api.
 import { LivePlayer } from './live.js';
 import { RecordingPlayer } from './player.js';
 import { Timeline } from './timeline.js';
+import { discoverView } from './discover.js';
 import { HZ, ticks, dayString, parseDay, clock, dateTime, duration, zone, localInput, fromLocalInput } from './time.js';
 
 const main = document.getElementById('main');
@@ -73,6 +74,7 @@ async function started(s) {
   setCSRF(s.csrf);
   document.getElementById('nav').hidden = false;
   document.getElementById('who').textContent = `${s.user} (${s.role})`;
+  document.getElementById('nav-discover').hidden = s.role !== 'admin';
   route();
 }
 
@@ -94,6 +96,10 @@ async function route() {
   try {
     if (path.startsWith('/camera/')) await cameraView(decodeURIComponent(path.slice(8)), params);
     else if (path === '/events') await eventsView();
+    else if (path === '/discover' && session.role === 'admin') {
+      const generation = routeGeneration;
+      await discoverView({ main, h, toast, isCurrent: () => current(generation) });
+    }
     else await gridView();
     main.focus({ preventScroll: true });
   } catch (e) {
@@ -120,7 +126,9 @@ async function gridView() {
   const { cameras } = await get('/api/cameras');
   if (!current(generation)) return;
   if (cameras.length === 0) {
-    main.replaceChildren(h('p.pad.muted', {}, 'No cameras yet. Add one with: nvr camera add NAME --plugin rtsp --url rtsp://…'));
+    main.replaceChildren(h('p.pad.muted', {}, 'No cameras yet. ',
+      session.role === 'admin' ? h('a', { href: '#/discover' }, 'Find cameras on the network') : null,
+      session.role === 'admin' ? ', or add one with: nvr camera add NAME --plugin rtsp --url rtsp://…' : 'An admin adds them.'));
     return;
   }
   const tiles = cameras.map((c) => {

@@ -30,7 +30,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
         status: nil,
         free_string: freeCString,
         card: nvr_card_functions(),
-        control: nvr_control_functions()))
+        control: nvr_control_functions(),
+        discovery: nvr_discovery_functions()))
     return e
 }()
 

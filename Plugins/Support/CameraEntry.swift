@@ -6,9 +6,19 @@ import CNVRPlugin
 /// with its camera type), so nothing depends on which copy of this module a library links.
 public protocol URLCamera: AnyObject {
     func liveSource() throws -> String
+    /// The sub-stream's source too, for cameras that have one (NVR_CAP_SUBSTREAM).
+    func liveSource(substream: Bool) throws -> String
     func statusJSON() -> String
     /// Stops threads; no host callback may run after it returns.
     func stop()
+}
+
+extension URLCamera {
+    /// Most have no sub-stream.
+    public func liveSource(substream: Bool) throws -> String {
+        guard !substream else { throw PluginConfigError("no sub-stream") }
+        return try liveSource()
+    }
 }
 
 /// The ABI's `create`: a C function, so it cannot carry the camera type; each plugin writes
@@ -38,7 +48,8 @@ private func urlCamera(_ p: UnsafeMutableRawPointer) -> (any URLCamera)? {
 /// The entry struct of a URLCamera plugin; `card` and `control` as the plugin offers them.
 public func cameraEntry(name: String, version: String, description: String, capabilities: UInt64, create: CreateFunction,
                         card: nvr_card_functions = nvr_card_functions(),
-                        control: nvr_control_functions = nvr_control_functions()) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
+                        control: nvr_control_functions = nvr_control_functions(),
+                        discovery: nvr_discovery_functions = nvr_discovery_functions()) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
     let e = UnsafeMutablePointer<nvr_plugin_entry_v1>.allocate(capacity: 1)
     e.initialize(to: nvr_plugin_entry_v1(
         abi_version: NVR_PLUGIN_ABI_VERSION,
@@ -55,8 +66,7 @@ public func cameraEntry(name: String, version: String, description: String, capa
         },
         live_source: { p, substream, errorOut in
             guard let p, let cam = urlCamera(p) else { return nil }
-            guard substream == 0 else { reportError(PluginConfigError("no sub-stream"), errorOut); return nil }
-            do { return makeCString(try cam.liveSource()) } catch {
+            do { return makeCString(try cam.liveSource(substream: substream != 0)) } catch {
                 reportError(error, errorOut)
                 return nil
             }
@@ -66,6 +76,7 @@ public func cameraEntry(name: String, version: String, description: String, capa
         status: { p in p.flatMap(urlCamera).map { makeCString($0.statusJSON()) } },
         free_string: freeCString,
         card: card,
-        control: control))
+        control: control,
+        discovery: discovery))
     return e
 }

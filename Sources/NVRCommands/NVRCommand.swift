@@ -11,7 +11,7 @@ public struct NVRCommand: ParsableCommand {
         commandName: "nvr",
         abstract: "A network video recorder: records cameras into indexed MP4 segments.",
         version: NVRVersion.current,
-        subcommands: [Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
+        subcommands: [Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self, DiscoverCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
 
     public init() {}
 

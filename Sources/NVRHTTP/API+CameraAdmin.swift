@@ -21,6 +21,15 @@ extension API {
         }
         router.put("/api/cameras/{name}/recording-settings") { r, c in try await setRecordingSettings(r, c) }
         router.delete("/api/cameras/{name}/recordings") { r, c in try await deleteRecordings(r, c) }
+        // Cameras the plugins find on the LAN (admin only: it reveals the network). Blocks for
+        // `seconds` while they listen.
+        router.get("/api/discover") { r, c in
+            try admin(c)
+            let seconds = try Query(request: r).int("seconds", in: 1...Int(CameraDiscovery.maxSeconds)) ?? 3
+            return try await offload { [plugins, index] in
+                try JSON.response(try CameraDiscovery.run(plugins: plugins, index: index, seconds: Double(seconds)))
+            }
+        }
         router.get("/api/plugins") { _, c in
             _ = try identity(c)
             return try await offload { [plugins] in

@@ -49,6 +49,33 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
         close(listener)
     }
 
+    /// Announces the device on the LAN as devices do (TuyaDiscovery): the 3.3 datagram to
+    /// `broadcast`:6667 every `seconds`, naming `ip` as its address, until stopped.
+    public func announce(ip: String, broadcast: String, every seconds: Double = 5) throws {
+        let datagram = [UInt8](try TuyaDiscovery.datagram(.init(ip: ip, deviceID: deviceID, productKey: "keyj3w8ngv9hpfce", version: version.rawValue)))
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { throw SimulatorError("udp socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, socklen_t(MemoryLayout<Int32>.size))
+        var to = sockaddr_in()
+        to.sin_family = sa_family_t(AF_INET)
+        to.sin_port = UInt16(6667).bigEndian
+        to.sin_addr.s_addr = inet_addr(broadcast)
+        let target = to
+        let t = Thread { [self] in
+            defer { close(fd) }
+            var to = target
+            while !isStopped {
+                _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, datagram, datagram.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                } }
+                Thread.sleep(forTimeInterval: seconds)
+            }
+        }
+        t.name = "tuya announce"
+        t.start()
+    }
+
     public func damageNextPush(_ d: Damage) { lock.withLock { pendingDamage.append(d) } }
     public func setMotionEvery(_ seconds: Double) { lock.withLock { motionSeconds = seconds } }
     public func set(dp: String, _ value: Any) { lock.withLock { dps[dp] = value } }

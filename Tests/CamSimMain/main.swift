@@ -15,6 +15,7 @@ import Logging
 /// live video to the NVR's RTMP listener like the camera's app. Switches: /sim/battery?level=0.4, /sim/stats.
 ///
 ///   swift run camsim tuya [--port 8083] [--lan-port 6668] [--version 3.3|3.4] [--rtsp rtsp://127.0.0.1:8554/stream] [--motion-seconds 5]
+///                         [--announce BROADCAST_ADDRESS --announce-ip DEVICE_ADDRESS]
 /// the cloud OpenAPI (signatures checked; client_id 4ghy8xkqw2n7vj3m5dpa, secret c7a9f1e35b2d48d6a0e4f9b1c3d5e7f9,
 /// device bf12ab34cd56ef78gh90ij, local key a1b2c3d4e5f6g7h8), single-use allocations in front of --rtsp, a LAN
 /// device pushing motion, and an hour of cloud recordings from two hours ago. It prints the `nvr camera add` line.
@@ -22,7 +23,7 @@ let args = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: camsim gopro [--port N] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]
            camsim insta360 [--port N] [--card DIR] [--zone +HH:MM] [--videos N] [--push RTMP_URL]
-           camsim tuya [--port N] [--lan-port N] [--version 3.3|3.4] [--rtsp RTSP_URL] [--motion-seconds S]
+           camsim tuya [--port N] [--lan-port N] [--version 3.3|3.4] [--rtsp RTSP_URL] [--motion-seconds S] [--announce BCAST --announce-ip IP]
 
     """
 func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
@@ -79,6 +80,7 @@ case "tuya":
     let lan = try TuyaDeviceSimulator(deviceID: device, localKey: "a1b2c3d4e5f6g7h8", version: version,
                                       motionSeconds: value("--motion-seconds").flatMap(Double.init) ?? 5,
                                       port: value("--lan-port").flatMap(Int.init) ?? 6668)
+    if let broadcast = value("--announce") { try lan.announce(ip: value("--announce-ip") ?? "127.0.0.1", broadcast: broadcast) }
     let gate = try value("--rtsp").map { try SingleUseRTSPGate(upstream: $0) }
     if let gate { cloud.setAllocator { _ in gate.issue() } }
     let now = Int64(Date().timeIntervalSince1970)

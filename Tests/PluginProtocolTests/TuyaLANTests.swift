@@ -90,4 +90,28 @@ import TuyaAPI
         let bad = try runProcess(python, ["-c", script, sim.deviceID, "0000000000000000", version.rawValue, String(sim.port)])
         #expect(bad.stdout.contains("Check device key or version"), "tinytuya, wrong key: \(bad.stdout) \(bad.stderr)")
     }
+
+    /// The LAN announcement the simulator broadcasts (and the plugin reads), checked by
+    /// tinytuya's own reader of device broadcasts; damaged or foreign datagrams are ignored.
+    @Test func discoveryBroadcastsAsTinytuyaReadsThem() throws {
+        let a = TuyaDiscovery.Announcement(ip: "192.168.1.40", deviceID: "bf12ab34cd56ef78gh90ij", productKey: "keyj3w8ngv9hpfce", version: "3.3")
+        let datagram = try TuyaDiscovery.datagram(a)
+        let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
+        let r = try runProcess(python, ["-c", "import sys, tinytuya; print(tinytuya.decrypt_udp(bytes.fromhex(sys.argv[1])))",
+                                        datagram.map { String(format: "%02x", $0) }.joined()])
+        let decoded = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(decoded?["gwId"] as? String == a.deviceID && decoded?["ip"] as? String == a.ip && decoded?["version"] as? String == "3.3",
+                "tinytuya: \(r.stdout) \(r.stderr)")
+        #expect(TuyaDiscovery.announcement(in: datagram) == a)
+        // A 3.1 device's clear JSON on port 6666 reads too.
+        let clear = TuyaLAN.encode(TuyaLAN.Frame(seq: 0, command: 0x13, retcode: 0, payload: Data(#"{"ip":"10.0.0.9","gwId":"abc123"}"#.utf8)),
+                                   version: .v33, integrityKey: Data())
+        #expect(TuyaDiscovery.announcement(in: clear)?.deviceID == "abc123")
+        var damaged = [UInt8](datagram)
+        damaged[30] ^= 0xFF
+        for junk in [Data(), Data(damaged), datagram.prefix(20), Data(repeating: 0x55, count: 64),
+                     TuyaLAN.encode(TuyaLAN.Frame(seq: 0, command: 0x13, retcode: 0, payload: Data(#"{"ip":"x","gwId":"../"}"#.utf8)), version: .v33, integrityKey: Data())] {
+            #expect(TuyaDiscovery.announcement(in: junk) == nil)
+        }
+    }
 }

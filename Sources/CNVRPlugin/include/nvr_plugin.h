@@ -135,6 +135,22 @@ typedef struct {
 } nvr_control_functions;
 
 /*
+ * Discovery (appended field: present when struct_size covers it).
+ *
+ * discover (NVR_CAP_DISCOVERY): looks for the plugin's cameras on the networks this machine
+ *   is on for about `seconds` (WS-Discovery, mDNS, the vendor's broadcasts, a camera's own
+ *   access point), then returns what answered, as JSON
+ *   {"found": [{"address": "192.168.1.20:80", "id": "urn:uuid:…", "name": "Porch",
+ *               "model": "IPC-1", "options": {"address": "192.168.1.20:80"}}]}
+ *   "options" are the `camera add --option`s that reach that camera, except secrets it cannot
+ *   know (user, password, keys). Called without an instance, from any thread; may block for
+ *   `seconds`. NULL on failure with a message in *error.
+ */
+typedef struct {
+    char *(*discover)(double seconds, char **error);
+} nvr_discovery_functions;
+
+/*
  * The plugin's description and entry points. Returned by nvr_plugin_entry();
  * static storage owned by the plugin, never freed.
  * Functions returning char * return strings allocated by the plugin; the host
@@ -174,6 +190,7 @@ typedef struct {
     /* Appended: NULL members (or a smaller struct_size) mean "not offered". */
     nvr_card_functions card;
     nvr_control_functions control;
+    nvr_discovery_functions discovery;
 } nvr_plugin_entry_v1;
 
 

@@ -30,4 +30,27 @@ public struct LoadedPlugin: @unchecked Sendable {
     }
     /// True when the host opens the plugin's live URL (rather than receiving pushed packets).
     public var offersLiveURL: Bool { has(UInt64(NVR_CAP_LIVE_URL)) }
+    /// The discovery functions, if the plugin's entry struct is recent enough to have them.
+    var discoveryFunctions: nvr_discovery_functions? {
+        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.discovery)! + MemoryLayout<nvr_discovery_functions>.size
+        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.discovery : nil
+    }
+    /// The plugin looks for its cameras on the network (`nvr discover`).
+    public var findsCameras: Bool { has(UInt64(NVR_CAP_DISCOVERY)) && discoveryFunctions?.discover != nil }
+
+    /// Asks the plugin to look for its cameras for about `seconds`; its JSON answer
+    /// (nvr_plugin.h, discover). Blocks meanwhile.
+    public func findCameras(seconds: Double) throws -> String {
+        guard findsCameras, let fn = discoveryFunctions?.discover else {
+            throw PluginError("\(name): plugin cannot look for cameras", kind: .unsupported)
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let answer = fn(seconds, &error) else {
+            let message = error.map { String(cString: $0) }
+            if let error { entry.pointee.free_string(error) }
+            throw PluginError("\(name): \(message ?? "discovery failed")")
+        }
+        defer { entry.pointee.free_string(answer) }
+        return String(cString: answer)
+    }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import PluginSupport
+import TuyaAPI
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Discovery for the tuya plugin: listens for the devices' own UDP broadcasts (TuyaDiscovery)
+/// on ports 6666 and 6667 for the given time. Other programs (Home Assistant, tinytuya) may
+/// listen too: the ports are shared (SO_REUSEADDR, SO_REUSEPORT).
+enum TuyaFinder {
+    static func discover(seconds: Double) throws -> String {
+        var sockets: [Int32] = []
+        defer { for fd in sockets { close(fd) } }
+        var why = ""
+        for port in TuyaDiscovery.ports {
+            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard fd >= 0 else { continue }
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+            var a = sockaddr_in()
+            a.sin_family = sa_family_t(AF_INET)
+            a.sin_port = port.bigEndian
+            let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            if rc == 0 { sockets.append(fd) } else { why = String(cString: strerror(errno)); close(fd) }
+        }
+        guard !sockets.isEmpty else { throw PluginConfigError("cannot listen on UDP 6666/6667 for Tuya broadcasts: \(why)") }
+        var found: [String: TuyaDiscovery.Announcement] = [:]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = Date(timeIntervalSinceNow: min(max(seconds, 0.2), 30))
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { break }
+            var fds = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&fds, nfds_t(fds.count), Int32(left * 1000) + 1) > 0 else { continue }
+            for p in fds where p.revents & Int16(POLLIN) != 0 {
+                let n = recv(p.fd, &buffer, buffer.count, 0)
+                guard n > 0, let a = TuyaDiscovery.announcement(in: Data(buffer[0..<n])) else { continue }
+                found[a.deviceID] = a
+            }
+            if found.count >= 256 { break }
+        }
+        let list: [[String: Any]] = found.values.sorted { $0.deviceID < $1.deviceID }.map { a in
+            var options = ["device_id": a.deviceID, "lan_host": a.ip]
+            if let v = a.version, ["3.3", "3.4"].contains(v) { options["lan_version"] = v }
+            var o: [String: Any] = ["address": a.ip, "id": a.deviceID, "options": options,
+                                    // The local key for LAN events; a cloud project's id and secret for live video.
+                                    "needs": ["local_key", "client_id", "secret"]]
+            if let p = a.productKey { o["model"] = p }
+            return o
+        }
+        return jsonText(["found": list])
+    }
+}
