@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "nvr-plugin-gopro", type: .dynamic, targets: ["GoProPlugin"]),
         .library(name: "nvr-plugin-insta360", type: .dynamic, targets: ["Insta360Plugin"]),
         .library(name: "nvr-plugin-tuya", type: .dynamic, targets: ["TuyaPlugin"]),
+        .library(name: "nvr-plugin-onvif", type: .dynamic, targets: ["ONVIFPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
         .executable(name: "index-writer-bench", targets: ["IndexWriterBench"]),
         // For Fuzz/Package.swift (libFuzzer builds), not installed.
@@ -95,6 +96,12 @@ let package = Package(
                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],
                 path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
 
+        .target(name: "ONVIFPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "ONVIFAPI"], path: "Plugins/ONVIF", exclude: ["README.md"],
+                swiftSettings: swiftSettings),
+        // SOAP, WS-Security and the ONVIF calls (device, media, PullPoint events): shared by the plugin and its tests.
+        .target(name: "ONVIFAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Plugins/ONVIFAPI",
+                swiftSettings: swiftSettings),
+
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
         .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird")], path: "Tests/CamSim", swiftSettings: swiftSettings),
         .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI"], path: "Tests/CamSimMain", swiftSettings: swiftSettings),
@@ -117,7 +124,7 @@ let package = Package(
         .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
-        .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "TestSupport"],
+        .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]

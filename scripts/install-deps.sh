@@ -9,7 +9,7 @@ pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev lib
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
-         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus)
+         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -29,11 +29,12 @@ fi
 
 # The tests' Python tools from PyPI, in a venv of Debian's python3 inside .build/ (never
 # committed): schemathesis runs the API from its OpenAPI document; playwright drives Debian's
-# chromium (no browser download) for the page's tests; tinytuya checks the Tuya simulator.
+# chromium (no browser download) for the page's tests; tinytuya checks the Tuya simulator;
+# onvif-zeep and WSDiscovery check the ONVIF simulator.
 if [ "$mode" = test ]; then
   venv="$(dirname "$0")/../.build/test-venv"
-  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4)
-  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya" 2>/dev/null; then
+  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4 onvif-zeep==0.2.12 WSDiscovery==2.1.2)
+  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya, onvif, wsdiscovery" 2>/dev/null; then
     echo "installing into .build/test-venv: ${want[*]}"
     /usr/bin/python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${want[@]}"

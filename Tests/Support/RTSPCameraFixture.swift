@@ -19,6 +19,9 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         public var password: String?
         /// More arguments for rtsp_camera.py (the scene's --motion, --light, --t0-file).
         public var extraArguments: [String] = []
+        /// Run inside this network namespace (TestNetwork), reached at `host`.
+        public var namespace: String?
+        public var host = "127.0.0.1"
         public init() {}
     }
 
@@ -39,23 +42,29 @@ public final class RTSPCameraFixture: @unchecked Sendable {
 
     deinit { stop() }
 
-    public var url: String { "rtsp://127.0.0.1:\(port)/stream" }
+    public var url: String { "rtsp://\(options.host):\(port)/stream" }
 
-    public func url(user: String, password: String) -> String { "rtsp://\(user):\(password)@127.0.0.1:\(port)/stream" }
+    public func url(user: String, password: String) -> String { "rtsp://\(user):\(password)@\(options.host):\(port)/stream" }
 
     public func start() throws {
         var args = [Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
                     "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
                     "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern]
         if options.audio { args += ["--audio", options.audioFormat] }
+        if options.host != "127.0.0.1" { args += ["--address", options.host] }
         args += options.extraArguments
         if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
         var lastError = ""
         // A just-stopped server's port can take a moment to free up.
         for _ in 0..<20 {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = args
+            if let ns = options.namespace {
+                p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+                p.arguments = ["netns", "exec", ns, "/usr/bin/python3"] + args
+            } else {
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+                p.arguments = args
+            }
             let out = Pipe()
             p.standardOutput = out
             p.standardError = FileHandle.nullDevice

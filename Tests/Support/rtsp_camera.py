@@ -146,6 +146,7 @@ def main():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    p.add_argument("--address", default="127.0.0.1", help="the address to listen on")
     p.add_argument("--path", default="/stream")
     p.add_argument("--codec", choices=["h264", "h265"], default="h264")
     p.add_argument("--audio", nargs="?", const="aac", choices=["aac", "latm", "pcmu", "pcma", "g726"],
@@ -175,7 +176,7 @@ def main():
               flush=True)
         sys.exit(1)
     server = GstRtspServer.RTSPServer()
-    server.set_address("127.0.0.1")
+    server.set_address(a.address)
     server.set_service(str(a.port))
     factory = GstRtspServer.RTSPMediaFactory()
     factory.set_launch(pipeline(a))

@@ -1,0 +1,122 @@
+import CNVRPlugin
+import Foundation
+import ONVIFAPI
+import PluginSupport
+
+/// The camera's own events, on a thread of their own: a PullPoint subscription pulled in
+/// short long-polls (the camera answers as soon as it has a message), renewed at half its
+/// lifetime, and made again at once when the camera drops it (its address answers
+/// ResourceUnknown) — after a failure to reach the camera, again with backoff (1 s doubling
+/// to 30 s). Each topic the NVR knows (ONVIFNotification.nvrEvent) becomes an NVR event start
+/// or stop when its state changes; the state a new subscription starts with (`Initialized`)
+/// ends an event the camera dropped meanwhile.
+final class ONVIFEventWatcher: @unchecked Sendable {
+    // @unchecked Sendable: `stopping` and `current` are behind `wake`; `active` is the thread's.
+    private let client: ONVIFClient
+    private let config: ONVIFConfig
+    private let host: PluginHostCallbacks
+    private let wake = NSCondition()
+    private var stopping = false
+    private var current = Status()
+    private let done = DispatchSemaphore(value: 0)
+    private var started = false
+    private var active: [String: Bool] = [:]
+    /// Seconds each PullMessages waits: short, so `stop` returns within about this long.
+    static let pullSeconds = 2
+
+    struct Status {
+        var state = "starting"
+        var subscriptions = 0
+        var events = 0
+        var lastError: String?
+        var json: [String: Any] {
+            var o: [String: Any] = ["state": state, "subscriptions": subscriptions, "events": events]
+            if let lastError { o["last_error"] = lastError }
+            return o
+        }
+    }
+
+    init(client: ONVIFClient, config: ONVIFConfig, host: PluginHostCallbacks) {
+        self.client = client
+        self.config = config
+        self.host = host
+    }
+
+    var status: Status { wake.lock(); defer { wake.unlock() }; return current }
+
+    private func update(_ change: (inout Status) -> Void) { wake.lock(); change(&current); wake.unlock() }
+
+    func start() {
+        started = true
+        let t = Thread { [self] in run(); done.signal() }
+        t.name = "onvif events"
+        t.start()
+    }
+
+    func stop() {
+        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
+        if started { done.wait(); started = false }
+    }
+
+    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+
+    /// Waits `seconds` unless stopped meanwhile.
+    private func pause(_ seconds: Double) {
+        wake.lock()
+        let until = Date(timeIntervalSinceNow: seconds)
+        while !stopping && wake.wait(until: until) {}
+        wake.unlock()
+    }
+
+    private func run() {
+        var backoff = 1.0
+        var lastLogged = ""
+        while !isStopping {
+            do {
+                try client.syncClock()
+                guard let events = try client.services().events else {
+                    update { $0.state = "the camera offers no event service" }
+                    if lastLogged != "none" { host.log(NVR_LOG_INFO, "onvif: the camera offers no event service; no camera events"); lastLogged = "none" }
+                    pause(300)
+                    continue
+                }
+                let sub = try PullPointSubscription(client: client, events: events, seconds: config.subscriptionSeconds)
+                update { $0.subscriptions += 1; $0.state = "subscribed"; $0.lastError = nil }
+                host.log(NVR_LOG_INFO, "onvif: subscribed to the camera's events (PullPoint, renewed every \(config.subscriptionSeconds / 2) s)")
+                lastLogged = ""
+                backoff = 1
+                var renewed = Date()
+                defer { sub.unsubscribe() }
+                while !isStopping {
+                    for m in try sub.pull(seconds: Self.pullSeconds) { handle(m) }
+                    if Date().timeIntervalSince(renewed) >= Double(config.subscriptionSeconds) / 2 {
+                        try sub.renew(seconds: config.subscriptionSeconds)
+                        renewed = Date()
+                    }
+                }
+            } catch {
+                if isStopping { break }
+                let message = "\(error)"
+                let gone = (error as? ONVIFError)?.kind == .subscriptionGone
+                update { $0.state = gone ? "subscribing again" : "retrying"; $0.lastError = message }
+                if message != lastLogged {
+                    host.log(gone ? NVR_LOG_INFO : NVR_LOG_WARNING, "onvif: camera events: \(message); \(gone ? "subscribing again" : "retrying")")
+                    lastLogged = message
+                }
+                // A dropped subscription is made again at once (events must not wait); anything
+                // else backs off.
+                if gone { continue }
+                pause(backoff)
+                backoff = min(backoff * 2, 30)
+            }
+        }
+    }
+
+    private func handle(_ m: ONVIFNotification) {
+        guard let (type, on) = m.nvrEvent else { return }
+        guard (active[type] ?? false) != on else { return }
+        active[type] = on
+        update { $0.events += on ? 1 : 0 }
+        host.event(jsonText(["type": type, "phase": on ? "start" : "stop"]))
+    }
+}

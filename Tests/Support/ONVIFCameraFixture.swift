@@ -1,0 +1,95 @@
+import Foundation
+
+/// A simulated ONVIF camera for tests: Tests/Support/onvif_camera.py (SOAP device, media and
+/// PullPoint event services, WS-Discovery) in front of RTSP streams, optionally inside a
+/// network namespace the test made.
+public final class ONVIFCameraFixture: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var user = "admin"
+        public var password = "secret"
+        public var mainURI: String
+        public var mainSize = "640x360"
+        public var subURI: String?
+        public var subSize = "320x180"
+        /// Seconds the camera's clock is ahead (negative: behind).
+        public var clockOffset: Double = 0
+        /// The address served (and announced with `discovery`).
+        public var address = "127.0.0.1"
+        public var discovery = false
+        /// Run inside this network namespace (`ip netns exec`).
+        public var namespace: String?
+        public init(mainURI: String) { self.mainURI = mainURI }
+    }
+
+    public let options: Options
+    public private(set) var port = 0
+    private var process: Process?
+
+    public static var scriptPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("onvif_camera.py").path
+    }
+
+    public init(_ options: Options) throws {
+        self.options = options
+        var args = [Self.scriptPath, "--port", "0", "--address", options.address, "--user", options.user, "--password", options.password,
+                    "--main-uri", options.mainURI, "--main-size", options.mainSize, "--clock-offset", String(options.clockOffset)]
+        if let sub = options.subURI { args += ["--sub-uri", sub, "--sub-size", options.subSize] }
+        if options.discovery { args.append("--discovery") }
+        let p = Process()
+        if let ns = options.namespace {
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = ["netns", "exec", ns, "/usr/bin/python3"] + args
+        } else {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            p.arguments = args
+        }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var line: [UInt8] = []
+        while true {
+            let d = out.fileHandleForReading.readData(ofLength: 1)
+            guard let b = d.first, b != 10 else { break }
+            line.append(b)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("READY "), let bound = Int(text.dropFirst(6)) else {
+            p.terminate(); p.waitUntilExit()
+            throw FixtureError("ONVIF camera fixture did not start: \(text)")
+        }
+        port = bound
+        process = p
+    }
+
+    deinit { stop() }
+
+    /// host:port of the device service.
+    public var address: String { "\(options.address):\(port)" }
+    public var deviceURL: String { "http://\(address)/onvif/device_service" }
+
+    /// The camera reports motion on (or off) now, to every subscription.
+    public func motion(_ on: Bool) throws { try post("/sim/motion", on ? "true" : "false") }
+
+    /// The camera forgets every subscription (as after a reboot or when it runs out of them).
+    public func dropSubscriptions() throws { try post("/sim/drop-subscriptions", "") }
+
+    private func post(_ path: String, _ body: String) throws {
+        var args = ["-s", "-f", "-m", "5", "-X", "POST", "--data-binary", body, "http://\(address)\(path)"]
+        var exe = "/usr/bin/curl"
+        if let ns = options.namespace { args = ["netns", "exec", ns, exe] + args; exe = "/usr/sbin/ip" }
+        let r = try runProcess(exe, args)
+        guard r.status == 0 else { throw FixtureError("\(path): curl exit \(r.status) \(r.stderr)") }
+    }
+
+    public func stop() {
+        guard let p = process else { return }
+        process = nil
+        if p.isRunning { p.terminate() }
+        // Belt and braces for a SIGTERM that is blocked after all: don't wait forever.
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+}
