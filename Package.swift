@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
-        .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "TestSupport"],
+        .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -30,11 +30,11 @@ fi
 # The tests' Python tools from PyPI, in a venv of Debian's python3 inside .build/ (never
 # committed): schemathesis runs the API from its OpenAPI document; playwright drives Debian's
 # chromium (no browser download) for the page's tests; tinytuya checks the Tuya simulator;
-# onvif-zeep and WSDiscovery check the ONVIF simulator.
+# onvif-zeep and WSDiscovery check the ONVIF simulator; zeroconf announces the GoPro simulator by mDNS.
 if [ "$mode" = test ]; then
   venv="$(dirname "$0")/../.build/test-venv"
-  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4 onvif-zeep==0.2.12 WSDiscovery==2.1.2)
-  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya, onvif, wsdiscovery" 2>/dev/null; then
+  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4 onvif-zeep==0.2.12 WSDiscovery==2.1.2 zeroconf==0.154.0)
+  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya, onvif, wsdiscovery, zeroconf" 2>/dev/null; then
     echo "installing into .build/test-venv: ${want[*]}"
     /usr/bin/python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${want[@]}"

@@ -6,7 +6,7 @@ import NVRCore
 struct DiscoverCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "discover",
-        abstract: "Look for cameras on the LAN (ONVIF's WS-Discovery, and every plugin that can look) and print how to add each.")
+        abstract: "Look for cameras on the LAN (ONVIF's WS-Discovery, GoPro's mDNS and access point, Tuya's broadcasts: every plugin that can look) and print how to add each.")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "How long to listen for answers (0.5–30 s).") var seconds: Double = 3
@@ -38,7 +38,7 @@ struct DiscoverCommand: ParsableCommand {
         })
         let new = report.found.filter { $0.addedAs == nil }
         guard !new.isEmpty else { return }
-        print("\nto add (fill in what is in capitals):")
+        print(new.contains { !$0.needs.isEmpty } ? "\nto add (fill in what is in capitals):" : "\nto add:")
         for f in new { print("  \(f.addCommand)") }
     }
 

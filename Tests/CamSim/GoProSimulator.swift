@@ -12,6 +12,8 @@ public final class GoProSimulator: @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`; the card and relay are thread-safe.
     public struct Options: Sendable {
         public var httpPort = 8080
+        /// The address the HTTP API listens on (a test network's camera address, 10.5.5.9 for its access point).
+        public var httpAddress = "127.0.0.1"
         public var cardRoot: String
         /// Record to the card from the start (the card then keeps recording through Wi-Fi loss).
         public var recordToCard = true
@@ -110,7 +112,7 @@ public final class GoProSimulator: @unchecked Sendable {
         let router = Router(context: SimContext.self)
         routes(router)
         let logger = options.logger
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: options.httpPort), serverName: "GoPro"),
+        let app = Application(router: router, configuration: .init(address: .hostname(options.httpAddress, port: options.httpPort), serverName: "GoPro"),
                               onServerRunning: { ch in
                                   logger.info("camsim gopro: HTTP on \(ch.localAddress?.description ?? "?"), card \(self.card.folder)")
                                   onBound(ch.localAddress?.port ?? 0)

@@ -14,6 +14,8 @@ public final class Insta360Simulator: @unchecked Sendable {
     // @unchecked Sendable: mutable state is guarded by `lock`.
     public struct Options: Sendable {
         public var httpPort = 8081
+        /// The address the OSC server listens on (192.168.42.1 plays the camera's access point).
+        public var httpAddress = "127.0.0.1"
         public var cardRoot: String
         /// The camera's time zone offset in seconds (+08:00 by default) and its clock's error.
         public var zoneSeconds = 8 * 3600
@@ -146,7 +148,7 @@ public final class Insta360Simulator: @unchecked Sendable {
         let router = Router(context: SimContext.self)
         routes(router)
         let logger = options.logger
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: options.httpPort), serverName: "Insta360"),
+        let app = Application(router: router, configuration: .init(address: .hostname(options.httpAddress, port: options.httpPort), serverName: "Insta360"),
                               onServerRunning: { [self] ch in
                                   let p = ch.localAddress?.port ?? 0
                                   lock.withLock { port = p }

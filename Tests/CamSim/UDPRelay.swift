@@ -23,7 +23,9 @@ final class UDPRelay: @unchecked Sendable {
         guard fd >= 0 else { throw SimulatorError("udp socket: \(String(cString: strerror(errno)))") }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
-        a.sin_addr.s_addr = inet_addr("127.0.0.1")
+        // Any address, not loopback: the encoder sends here over loopback, and the stream goes
+        // on to the NVR's address, which a socket bound to 127.0.0.1 cannot send to.
+        a.sin_addr.s_addr = INADDR_ANY
         a.sin_port = 0
         var tv = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

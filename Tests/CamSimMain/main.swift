@@ -4,12 +4,12 @@ import Foundation
 import Logging
 
 /// Camera simulators for trying the NVR by hand:
-///   swift run camsim gopro [--port 8080] [--card DIR] [--no-record] [--clock-offset SECONDS]
+///   swift run camsim gopro [--port 8080] [--address 127.0.0.1] [--card DIR] [--no-record] [--clock-offset SECONDS]
 /// then add it:  nvr camera add gp --plugin gopro --option base_url=http://127.0.0.1:8080
 /// Switches while it runs: curl 'http://127.0.0.1:8080/sim/wifi?up=0' (and up=1), /sim/stall?seconds=5,
 /// /sim/busy?seconds=5, /sim/stats.
 ///
-///   swift run camsim insta360 [--port 8081] [--card DIR] [--zone +08:00] [--videos N] [--push rtmp://127.0.0.1:1935/live/KEY]
+///   swift run camsim insta360 [--port 8081] [--address 127.0.0.1] [--card DIR] [--zone +08:00] [--videos N] [--push rtmp://127.0.0.1:1935/live/KEY]
 /// then:  nvr camera add x3 --plugin insta360 --option base_url=http://127.0.0.1:8081 --option stream_key=KEY
 /// --videos N puts N one-minute 360 videos of the last hours on the card; --push also pushes
 /// live video to the NVR's RTMP listener like the camera's app. Switches: /sim/battery?level=0.4, /sim/stats.
@@ -21,8 +21,8 @@ import Logging
 /// device pushing motion, and an hour of cloud recordings from two hours ago. It prints the `nvr camera add` line.
 let args = Array(CommandLine.arguments.dropFirst())
 let usage = """
-    usage: camsim gopro [--port N] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]
-           camsim insta360 [--port N] [--card DIR] [--zone +HH:MM] [--videos N] [--push RTMP_URL]
+    usage: camsim gopro [--port N] [--address IP] [--card DIR] [--no-record] [--clock-offset S] [--chapter-seconds S]
+           camsim insta360 [--port N] [--address IP] [--card DIR] [--zone +HH:MM] [--videos N] [--push RTMP_URL]
            camsim tuya [--port N] [--lan-port N] [--version 3.3|3.4] [--rtsp RTSP_URL] [--motion-seconds S] [--announce BCAST --announce-ip IP]
 
     """
@@ -46,6 +46,7 @@ switch args.first {
 case "gopro":
     var options = GoProSimulator.Options(cardRoot: card("camsim-gopro-card"))
     options.httpPort = value("--port").flatMap(Int.init) ?? 8080
+    if let a = value("--address") { options.httpAddress = a }
     options.recordToCard = !args.contains("--no-record")
     if let s = value("--clock-offset").flatMap(Double.init) { options.clockOffset = s }
     if let s = value("--chapter-seconds").flatMap(Int.init) { options.chapterSeconds = s }
@@ -56,6 +57,7 @@ case "gopro":
 case "insta360":
     var options = Insta360Simulator.Options(cardRoot: card("camsim-insta360-card"))
     options.httpPort = value("--port").flatMap(Int.init) ?? 8081
+    if let a = value("--address") { options.httpAddress = a }
     if let z = value("--zone") {
         let sign = z.hasPrefix("-") ? -1 : 1
         let parts = z.dropFirst().split(separator: ":").compactMap { Int($0) }

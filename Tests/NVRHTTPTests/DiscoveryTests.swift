@@ -20,6 +20,10 @@ import TestSupport
         var serve: Process?
         /// The Tuya simulator (camsim tuya), announcing itself every 5 s as devices do.
         let tuya: Process
+        /// The GoPro simulator (camsim gopro) on the camera side, announced by mDNS as
+        /// C3501324500789._gopro-web._tcp.local. through python-zeroconf (an independent responder).
+        let gopro: Process, goproMDNS: Process
+        static let goproSerial = "C3501324500789"
 
         init() throws {
             net = try TestNetwork()
@@ -39,6 +43,21 @@ import TestSupport
             tuya.standardOutput = FileHandle.nullDevice
             tuya.standardError = FileHandle.nullDevice
             try tuya.run()
+            gopro = net.process(in: net.camera, TestEnvironment.buildDir + "/camsim",
+                                ["gopro", "--address", net.cameraAddress, "--port", "8080", "--no-record", "--card", TestEnvironment.tempDir("discover-gopro-card")])
+            gopro.standardOutput = FileHandle.nullDevice
+            gopro.standardError = FileHandle.nullDevice
+            try gopro.run()
+            goproMDNS = net.process(in: net.camera, PageTests.python, [
+                TestEnvironment.repoRoot + "/Tests/Support/mdns_service.py", "--type", "_gopro-web._tcp.local.", "--name", Self.goproSerial,
+                "--address", net.cameraAddress, "--port", "8080"])
+            let announced = Pipe()
+            goproMDNS.standardOutput = announced
+            goproMDNS.standardError = FileHandle.nullDevice
+            try goproMDNS.run()
+            guard String(decoding: announced.fileHandleForReading.readData(ofLength: 5), as: UTF8.self) == "READY" else {
+                throw FixtureError("mdns_service.py did not start (zeroconf missing? run scripts/install-deps.sh test)")
+            }
             root = TestEnvironment.tempDir("discover")
             config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 2, httpBind: "127.0.0.1:\(port)")
             let admin = try LiveChangeTests.Served.nvr(["user", "add", "boss", "--role", "admin", "--config", config], stdin: "correct horse\n")
@@ -49,7 +68,7 @@ import TestSupport
             if let s = serve, s.isRunning { s.terminate(); s.waitUntilExit() }
             onvif.stop()
             rtsp.stop()
-            if tuya.isRunning { tuya.terminate(); tuya.waitUntilExit() }
+            for p in [tuya, gopro, goproMDNS] where p.isRunning { p.terminate(); p.waitUntilExit() }
             TestEnvironment.cleanup(root)
         }
 
@@ -88,30 +107,43 @@ import TestSupport
         #expect(cam["name"] as? String == "SimCam-1" && cam["model"] as? String == "SIM-1")
         #expect((cam["id"] as? String)?.hasPrefix("urn:uuid:") == true)
         #expect(cam["addedAs"] == nil)
-        #expect(report["plugins"] as? [String] == ["onvif", "tuya"])
+        #expect(report["plugins"] as? [String] == ["gopro", "insta360", "onvif", "tuya"])
         let device = try #require(cameras.first { $0["plugin"] as? String == "tuya" }, "\(found.stdout)")
         #expect(device["address"] as? String == net.cameraAddress && device["id"] as? String == "bf12ab34cd56ef78gh90ij")
         #expect(device["options"] as? [String: String] == ["device_id": "bf12ab34cd56ef78gh90ij", "lan_host": net.cameraAddress, "lan_version": "3.3"])
         #expect((device["addCommand"] as? String)?.contains("--option local_key=LOCAL_KEY") == true, "\(device)")
+        let gp = try #require(cameras.first { $0["plugin"] as? String == "gopro" }, "\(found.stdout)")
+        #expect(gp["address"] as? String == net.cameraAddress && gp["id"] as? String == Lab.goproSerial && gp["name"] as? String == "GoPro 0789")
+        #expect(gp["model"] as? String == "HERO12 Black (H23.01.02.32.00)")
+        #expect(gp["addCommand"] as? String == "nvr camera add gopro-0789 --plugin gopro --option base_url=http://\(net.cameraAddress):8080")
 
         // For people: a table and the line to add it.
         let text = try discover([])
         #expect(text.status == 0 && text.stdout.contains("SimCam-1"), "\(text.stdout)\(text.stderr)")
-        let line = try #require(text.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("nvr camera add") },
+        let line = try #require(text.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("nvr camera add simcam-1") },
                                 "\(text.stdout)")
         #expect(line == "nvr camera add simcam-1 --plugin onvif --option address=\(onvif.address) --option user=USER --option password=PASSWORD")
         let args = line.replacingOccurrences(of: "USER", with: "admin").replacingOccurrences(of: "PASSWORD", with: "secret")
             .split(separator: " ").dropFirst().map { String($0) }
         let added = try runProcess(nvr, args + ["--config", config])
         #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        // The GoPro's line needs nothing filled in.
+        let goproLine = try #require(text.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.hasPrefix("nvr camera add gopro-0789") }, "\(text.stdout)")
+        let addedGoPro = try runProcess(nvr, goproLine.split(separator: " ").dropFirst().map { String($0) } + ["--config", config])
+        #expect(addedGoPro.status == 0, "\(addedGoPro.stdout)\(addedGoPro.stderr)")
 
         // Served on the NVR's side of the network, it records the camera it was given.
         let token = try runProcess(nvr, ["token", "add", "--user", "boss", "--name", "t", "--quiet", "--config", config])
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         try lab.startServing()
         let index = try IndexDatabase(path: root + "/Storage/index.sqlite")
-        #expect(await TestEnvironment.eventually(timeout: 30) { ((try? index.segments(state: .complete)) ?? []).contains { $0.frames > 0 } },
-                "the found camera records:\n\(lab.logText)")
+        for name in ["simcam-1", "gopro-0789"] {
+            let id = try #require(try index.camera(named: name)?.id, "\(name) was added")
+            #expect(await TestEnvironment.eventually(timeout: 30) {
+                ((try? index.segments(state: .complete)) ?? []).contains { $0.cameraID == id && $0.frames > 0 }
+            }, "\(name), found and added with the printed line, records:\n\(lab.logText)")
+        }
 
         // The page's view of the same: the camera is now marked as added.
         let api = try net.run(in: net.nvr, "/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)/api/discover?seconds=2"])
@@ -147,8 +179,43 @@ import TestSupport
         defer { TestEnvironment.cleanup(root) }
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
         let r = try net.run(in: net.nvr, TestEnvironment.nvrExecutable, ["discover", "--seconds", "1", "--config", config])
-        #expect(r.status == 0 && r.stdout.hasPrefix("nothing answered in 1 s (looked with: onvif, tuya)"), "\(r.stdout)\(r.stderr)")
+        #expect(r.status == 0 && r.stdout.hasPrefix("nothing answered in 1 s (looked with: gopro, insta360, onvif, tuya)"), "\(r.stdout)\(r.stderr)")
         let bad = try runProcess(TestEnvironment.nvrExecutable, ["discover", "--seconds", "0", "--config", config])
         #expect(bad.status != 0 && bad.stderr.contains("--seconds must be between 0.5 and 30"), "\(bad.stderr)")
+    }
+
+    /// Cameras on their own access points announce nothing: a GoPro answers at 10.5.5.9 and an
+    /// Insta360 at 192.168.42.1 when this machine has an address on that network. Their lines
+    /// use the plugins' default addresses.
+    @Test func camerasOnTheirAccessPointsAreFound() throws {
+        let net = try TestNetwork()
+        for (ns, address, dev) in [(net.camera, "10.5.5.9/24", net.cameraLink), (net.nvr, "10.5.5.100/24", net.nvrLink),
+                                   (net.camera, "192.168.42.1/24", net.cameraLink), (net.nvr, "192.168.42.10/24", net.nvrLink)] {
+            let r = try net.run(in: ns, "/usr/sbin/ip", ["addr", "add", address, "dev", dev])
+            try #require(r.status == 0, "ip addr add \(address) dev \(dev): \(r.stderr)")
+        }
+        let card = TestEnvironment.tempDir("discover-ap-card"), card360 = TestEnvironment.tempDir("discover-ap-card360")
+        let root = TestEnvironment.tempDir("discover-ap")
+        defer { for d in [root, card, card360] { TestEnvironment.cleanup(d) } }
+        let gopro = net.process(in: net.camera, TestEnvironment.buildDir + "/camsim",
+                                ["gopro", "--address", "10.5.5.9", "--port", "8080", "--no-record", "--card", card])
+        let insta = net.process(in: net.camera, TestEnvironment.buildDir + "/camsim",
+                                ["insta360", "--address", "192.168.42.1", "--port", "80", "--card", card360])
+        for p in [gopro, insta] {
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+        }
+        defer { for p in [gopro, insta] { p.terminate(); p.waitUntilExit() } }
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
+        var r = ProcessResult(status: -1, stdout: "", stderr: "")
+        // The simulators may take a moment to listen.
+        _ = TestEnvironment.wait(timeout: 15) {
+            r = (try? net.run(in: net.nvr, TestEnvironment.nvrExecutable, ["discover", "--seconds", "1", "--config", config])) ?? r
+            return r.stdout.contains("10.5.5.9") && r.stdout.contains("192.168.42.1")
+        }
+        #expect(r.status == 0 && r.stdout.contains("GoPro 0789") && r.stdout.contains("Insta360 X3 (v1.0.04)"), "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("\n  nvr camera add gopro-0789 --plugin gopro\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("\n  nvr camera add insta360-x3 --plugin insta360 --option stream_key=STREAM_KEY\n"), "\(r.stdout)")
     }
 }

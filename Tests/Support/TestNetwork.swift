@@ -9,6 +9,9 @@ public final class TestNetwork: @unchecked Sendable {
     public let nvr: String
     public let cameraAddress: String
     public let nvrAddress: String
+    /// The veth ends' names inside `camera` and `nvr` (for more addresses: ip addr add … dev).
+    public let cameraLink: String
+    public let nvrLink: String
 
     public init() throws {
         let tag = "\(getpid() % 10_000)\(Int.random(in: 10..<100))"
@@ -18,6 +21,8 @@ public final class TestNetwork: @unchecked Sendable {
         cameraAddress = "10.211.\(subnet).2"
         nvrAddress = "10.211.\(subnet).1"
         let vc = "vt\(tag)c", vn = "vt\(tag)n"
+        cameraLink = vc
+        nvrLink = vn
         let steps: [[String]] = [
             ["netns", "add", camera], ["netns", "add", nvr],
             ["link", "add", vc, "type", "veth", "peer", "name", vn],
