@@ -57,14 +57,47 @@ public enum WSDiscovery {
         }
     }
 
-    /// Probes every multicast-capable IPv4 interface and collects answers for `seconds`.
+    /// What a device says to the group unasked: Hello when it joins a network, Bye when it
+    /// leaves.
+    public enum Announcement: Sendable, Equatable {
+        case hello(Match)
+        case bye(endpoint: String)
+    }
+
+    /// The announcement in one datagram, if it is a Hello from a video transmitter (printers
+    /// and PCs say Hello too) or any Bye.
+    public static func announcement(in datagram: Data) -> Announcement? {
+        guard let doc = try? XMLReader.parse(datagram), let body = doc.child("Body") else { return nil }
+        if let bye = body.child("Bye") {
+            guard let endpoint = bye.first("EndpointReference")?.text("Address"), !endpoint.isEmpty else { return nil }
+            return .bye(endpoint: endpoint)
+        }
+        guard let hello = body.child("Hello"), let endpoint = hello.first("EndpointReference")?.text("Address"), !endpoint.isEmpty else { return nil }
+        func list(_ name: String) -> [String] { (hello.child(name)?.value ?? "").split(whereSeparator: \.isWhitespace).prefix(64).map(String.init) }
+        let types = list("Types")
+        guard types.contains(where: { $0.split(separator: ":").last == "NetworkVideoTransmitter" }) else { return nil }
+        return .hello(Match(endpoint: endpoint, xaddrs: list("XAddrs"), scopes: list("Scopes"), types: types))
+    }
+
+    /// Probes every multicast-capable IPv4 interface and collects answers for `seconds`, with
+    /// the cameras that say Hello meanwhile; a camera that says Bye is left out.
     public static func probe(seconds: Double) throws -> [Match] {
         let id = UUID().uuidString.lowercased()
         var found: [String: Match] = [:]
+        var gone: Set<String> = []
         do {
-            try MulticastQuery.ask(group: group, port: port, message: Array(probeMessage(id: id).utf8), seconds: seconds) { datagram, _ in
-                for m in matches(in: datagram, messageID: id) where found[m.endpoint] == nil { found[m.endpoint] = m }
-                return found.count < 256
+            try MulticastQuery.ask(group: group, port: port, message: Array(probeMessage(id: id).utf8), seconds: seconds, overhear: true) { datagram, _ in
+                switch announcement(in: datagram) {
+                case .hello(let m)?:
+                    gone.remove(m.endpoint)
+                    found[m.endpoint] = m
+                case .bye(let endpoint)?:
+                    gone.insert(endpoint)
+                    found[endpoint] = nil
+                case nil:
+                    for m in matches(in: datagram, messageID: id) where found[m.endpoint] == nil && !gone.contains(m.endpoint) { found[m.endpoint] = m }
+                }
+                return found.count < 256 && gone.count < 4096
             }
         } catch let e as MulticastQuery.Failure {
             throw ONVIFError(.unreachable, "WS-Discovery: \(e.description)")

@@ -13,8 +13,10 @@ public enum MulticastQuery {
     }
 
     /// Sends `message` to `group`:`port` and hands every datagram received for `seconds` to
-    /// `answer` with the sender's IPv4 address; `answer` returns false to stop early.
-    public static func ask(group: String, port: UInt16, message: [UInt8], seconds: Double,
+    /// `answer` with the sender's IPv4 address; `answer` returns false to stop early. With
+    /// `overhear`, what devices send to the group itself meanwhile (WS-Discovery Hello and
+    /// Bye) is handed over too, on a shared bind of the group's port.
+    public static func ask(group: String, port: UInt16, message: [UInt8], seconds: Double, overhear: Bool = false,
                            answer: (Data, String) -> Bool) throws {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "cannot open a UDP socket: \(String(cString: strerror(errno)))") }
@@ -38,21 +40,53 @@ public enum MulticastQuery {
             if n == message.count { sent += 1 }
         }
         guard sent > 0 else { throw Failure(description: "no network interface could send to \(group) (no multicast route)") }
+        var sockets = [fd]
+        // Overhearing is a bonus: a port we cannot share only means announcements are missed.
+        let listener = overhear ? groupListener(group: to.sin_addr, port: port) : nil
+        if let listener { sockets.append(listener) }
+        defer { if let listener { close(listener) } }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date(timeIntervalSinceNow: min(max(seconds, 0), 60))
         while true {
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { return }
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, Int32(left * 1000) + 1) > 0 else { continue }
-            var from = sockaddr_in()
-            var fromLength = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let n = withUnsafeMutablePointer(to: &from) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &fromLength) }
+            var fds = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            guard poll(&fds, nfds_t(fds.count), Int32(left * 1000) + 1) > 0 else { continue }
+            for p in fds where p.revents & Int16(POLLIN) != 0 {
+                var from = sockaddr_in()
+                var fromLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let n = withUnsafeMutablePointer(to: &from) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(p.fd, &buffer, buffer.count, 0, $0, &fromLength) }
+                }
+                guard n > 0 else { continue }
+                if !answer(Data(buffer[0..<n]), text(from.sin_addr)) { return }
             }
-            guard n > 0 else { continue }
-            if !answer(Data(buffer[0..<n]), text(from.sin_addr)) { return }
         }
+    }
+
+    /// A socket on `port` (shared with other listeners) that has joined `group` on every
+    /// multicast interface, or nil.
+    static func groupListener(group: in_addr, port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = port.bigEndian
+        a.sin_addr = group
+        guard withUnsafePointer(to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0 else {
+            close(fd)
+            return nil
+        }
+        var joined = 0
+        for i in multicastInterfaces() {
+            var m = ip_mreq(imr_multiaddr: group, imr_interface: i)
+            if setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreq>.size)) == 0 { joined += 1 }
+        }
+        guard joined > 0 else { close(fd); return nil }
+        return fd
     }
 
     /// IPv4 addresses of the interfaces that are up and can multicast (loopback only when it

@@ -184,6 +184,39 @@ import TestSupport
         #expect(bad.status != 0 && bad.stderr.contains("--seconds must be between 0.5 and 30"), "\(bad.stderr)")
     }
 
+    /// A camera switched on while `nvr discover` looks says Hello and is listed; one switched
+    /// off says Bye and is not, though it answered the Probe.
+    @Test func camerasThatSayHelloOrByeWhileWeLookAreCountedInOrOut() throws {
+        let net = try TestNetwork()
+        let root = TestEnvironment.tempDir("discover-hello")
+        defer { TestEnvironment.cleanup(root) }
+        func camera(_ uuid: String) throws -> ONVIFCameraFixture {
+            var o = ONVIFCameraFixture.Options(mainURI: "rtsp://\(net.cameraAddress):8554/main")
+            o.namespace = net.camera
+            o.address = net.cameraAddress
+            o.discovery = true
+            o.uuid = uuid
+            return try ONVIFCameraFixture(o)
+        }
+        let leaving = try camera("11111111-0000-4000-8000-000000000001")
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
+        let discover = net.process(in: net.nvr, TestEnvironment.nvrExecutable, ["discover", "--json", "--seconds", "5", "--config", config])
+        let out = Pipe()
+        discover.standardOutput = out
+        discover.standardError = FileHandle.nullDevice
+        try discover.run()
+        Thread.sleep(forTimeInterval: 2)
+        let arriving = try camera("22222222-0000-4000-8000-000000000002")
+        Thread.sleep(forTimeInterval: 0.5)
+        leaving.stop()
+        let text = out.fileHandleForReading.readDataToEndOfFile()
+        discover.waitUntilExit()
+        let report = try #require(try JSONSerialization.jsonObject(with: text) as? [String: Any], "\(String(decoding: text, as: UTF8.self))")
+        let ids = (report["found"] as? [[String: Any]] ?? []).filter { $0["plugin"] as? String == "onvif" }.compactMap { $0["id"] as? String }
+        #expect(ids == ["urn:uuid:22222222-0000-4000-8000-000000000002"], "\(String(decoding: text, as: UTF8.self))")
+        arriving.stop()
+    }
+
     /// Cameras on their own access points announce nothing: a GoPro answers at 10.5.5.9 and an
     /// Insta360 at 192.168.42.1 when this machine has an address on that network. Their lines
     /// use the plugins' default addresses.

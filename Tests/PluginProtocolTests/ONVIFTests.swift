@@ -144,6 +144,28 @@ import TestSupport
         #expect((try? XMLReader.parse(WSDiscovery.probeMessage(id: "abc"))) != nil)
     }
 
+    /// Hello and Bye, as cameras (and printers) send them to the group unasked.
+    @Test func helloFromACameraAndByeAreReadAndPrintersIgnored() {
+        func envelope(_ body: String) -> Data {
+            Data("""
+                <?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" \
+                xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery">\
+                <s:Header><a:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/Hello</a:Action><a:MessageID>urn:uuid:9</a:MessageID>\
+                <d:AppSequence InstanceId="1" MessageNumber="1"/></s:Header><s:Body>\(body)</s:Body></s:Envelope>
+                """.utf8)
+        }
+        let epr = "<a:EndpointReference><a:Address>urn:uuid:cam-2</a:Address></a:EndpointReference>"
+        let hello = envelope("<d:Hello>\(epr)<d:Types>dn:NetworkVideoTransmitter</d:Types><d:Scopes>onvif://www.onvif.org/name/Garage</d:Scopes>"
+            + "<d:XAddrs>http://192.168.1.21/onvif/device_service</d:XAddrs><d:MetadataVersion>1</d:MetadataVersion></d:Hello>")
+        guard case .hello(let m)? = WSDiscovery.announcement(in: hello) else { Issue.record("a camera's Hello is read"); return }
+        #expect(m.endpoint == "urn:uuid:cam-2" && m.address == "192.168.1.21" && m.scope("name") == "Garage")
+        let printer = envelope("<d:Hello>\(epr)<d:Types>wprt:PrintDeviceType</d:Types><d:XAddrs>http://192.168.1.30/</d:XAddrs></d:Hello>")
+        #expect(WSDiscovery.announcement(in: printer) == nil)
+        #expect(WSDiscovery.announcement(in: envelope("<d:Bye>\(epr)</d:Bye>")) == .bye(endpoint: "urn:uuid:cam-2"))
+        #expect(WSDiscovery.announcement(in: envelope("<d:Bye></d:Bye>")) == nil)
+        #expect(WSDiscovery.announcement(in: Data(WSDiscovery.probeMessage(id: "abc").utf8)) == nil, "our own Probe, looped back")
+    }
+
     /// The simulator against onvif-zeep and WSDiscovery (PyPI): digests with onvif-zeep's own
     /// clock adjustment, profiles, stream URIs, a PullPoint long poll, Renew and Unsubscribe, a
     /// wrong password and an unadjusted clock refused.

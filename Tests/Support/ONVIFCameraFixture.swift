@@ -16,6 +16,8 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
         /// The address served (and announced with `discovery`).
         public var address = "127.0.0.1"
         public var discovery = false
+        /// The device's WS-Discovery endpoint id (random when nil).
+        public var uuid: String?
         /// Run inside this network namespace (`ip netns exec`).
         public var namespace: String?
         public init(mainURI: String) { self.mainURI = mainURI }
@@ -35,6 +37,7 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
                     "--main-uri", options.mainURI, "--main-size", options.mainSize, "--clock-offset", String(options.clockOffset)]
         if let sub = options.subURI { args += ["--sub-uri", sub, "--sub-size", options.subSize] }
         if options.discovery { args.append("--discovery") }
+        if let uuid = options.uuid { args += ["--uuid", uuid] }
         let p = Process()
         if let ns = options.namespace {
             p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")

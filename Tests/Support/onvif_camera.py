@@ -399,6 +399,7 @@ def discovery(cam, a, port):
                f'<d:AppSequence InstanceId="1" MessageNumber="1"/></s:Header><s:Body>{body}</s:Body></s:Envelope>')
         sock.sendto(msg.encode(), (group, 3702))
 
+    cam.bye = lambda: announce("Bye", f"<d:Bye><a:EndpointReference><a:Address>urn:uuid:{cam.uuid}</a:Address></a:EndpointReference></d:Bye>")
     announce("Hello", f"<d:Hello>{endpoint()}</d:Hello>")
     while True:
         data, sender = sock.recvfrom(65536)
@@ -441,7 +442,14 @@ def main():
     a = p.parse_args()
     # A child spawned from a worker thread of the test runner inherits SIGTERM blocked.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+
+    def stop(*_):
+        raise KeyboardInterrupt
+
+    # Stopped as a camera is switched off: it says Bye first (with --discovery).
+    signal.signal(signal.SIGTERM, stop)
     cam = Camera(a)
+    cam.bye = None
     snapshot = open(a.snapshot, "rb").read() if a.snapshot else None
     server = Server((a.address, a.port), make_handler(cam, snapshot))
     port = server.server_address[1]
@@ -452,6 +460,8 @@ def main():
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+    if cam.bye:
+        cam.bye()
 
 
 if __name__ == "__main__":
