@@ -45,6 +45,12 @@ public enum MulticastQuery {
         let listener = overhear ? groupListener(group: to.sin_addr, port: port) : nil
         if let listener { sockets.append(listener) }
         defer { if let listener { close(listener) } }
+        receive(on: sockets, seconds: seconds, answer: answer)
+    }
+
+    /// Hands every datagram that reaches one of `sockets` within `seconds` to `answer` with
+    /// the sender's IPv4 address; `answer` returns false to stop early.
+    public static func receive(on sockets: [Int32], seconds: Double, answer: (Data, String) -> Bool) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date(timeIntervalSinceNow: min(max(seconds, 0), 60))
         while true {

@@ -27,19 +27,9 @@ enum TuyaFinder {
         }
         guard !sockets.isEmpty else { throw PluginConfigError("cannot listen on UDP 6666/6667 for Tuya broadcasts: \(why)") }
         var found: [String: TuyaDiscovery.Announcement] = [:]
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let deadline = Date(timeIntervalSinceNow: min(max(seconds, 0.2), 30))
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { break }
-            var fds = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            guard poll(&fds, nfds_t(fds.count), Int32(left * 1000) + 1) > 0 else { continue }
-            for p in fds where p.revents & Int16(POLLIN) != 0 {
-                let n = recv(p.fd, &buffer, buffer.count, 0)
-                guard n > 0, let a = TuyaDiscovery.announcement(in: Data(buffer[0..<n])) else { continue }
-                found[a.deviceID] = a
-            }
-            if found.count >= 256 { break }
+        MulticastQuery.receive(on: sockets, seconds: min(max(seconds, 0.2), 30)) { datagram, _ in
+            if let a = TuyaDiscovery.announcement(in: datagram) { found[a.deviceID] = a }
+            return found.count < 256
         }
         let list: [[String: Any]] = found.values.sorted { $0.deviceID < $1.deviceID }.map { a in
             var options = ["device_id": a.deviceID, "lan_host": a.ip]

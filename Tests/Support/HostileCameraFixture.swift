@@ -24,21 +24,8 @@ public final class HostileCameraFixture: @unchecked Sendable {
 
     public init(mode: String, clip: String) throws {
         self.mode = mode
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [Self.scriptPath, "--mode", mode, "--h264", clip]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        var line: [UInt8] = []
-        while true {
-            let d = out.fileHandleForReading.readData(ofLength: 1)
-            guard let b = d.first, b != 10 else { break }
-            line.append(b)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("READY "), let bound = Int(text.dropFirst(6)) else {
+        let (p, text) = try PythonFixture.start([Self.scriptPath, "--mode", mode, "--h264", clip])
+        guard let bound = PythonFixture.readyPort(text) else {
             p.terminate()
             throw FixtureError("hostile camera \(mode) did not start: \(text)")
         }

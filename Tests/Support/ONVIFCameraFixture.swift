@@ -38,26 +38,8 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
         if let sub = options.subURI { args += ["--sub-uri", sub, "--sub-size", options.subSize] }
         if options.discovery { args.append("--discovery") }
         if let uuid = options.uuid { args += ["--uuid", uuid] }
-        let p = Process()
-        if let ns = options.namespace {
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            p.arguments = ["netns", "exec", ns, "/usr/bin/python3"] + args
-        } else {
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            p.arguments = args
-        }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        var line: [UInt8] = []
-        while true {
-            let d = out.fileHandleForReading.readData(ofLength: 1)
-            guard let b = d.first, b != 10 else { break }
-            line.append(b)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("READY "), let bound = Int(text.dropFirst(6)) else {
+        let (p, text) = try PythonFixture.start(args, namespace: options.namespace)
+        guard let bound = PythonFixture.readyPort(text) else {
             p.terminate(); p.waitUntilExit()
             throw FixtureError("ONVIF camera fixture did not start: \(text)")
         }

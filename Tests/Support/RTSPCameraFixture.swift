@@ -57,20 +57,8 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         var lastError = ""
         // A just-stopped server's port can take a moment to free up.
         for _ in 0..<20 {
-            let p = Process()
-            if let ns = options.namespace {
-                p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-                p.arguments = ["netns", "exec", ns, "/usr/bin/python3"] + args
-            } else {
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-                p.arguments = args
-            }
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let line = readLine(out.fileHandleForReading)
-            if line.hasPrefix("READY "), let bound = Int(line.dropFirst(6)) {
+            let (p, line) = try PythonFixture.start(args, namespace: options.namespace)
+            if let bound = PythonFixture.readyPort(line) {
                 port = bound
                 process = p
                 return
@@ -94,15 +82,6 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         p.waitUntilExit()
     }
 
-    private func readLine(_ h: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let d = h.readData(ofLength: 1)
-            if d.isEmpty || d.first == 10 { break }
-            bytes.append(d.first!)
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 public struct FixtureError: Error, CustomStringConvertible {
