@@ -34,13 +34,35 @@ enum GoProFinder {
         for a in linkAddresses() where !candidates.contains(where: { $0.address == a }) { candidates.append(Candidate(address: a, serial: nil)) }
         // Nothing could be asked at all: say why rather than "nothing answered".
         if candidates.isEmpty, let mdnsFailure { throw PluginConfigError("mDNS: \(mdnsFailure)") }
+        // Every candidate at once, for a few seconds at most: any host on the LAN can answer
+        // mDNS, and addresses that never answer must not hold the discovery.
+        let confirmed = Confirmed(count: min(candidates.count, 32))
+        let group = DispatchGroup()
+        for (i, c) in candidates.prefix(32).enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                confirmed.set(i, confirm(c))
+                group.leave()
+            }
+        }
+        _ = group.wait(timeout: .now() + 4)
         var found: [[String: Any]] = []
         var seen: Set<String> = []
-        for c in candidates.prefix(32) {
-            guard let camera = confirm(c), seen.insert(camera["id"] as? String ?? c.address).inserted else { continue }
+        for (i, c) in candidates.prefix(32).enumerated() {
+            guard let camera = confirmed.get(i), seen.insert(camera["id"] as? String ?? c.address).inserted else { continue }
             found.append(camera)
         }
         return jsonText(["found": found])
+    }
+
+    /// The confirming threads' answers, by candidate.
+    final class Confirmed: @unchecked Sendable {
+        // @unchecked Sendable: `answers` is only touched under `lock`.
+        private let lock = NSLock()
+        private var answers: [[String: Any]?]
+        init(count: Int) { answers = Array(repeating: nil, count: count) }
+        func set(_ i: Int, _ answer: [String: Any]?) { lock.withLock { if answers.indices.contains(i) { answers[i] = answer } } }
+        func get(_ i: Int) -> [String: Any]? { lock.withLock { answers.indices.contains(i) ? answers[i] : nil } }
     }
 
     /// An address to ask, with the serial number its mDNS instance name gave (if any).

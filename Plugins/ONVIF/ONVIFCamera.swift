@@ -17,25 +17,41 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
     private var chosen: (main: String, sub: String?)?
     private var snapshotURI: String?
     private var lastError: String?
+    private var stopped = false
 
     init(configJSON: String, host: PluginHostCallbacks) throws {
         config = try ONVIFConfig(json: configJSON)
         self.host = host
         client = ONVIFClient(deviceURL: config.deviceURL, user: config.user, password: config.password, timeout: config.timeout)
-        if config.events {
-            let w = ONVIFEventWatcher(client: client, config: config, host: host)
-            watcher = w
-            w.start()
-        }
     }
 
-    func stop() { watcher?.stop() }
+    /// The event subscription starts with the first live source, not in `create`: `camera
+    /// add`/`set` create an instance only to check the options, and must not take one of the
+    /// camera's few subscriptions (or wait on the camera) to do so.
+    private func startEvents() {
+        guard config.events else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard watcher == nil, !stopped else { return }
+        let w = ONVIFEventWatcher(client: client, config: config, host: host)
+        watcher = w
+        w.start()
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        let w = watcher
+        lock.unlock()
+        w?.stop()
+    }
 
     func liveSource() throws -> String { try liveSource(substream: false) }
 
     func liveSource(substream: Bool) throws -> String {
+        startEvents()
         do {
-            try client.syncClock()
+            try syncClock()
             let services = try client.services()
             let profiles = try client.profiles(media: services.media)
             let (main, sub) = try choose(profiles)
@@ -90,7 +106,8 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
               u.host?.isEmpty == false else {
             throw ONVIFError(.malformed, "the camera's stream URI is not an rtsp:// URL: \(uri.prefix(200))")
         }
-        if u.user == nil && !config.user.isEmpty {
+        // Only for the camera itself: a URI naming another host must not be handed our password.
+        if u.user == nil && !config.user.isEmpty && u.host?.lowercased() == URLComponents(string: config.deviceURL)?.host?.lowercased() {
             u.user = config.user
             u.password = config.password
         }
@@ -100,7 +117,7 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
 
     func statusJSON() -> String {
         lock.lock()
-        let info = self.info, profiles = self.profiles, chosen = self.chosen, snapshot = snapshotURI, lastError = self.lastError
+        let info = self.info, profiles = self.profiles, chosen = self.chosen, snapshot = snapshotURI, lastError = self.lastError, watcher = self.watcher
         lock.unlock()
         var out: [String: Any] = ["device_service": config.deviceURL, "clock_offset_seconds": (client.clockOffset * 10).rounded() / 10]
         var summary: [String] = []
@@ -115,7 +132,7 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
             out["main_profile"] = chosen.main
             if let s = chosen.sub { out["sub_profile"] = s }
         }
-        if let snapshot { out["snapshot_uri"] = snapshot }
+        if let snapshot { out["snapshot_uri"] = Self.withoutSecrets(snapshot) }
         if abs(client.clockOffset) >= 2 { summary.append("camera clock \(Self.offsetText(client.clockOffset))") }
         if let w = watcher {
             let e = w.status
@@ -137,6 +154,21 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
             return o
         }
         return jsonText(["found": found])
+    }
+
+    /// The camera's clock for the digests. A camera that will not tell it (no UTCDateTime, a
+    /// 401 to the unauthenticated call) is used with the offset known so far (none at first):
+    /// if its digests are then refused, the next call says so.
+    private func syncClock() { _ = try? client.syncClock() }
+
+    /// A camera-given URL as status may show it: no user, password or query (some cameras put
+    /// `usr=…&pwd=…` in their snapshot URI).
+    static func withoutSecrets(_ url: String) -> String {
+        guard var u = URLComponents(string: url) else { return "(not a URL)" }
+        u.user = nil
+        u.password = nil
+        u.query = nil
+        return String((u.string ?? "(not a URL)").prefix(300))
     }
 
     static func offsetText(_ s: Double) -> String {

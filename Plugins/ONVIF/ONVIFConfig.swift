@@ -52,6 +52,10 @@ struct ONVIFConfig {
         guard var u = URLComponents(string: withScheme), u.scheme?.lowercased() == "http", let host = u.host, !host.isEmpty else {
             throw PluginConfigError("option 'address' must be a host, host:port or http:// URL, not '\(address)'")
         }
+        // The password belongs in 'password': one in the URL would show in status and logs.
+        guard u.user == nil && u.password == nil else {
+            throw PluginConfigError("option 'address' must not carry a user or password: give them as 'user' and 'password'")
+        }
         if u.path.isEmpty || u.path == "/" { u.path = "/onvif/device_service" }
         guard let s = u.string else { throw PluginConfigError("cannot make a URL of '\(address)'") }
         return s

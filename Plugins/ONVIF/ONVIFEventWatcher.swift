@@ -72,35 +72,44 @@ final class ONVIFEventWatcher: @unchecked Sendable {
         var backoff = 1.0
         var lastLogged = ""
         while !isStopping {
+            // Whether the subscription that just ended had delivered a pull: only then is a
+            // ResourceUnknown a dropped subscription to make again at once (a camera faulting
+            // every call with it must not be asked in a tight loop).
+            var pulled = false
             do {
-                try client.syncClock()
+                // As ONVIFCamera: a clock the camera will not tell leaves the offset as it was.
+                _ = try? client.syncClock()
+                guard !isStopping else { break }
                 guard let events = try client.services().events else {
                     update { $0.state = "the camera offers no event service" }
                     if lastLogged != "none" { host.log(NVR_LOG_INFO, "onvif: the camera offers no event service; no camera events"); lastLogged = "none" }
                     pause(300)
                     continue
                 }
+                guard !isStopping else { break }
                 let sub = try PullPointSubscription(client: client, events: events, seconds: config.subscriptionSeconds)
+                defer { sub.unsubscribe() }
                 update { $0.subscriptions += 1; $0.state = "subscribed"; $0.lastError = nil }
                 host.log(NVR_LOG_INFO, "onvif: subscribed to the camera's events (PullPoint, renewed every \(config.subscriptionSeconds / 2) s)")
                 lastLogged = ""
-                backoff = 1
-                var renewed = Date()
-                defer { sub.unsubscribe() }
+                // Renewed on the monotonic clock: a wall-clock step must not skip or force a renew.
+                var renewed = ProcessInfo.processInfo.systemUptime
                 while !isStopping {
                     for m in try sub.pull(seconds: Self.pullSeconds) { handle(m) }
-                    if Date().timeIntervalSince(renewed) >= Double(config.subscriptionSeconds) / 2 {
+                    pulled = true
+                    backoff = 1
+                    if ProcessInfo.processInfo.systemUptime - renewed >= Double(config.subscriptionSeconds) / 2 {
                         try sub.renew(seconds: config.subscriptionSeconds)
-                        renewed = Date()
+                        renewed = ProcessInfo.processInfo.systemUptime
                     }
                 }
             } catch {
                 if isStopping { break }
-                let message = "\(error)"
-                let gone = (error as? ONVIFError)?.kind == .subscriptionGone
+                let message = String("\(error)".prefix(300))
+                let gone = (error as? ONVIFError)?.kind == .subscriptionGone && pulled
                 update { $0.state = gone ? "subscribing again" : "retrying"; $0.lastError = message }
                 if message != lastLogged {
-                    host.log(gone ? NVR_LOG_INFO : NVR_LOG_WARNING, "onvif: camera events: \(message); \(gone ? "subscribing again" : "retrying")")
+                    host.log(gone ? NVR_LOG_INFO : NVR_LOG_WARNING, "onvif: camera events: \(message); \(gone ? "subscribing again" : "retrying in \(Int(backoff)) s")")
                     lastLogged = message
                 }
                 // A dropped subscription is made again at once (events must not wait); anything

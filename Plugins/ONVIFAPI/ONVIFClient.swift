@@ -64,8 +64,9 @@ public final class ONVIFClient: @unchecked Sendable {
 
     static func error(fault: XMLNode, operation op: String) -> ONVIFError {
         // SOAP 1.2: Code/Value, Code/Subcode/Value…, Reason/Text; SOAP 1.1 cameras: faultcode, faultstring.
-        let codes = fault.all("Value").map(\.value) + fault.all("faultcode").map(\.value)
-        let reason = fault.text("Reason", "Text") ?? fault.first("faultstring")?.value ?? ""
+        // Bounded: they go to logs and status, and a camera may send megabytes.
+        let codes = (fault.all("Value").map(\.value) + fault.all("faultcode").map(\.value)).prefix(8).map { String($0.prefix(100)) }
+        let reason = String((fault.text("Reason", "Text") ?? fault.first("faultstring")?.value ?? "").prefix(200))
         if codes.contains(where: { $0.hasSuffix("NotAuthorized") }) {
             return ONVIFError(.notAuthorized, "the camera refused the user name or password (\(op): \(reason.isEmpty ? "NotAuthorized" : reason))")
         }
@@ -108,8 +109,9 @@ public final class ONVIFClient: @unchecked Sendable {
 
     public func deviceInformation() throws -> DeviceInformation {
         let r = try call(deviceURL, "<tds:GetDeviceInformation/>")
-        return DeviceInformation(manufacturer: r.text("Manufacturer") ?? "", model: r.text("Model") ?? "",
-                                 firmware: r.text("FirmwareVersion") ?? "", serial: r.text("SerialNumber") ?? "")
+        // Shown in status (to every user) and stored with it: bounded.
+        func field(_ name: String) -> String { String((r.text(name) ?? "").prefix(128)) }
+        return DeviceInformation(manufacturer: field("Manufacturer"), model: field("Model"), firmware: field("FirmwareVersion"), serial: field("SerialNumber"))
     }
 
     /// Where the camera's media and event services are.
@@ -151,12 +153,13 @@ public final class ONVIFClient: @unchecked Sendable {
 
     public func profiles(media: String) throws -> [MediaProfile] {
         let r = try call(media, "<trt:GetProfiles/>")
-        return r.all("Profiles").compactMap { p in
-            guard let token = p.attributes["token"], !token.isEmpty else { return nil }
+        // At most 32 profiles with short names: they are shown in status and error messages.
+        return r.all("Profiles").prefix(32).compactMap { p in
+            guard let token = p.attributes["token"], !token.isEmpty, token.count <= 64 else { return nil }
             let enc = p.first("VideoEncoderConfiguration")
             let w = enc?.first("Resolution")?.text("Width").flatMap { Int($0) } ?? 0
             let h = enc?.first("Resolution")?.text("Height").flatMap { Int($0) } ?? 0
-            return MediaProfile(token: token, name: p.text("Name") ?? token, encoding: enc?.text("Encoding") ?? "",
+            return MediaProfile(token: token, name: String((p.text("Name") ?? token).prefix(64)), encoding: String((enc?.text("Encoding") ?? "").prefix(16)),
                                 width: min(max(w, 0), 1 << 16), height: min(max(h, 0), 1 << 16))
         }
     }

@@ -153,6 +153,8 @@ public enum XMLReader {
             }
         }
 
+        static let namedEntities: [Substring: String] = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]
+
         /// Text with the five predefined entities and character references decoded; anything
         /// else that looks like an entity is kept as written.
         static func decode(_ raw: UnsafeBufferPointer<UInt8>) -> String {
@@ -165,8 +167,7 @@ public enum XMLReader {
                 let after = rest[amp...]
                 guard let semi = after.prefix(12).firstIndex(of: ";") else { out += "&"; rest = rest[rest.index(after: amp)...]; continue }
                 let entity = after[after.index(after: after.startIndex)..<semi]
-                let named: [Substring: String] = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]
-                if let v = named[entity] {
+                if let v = Self.namedEntities[entity] {
                     out += v
                 } else if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let n = UInt32(entity.dropFirst(2), radix: 16), let u = Unicode.Scalar(n) {
                     out.unicodeScalars.append(u)

@@ -30,7 +30,10 @@ public struct HTTPClient: Sendable {
     public func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
                       maxBody: Int = 8 << 20) throws -> Response {
         var collected = Data()
-        var response = try request(url, method: method, headers: headers, body: body) { chunk in
+        // The whole answer within a few timeouts: one byte per timeout must not hold the
+        // calling thread (a camera's stop, a discovery) for hours.
+        let deadline = Date(timeIntervalSinceNow: max(timeout, 1) * 4)
+        var response = try request(url, method: method, headers: headers, body: body, deadline: deadline) { chunk in
             collected.append(contentsOf: chunk)
             return collected.count <= maxBody
         }
@@ -41,7 +44,7 @@ public struct HTTPClient: Sendable {
 
     /// GET `url`, handing the body to `sink` chunk by chunk; the sink returns false to cancel
     /// (the result's status is then still the server's). The returned body is empty.
-    public func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+    public func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil, deadline: Date? = nil,
                         sink: (UnsafeRawBufferPointer) -> Bool, onHead: (Response) -> Void = { _ in }) throws -> Response {
         guard let u = URLComponents(string: url), u.scheme?.lowercased() == "http", let host = u.host, !host.isEmpty else {
             throw HTTPError("'\(url)' is not an http:// URL")
@@ -56,17 +59,17 @@ public struct HTTPClient: Sendable {
         if let body { head += "Content-Length: \(body.count)\r\n" }
         head += "\r\n"
         try conn.write(Data(head.utf8) + (body ?? Data()))
-        return try readResponse(conn, method: method, sink: sink, onHead: onHead)
+        return try readResponse(conn, method: method, deadline: deadline, sink: sink, onHead: onHead)
     }
 
     /// Reads one answer from `conn`: status line, headers, then the body (Content-Length,
-    /// chunked, or to the end) handed to `sink`.
-    package func readResponse(_ conn: TCPConnection, method: String, sink: (UnsafeRawBufferPointer) -> Bool,
+    /// chunked, or to the end) handed to `sink`, all of it by `deadline` when one is given.
+    package func readResponse(_ conn: TCPConnection, method: String, deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool,
                               onHead: (Response) -> Void = { _ in }) throws -> Response {
         let host = conn.peer
         // The whole head within a few timeouts: a camera dribbling header bytes must not hold
         // this thread (and the card work queued behind it) for hours.
-        let headDeadline = Date(timeIntervalSinceNow: max(timeout, 1) * 3)
+        let headDeadline = min(Date(timeIntervalSinceNow: max(timeout, 1) * 3), deadline ?? .distantFuture)
         let statusLine = try conn.readLine(deadline: headDeadline)
         let parts = statusLine.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
@@ -87,20 +90,20 @@ public struct HTTPClient: Sendable {
         if method == "HEAD" || status == 204 || status == 304 { return response }
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             while true {
-                let sizeLine = try conn.readLine()
+                let sizeLine = try conn.readLine(deadline: deadline)
                 guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16),
                       size >= 0 else {
                     throw HTTPError("\(host): bad chunk header '\(sizeLine.prefix(20))'")
                 }
                 if size == 0 { break }
-                if try !conn.read(exactly: size, sink: sink) { return response }
-                _ = try conn.readLine()
+                if try !conn.read(exactly: size, deadline: deadline, sink: sink) { return response }
+                _ = try conn.readLine(deadline: deadline)
             }
         } else if let len = headers["content-length"].flatMap({ Int($0) }) {
             guard len >= 0 else { throw HTTPError("\(host): Content-Length \(len)") }
-            _ = try conn.read(exactly: len, sink: sink)
+            _ = try conn.read(exactly: len, deadline: deadline, sink: sink)
         } else {
-            _ = try conn.readToEnd(sink: sink)
+            _ = try conn.readToEnd(deadline: deadline, sink: sink)
         }
         return response
     }
@@ -285,10 +288,10 @@ public final class TCPConnection {
     }
 
     /// Hands exactly `count` bytes to `sink`; false when the sink cancelled.
-    func read(exactly count: Int, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+    func read(exactly count: Int, deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         var left = count
         while left > 0 {
-            if start == end { guard try fill() else { throw HTTPError("\(peer): connection closed with \(left) bytes missing") } }
+            if start == end { guard try fill(deadline: deadline) else { throw HTTPError("\(peer): connection closed with \(left) bytes missing") } }
             let n = min(left, end - start)
             let ok = buffer.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[start..<(start + n)])) }
             start += n
@@ -298,14 +301,14 @@ public final class TCPConnection {
         return true
     }
 
-    func readToEnd(sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+    func readToEnd(deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         while true {
             if start < end {
                 let ok = buffer.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
                 start = end
                 if !ok { return false }
             }
-            guard try fill() else { return true }
+            guard try fill(deadline: deadline) else { return true }
         }
     }
 }

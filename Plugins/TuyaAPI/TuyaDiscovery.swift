@@ -44,7 +44,8 @@ public enum TuyaDiscovery {
             json = plain
         }
         guard let o = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
-              let ip = o["ip"] as? String, ip.split(separator: ".").count == 4, ip.count <= 15,
+              let ip = o["ip"] as? String, ip.count <= 15, ip.split(separator: ".", omittingEmptySubsequences: false).count == 4,
+              ip.split(separator: ".").allSatisfy({ $0.count <= 3 && UInt8($0) != nil }),
               let id = o["gwId"] as? String, !id.isEmpty, id.count <= 64,
               id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
         return Announcement(ip: ip, deviceID: id, productKey: (o["productKey"] as? String).map { String($0.prefix(64)) },

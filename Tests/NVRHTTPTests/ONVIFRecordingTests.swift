@@ -93,4 +93,24 @@ import TestSupport
                 "\(session.status)")
         #expect(session.status.state != .streaming)
     }
+
+    /// `camera add` checks the options with an instance it destroys at once: that must not
+    /// take one of the camera's few subscriptions. A password inside the address is refused
+    /// (it would show in status and logs).
+    @Test func addingChecksWithoutSubscribingAndKeepsPasswordsOutOfTheAddress() throws {
+        let main = try RTSPCameraFixture()
+        let onvif = try ONVIFCameraFixture(ONVIFCameraFixture.Options(mainURI: main.url))
+        let root = TestEnvironment.tempDir("onvif-add")
+        defer { TestEnvironment.cleanup(root) }
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
+        let nvr = TestEnvironment.nvrExecutable
+        let added = try runProcess(nvr, ["camera", "add", "gate", "--plugin", "onvif", "--option", "address=\(onvif.address)",
+                                         "--option", "user=admin", "--option", "password=secret", "--config", config])
+        #expect(added.status == 0, "\(added.stdout)\(added.stderr)")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(try onvif.subscriptionCounts().created == 0)
+        let inURL = try runProcess(nvr, ["camera", "add", "door", "--plugin", "onvif", "--option", "address=http://admin:secret@\(onvif.address)",
+                                         "--config", config])
+        #expect(inURL.status != 0 && inURL.stderr.contains("must not carry a user or password"), "\(inURL.stderr)")
+    }
 }

@@ -59,6 +59,19 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     /// The camera forgets every subscription (as after a reboot or when it runs out of them).
     public func dropSubscriptions() throws { try post("/sim/drop-subscriptions", "") }
 
+    /// Subscriptions the camera has made so far, and those still active.
+    public func subscriptionCounts() throws -> (created: Int, active: Int) {
+        var args = ["-s", "-f", "-m", "5", "http://\(address)/sim/stats"]
+        var exe = "/usr/bin/curl"
+        if let ns = options.namespace { args = ["netns", "exec", ns, exe] + args; exe = "/usr/sbin/ip" }
+        let r = try runProcess(exe, args)
+        guard r.status == 0, let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int],
+              let created = o["subscriptions_created"], let active = o["subscriptions_active"] else {
+            throw FixtureError("/sim/stats: curl exit \(r.status) \(r.stdout)\(r.stderr)")
+        }
+        return (created, active)
+    }
+
     private func post(_ path: String, _ body: String) throws {
         var args = ["-s", "-f", "-m", "5", "-X", "POST", "--data-binary", body, "http://\(address)\(path)"]
         var exe = "/usr/bin/curl"

@@ -20,12 +20,14 @@ Prints "READY <port>" on stdout once it accepts connections.
 
 Test controls (no auth, not ONVIF): POST /sim/motion with body "true" or "false" reports
 motion (the time of each report is printed: "MOTION <true|false> <unix time>"); POST
-/sim/drop-subscriptions forgets every subscription.
+/sim/drop-subscriptions forgets every subscription; GET /sim/stats counts subscriptions made
+and still active.
 """
 import argparse
 import base64
 import datetime
 import hashlib
+import json
 import http.server
 import signal
 import socket
@@ -109,6 +111,7 @@ class Camera:
         self.a = a
         self.lock = threading.Condition()
         self.subscriptions = {}  # id -> {"expires": t, "queue": [messages]}
+        self.created = 0  # subscriptions ever made (GET /sim/stats)
         self.next_sub = 1
         self.motion = False
         self.uuid = a.uuid or str(uuid.uuid4())
@@ -222,6 +225,7 @@ class Camera:
         with self.lock:
             sid = self.next_sub
             self.next_sub += 1
+            self.created += 1
             self.subscriptions[sid] = {"expires": self.now() + ttl, "queue": []}
             # A new subscriber first hears the current state (ONVIF's "Initialized" property).
             self.subscriptions[sid]["queue"].append(self.message(self.motion, "Initialized"))
@@ -318,6 +322,10 @@ def make_handler(cam, snapshot):
             self.wfile.write(body)
 
         def do_GET(self):
+            if self.path == "/sim/stats":
+                with cam.lock:
+                    stats = {"subscriptions_created": cam.created, "subscriptions_active": len(cam.subscriptions)}
+                return self.reply(200, json.dumps(stats).encode(), "application/json")
             if self.path == "/snapshot.jpg" and snapshot:
                 self.reply(200, snapshot, "image/jpeg")
             else:

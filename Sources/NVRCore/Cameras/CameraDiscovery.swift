@@ -50,13 +50,15 @@ public enum CameraDiscovery {
                 group.leave()
             }
         }
-        group.wait()
+        // A plugin still busy well past the time asked is left behind (its thread ends when
+        // its own timeouts do) and said to have given no answer.
+        _ = group.wait(timeout: .now() + seconds + 10)
         var found: [Found] = [], errors: [String: String] = [:]
         for (i, p) in finders.enumerated() {
             switch answers.get(i) {
             case .success(let f): found += f
             case .failure(let e): errors[p.name] = "\(e)"
-            case nil: errors[p.name] = "no answer"
+            case nil: errors[p.name] = "no answer within \(Int(seconds) + 10) s"
             }
         }
         let cameras = try index.cameras()
@@ -81,7 +83,11 @@ public enum CameraDiscovery {
         }
         func text(_ v: Any?) -> String? {
             guard let s = v as? String, !s.isEmpty else { return nil }
-            return String(s.prefix(200)).filter { !$0.isNewline && $0 != "\0" }
+            // Printed in a terminal table: no control or format characters (escapes, bidi overrides).
+            return String(String.UnicodeScalarView(s.unicodeScalars.prefix(200).filter { u in
+                let c = u.properties.generalCategory
+                return c != .control && c != .format && c != .lineSeparator && c != .paragraphSeparator
+            }))
         }
         return list.prefix(500).compactMap { item -> Found? in
             guard let d = item as? [String: Any], let address = text(d["address"]) else { return nil }
