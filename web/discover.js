@@ -46,7 +46,7 @@ export async function discoverView({ main, h, toast, isCurrent }) {
     const name = h('input', { name: 'name', value: f.suggestedName, 'aria-label': 'Camera name', required: true, size: 14 });
     const secrets = f.needs.map((k) => h('input', {
       name: k, placeholder: k, 'aria-label': k, required: k !== 'password',
-      type: /pass|secret|key/.test(k) ? 'password' : 'text', autocomplete: 'off', size: 12,
+      type: /pass|secret|local_key/.test(k) ? 'password' : 'text', autocomplete: 'off', size: 12,
     }));
     const error = h('span.error', { role: 'alert' });
     const form = h('form.add-found', {

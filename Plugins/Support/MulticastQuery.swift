@@ -70,22 +70,30 @@ public enum MulticastQuery {
         }
     }
 
-    /// A socket on `port` (shared with other listeners) that has joined `group` on every
-    /// multicast interface, or nil.
-    static func groupListener(group: in_addr, port: UInt16) -> Int32? {
+    /// A UDP socket bound to `address`:`port` (any address by default) that other programs
+    /// listening there (Home Assistant, tinytuya, avahi) may share: SO_REUSEADDR and SO_REUSEPORT.
+    public static func sharedSocket(port: UInt16, address: in_addr = in_addr(s_addr: 0)) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { throw Failure(description: "cannot open a UDP socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_port = port.bigEndian
-        a.sin_addr = group
+        a.sin_addr = address
         guard withUnsafePointer(to: &a, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0 else {
+            let why = String(cString: strerror(errno))
             close(fd)
-            return nil
+            throw Failure(description: "cannot listen on UDP \(port): \(why)")
         }
+        return fd
+    }
+
+    /// A socket on `port` (shared with other listeners) that has joined `group` on every
+    /// multicast interface, or nil.
+    static func groupListener(group: in_addr, port: UInt16) -> Int32? {
+        guard let fd = try? sharedSocket(port: port, address: group) else { return nil }
         var joined = 0
         for i in multicastInterfaces() {
             var m = ip_mreq(imr_multiaddr: group, imr_interface: i)

@@ -14,18 +14,9 @@ enum TuyaFinder {
         defer { for fd in sockets { close(fd) } }
         var why = ""
         for port in TuyaDiscovery.ports {
-            let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            guard fd >= 0 else { continue }
-            var one: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, socklen_t(MemoryLayout<Int32>.size))
-            var a = sockaddr_in()
-            a.sin_family = sa_family_t(AF_INET)
-            a.sin_port = port.bigEndian
-            let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            if rc == 0 { sockets.append(fd) } else { why = String(cString: strerror(errno)); close(fd) }
+            do { sockets.append(try MulticastQuery.sharedSocket(port: port)) } catch { why = "\(error)" }
         }
-        guard !sockets.isEmpty else { throw PluginConfigError("cannot listen on UDP 6666/6667 for Tuya broadcasts: \(why)") }
+        guard !sockets.isEmpty else { throw PluginConfigError("Tuya broadcasts (UDP 6666/6667): \(why)") }
         var found: [String: TuyaDiscovery.Announcement] = [:]
         MulticastQuery.receive(on: sockets, seconds: min(max(seconds, 0.2), 30)) { datagram, _ in
             if let a = TuyaDiscovery.announcement(in: datagram) { found[a.deviceID] = a }

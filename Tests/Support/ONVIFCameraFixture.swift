@@ -83,11 +83,6 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     public func stop() {
         guard let p = process else { return }
         process = nil
-        if p.isRunning { p.terminate() }
-        // Belt and braces for a SIGTERM that is blocked after all: don't wait forever.
-        let deadline = Date(timeIntervalSinceNow: 3)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        PythonFixture.stop(p)
     }
 }

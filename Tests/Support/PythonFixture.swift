@@ -23,6 +23,16 @@ enum PythonFixture {
         return (p, String(decoding: bytes, as: UTF8.self))
     }
 
+    /// Stops a simulator started here: SIGTERM, then SIGKILL after 3 s (a child spawned from
+    /// a worker thread may have SIGTERM blocked), and waits for it.
+    static func stop(_ p: Process) {
+        if p.isRunning { p.terminate() }
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
     /// The port in a "READY <port>" line.
     static func readyPort(_ line: String) -> Int? {
         line.hasPrefix("READY ") ? Int(line.dropFirst(6)) : nil

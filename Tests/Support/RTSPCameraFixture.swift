@@ -74,12 +74,7 @@ public final class RTSPCameraFixture: @unchecked Sendable {
     public func stop() {
         guard let p = process else { return }
         process = nil
-        if p.isRunning { p.terminate() }
-        // SIGTERM may be blocked in a child spawned from a worker thread; don't wait forever.
-        let deadline = Date(timeIntervalSinceNow: 3)
-        while p.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-        p.waitUntilExit()
+        PythonFixture.stop(p)
     }
 
 }
