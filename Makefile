@@ -3,13 +3,22 @@
 #   make test   install what is missing, build, and run every test
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 
-.PHONY: run test build deps-run deps-test fuzz deb
+.PHONY: run test test-fast build build-tests deps-run deps-test fuzz deb
 
 run: deps-run build
 	.build/debug/nvr serve
 
-test: deps-test build
-	$(SWIFT) test --no-parallel
+# The fast tier (in-process, seconds), then the system tier (real cameras, browsers, the
+# package) in parallel processes: scripts/test.sh says how.
+test: deps-test build-tests
+	scripts/test.sh
+
+# Only the fast tier: what to run after every change.
+test-fast: deps-run build-tests
+	scripts/test.sh fast
+
+build-tests:
+	$(SWIFT) build --build-tests
 
 build:
 	$(SWIFT) build

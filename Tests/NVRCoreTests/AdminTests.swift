@@ -6,7 +6,7 @@ import TestSupport
 import NVRPlayback
 
 /// `nvr db check`, `recordings days/list --date/delete` on a real index with real files.
-@Suite(.serialized) struct AdminCommandTests {
+@Suite(.serialized, .tags(.system)) struct AdminCommandTests {
     /// Records the demo camera into a fresh root for a few seconds with 1 s segments.
     func recordedRoot() throws -> (root: String, config: String) {
         let root = TestEnvironment.tempDir("admin")

@@ -5,7 +5,7 @@ import TestSupport
 /// What `nvr` promises a person at a shell: a version, one plain line for every error (no Swift
 /// type names, no Foundation error domains), units on sizes, and no file clobbered or left
 /// half-written.
-@Suite struct CommandLineTests {
+@Suite(.tags(.system)) struct CommandLineTests {
     static func nvr(_ args: [String]) throws -> ProcessResult { try runProcess(TestEnvironment.nvrExecutable, args) }
 
     /// One line on stderr, and none of the internal wordings users reported.

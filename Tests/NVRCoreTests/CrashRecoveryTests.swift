@@ -7,7 +7,7 @@ import NVRPlayback
 
 /// `kill -9` of `nvr serve` mid-segment, then a restart: the segment is recovered, plays,
 /// and index and files agree, with at most ~2 s lost before the kill.
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.serialized, .tags(.system)) struct CrashRecoveryTests {
     func startServe(_ config: String, log: String) throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)

@@ -7,7 +7,7 @@ import TestSupport
 import NVRPlayback
 
 /// `nvr export` / RangeExport: one MP4 of any range, built from the index alone.
-@Suite(.serialized) struct ExportTests {
+@Suite(.serialized, .tags(.system)) struct ExportTests {
     @Test func exportsAMidGOPRangeAcrossSegmentsWithAudioAndGaps() throws {
         var o = RTSPCameraFixture.Options()
         o.audio = true

@@ -5,7 +5,7 @@ import TestSupport
 @testable import NVRCore
 
 /// Bad input gets a clear error and loses nothing.
-@Suite(.serialized) struct FailureTests {
+@Suite(.serialized, .tags(.system)) struct FailureTests {
     /// A plugin folder with the real plugins plus broken ones compiled from C here.
     func pluginDirWithBrokenPlugins() throws -> String {
         let dir = TestEnvironment.tempDir("plugins")

@@ -9,7 +9,7 @@ import NVRPlayback
 /// Tests/Support/hostile_rtsp_camera.py): the process never dies, the good camera records
 /// without a gap, the hostile ones fail with a reason (or record what is valid), memory and
 /// CPU stay bounded, and SIGTERM stops it all within seconds.
-@Suite(.serialized) struct HostileCameraTests {
+@Suite(.serialized, .tags(.system)) struct HostileCameraTests {
     /// Modes whose valid video must still be recorded.
     static let recordable = ["good", "session-timeout-empty", "session-timeout-huge", "session-timeout-negative", "clock-rate-zero",
                              "clock-rate-huge", "sps-huge-width", "sps-poc-cycle", "bad-sprop", "sizelength-negative",

@@ -6,7 +6,7 @@ import TestSupport
 
 /// Events a plugin reports (the demo plugin's event timer) become events, and in `events`
 /// mode the only recordings.
-@Suite(.serialized) struct PluginEventTests {
+@Suite(.serialized, .tags(.system)) struct PluginEventTests {
     @Test func demoTimerEventsRecordClipsInEventsMode() throws {
         let h = try RecorderHarness(segmentSeconds: 2)
         try h.add("bell", plugin: "demo", ["event_every": "6", "event_seconds": "2", "event_type": "doorbell", "gop_seconds": "1", "fps": "10"])

@@ -37,7 +37,7 @@ extension RecorderHarness {
     }
 }
 
-@Suite(.serialized) struct RecordingTests {
+@Suite(.serialized, .tags(.system)) struct RecordingTests {
     @Test func recordsRTSPCameraWithFrameCountsMatchingFFprobe() throws {
         let cam = try RTSPCameraFixture()
         let h = try RecorderHarness(segmentSeconds: 3)

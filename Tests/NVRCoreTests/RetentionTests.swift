@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 @testable import NVRCore
 
-@Suite(.serialized) struct RetentionTests {
+@Suite(.serialized, .tags(.system)) struct RetentionTests {
     /// A recorder root with ≥ `count` real demo segments (1 s target, 2 s GOP → ~2 s each).
     func recorded(count: Int) throws -> RecorderHarness {
         let h = try RecorderHarness(segmentSeconds: 1)

@@ -9,7 +9,7 @@ import TestSupport
 /// recording the demo camera: no answer is a server error, every answer (status, content
 /// type, headers, body) is what the document says, methods it does not list get 405, and the
 /// server is still recording afterwards.
-@Suite(.serialized) struct APIPropertyTests {
+@Suite(.serialized, .tags(.system)) struct APIPropertyTests {
     static var schemathesis: String { TestEnvironment.repoRoot + "/.build/test-venv/bin/schemathesis" }
 
     /// Fixed so a failure reproduces; NVR_SCHEMATHESIS_SEED explores others by hand.

@@ -8,7 +8,7 @@ import TestSupport
 /// `nvr card sync` and `nvr card list` on a card holding a real MP4 (made by ffmpeg, moov at
 /// the end) from an hour ago, with a camera clock one hour and 7 s ahead: only the asked
 /// window is read (HTTP Range) and stored as `card` segments at the right UTC times.
-@Suite(.serialized) struct CardSyncCommandTests {
+@Suite(.serialized, .tags(.system)) struct CardSyncCommandTests {
     /// A real MP4 (ffmpeg, moov at the end) on the simulated card, last written an hour ago:
     /// its path and its end (seconds since the epoch, whole).
     static func cardVideo(_ sim: GoProFixture, name: String, seconds: Int) async throws -> (String, Double) {

@@ -6,7 +6,7 @@ import TestSupport
 /// builds, installs with dpkg, its unit's ExecStart run as the package's user with the packaged
 /// config records a camera and answers /metrics with no Swift toolchain on the path, and the
 /// package removes cleanly.
-@Suite(.serialized) struct DebianPackageTests {
+@Suite(.serialized, .tags(.system)) struct DebianPackageTests {
     @Test func packageInstallsRecordsAndRemoves() async throws {
         guard getuid() == 0 else {
             Issue.record("installing a package needs root (CI runs the tests as root)")
@@ -16,7 +16,9 @@ import TestSupport
             Issue.record("\(path) exists: an nvr is installed on this machine, and this test would replace it")
             return
         }
-        let built = try await TestEnvironment.blocking { try runProcess(TestEnvironment.repoRoot + "/scripts/build-deb.sh", []) }
+        // At the lowest priority: the release build takes the CPU the cameras of the suites
+        // running beside it (scripts/test.sh) leave, not the other way round.
+        let built = try await TestEnvironment.blocking { try runProcess("/usr/bin/nice", ["-n", "19", TestEnvironment.repoRoot + "/scripts/build-deb.sh"]) }
         try #require(built.status == 0, "build-deb.sh: \(built.stderr.suffix(3000))")
         let deb = TestEnvironment.repoRoot + "/" + (built.stdout.split(separator: "\n").last.map(String.init) ?? "")
         let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb]).stdout

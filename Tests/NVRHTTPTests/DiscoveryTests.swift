@@ -7,7 +7,7 @@ import TestSupport
 /// WS-Discovery multicasts never leave them): `nvr discover` finds the simulated ONVIF camera,
 /// the line it prints adds it, `nvr serve` records it, and GET /api/discover then says it is
 /// added.
-@Suite(.serialized) struct DiscoveryTests {
+@Suite(.serialized, .tags(.system)) struct DiscoveryTests {
     /// The test's network with an RTSP camera and the ONVIF simulator (answering WS-Discovery,
     /// its clock an hour behind) on the camera side, and an NVR config for the other side.
     final class Lab: @unchecked Sendable {

@@ -9,7 +9,7 @@ import TestSupport
 /// ../shared/reference/open-gopro-http-openapi.json in Tests/Fixtures), and the simulator's
 /// answers validated against the same schemas — so plugin and simulator cannot agree on a
 /// mistake.
-@Suite struct GoProAPITests {
+@Suite(.tags(.system)) struct GoProAPITests {
     nonisolated(unsafe) static let spec: [String: Any] = { // read-only after first use
         let path = TestEnvironment.repoRoot + "/Tests/Fixtures/open-gopro-http-openapi.json"
         let data = FileManager.default.contents(atPath: path)!

@@ -9,7 +9,7 @@ import NVRPlayback
 /// A GoPro end to end against the simulator: live preview over UDP MPEG-TS, the camera's
 /// state in the API and CLI, keep-alives, restarts after silence, bad answers, and a Wi-Fi
 /// loss whose gap is filled from the card.
-@Suite(.serialized) struct GoProRecordingTests {
+@Suite(.serialized, .tags(.system)) struct GoProRecordingTests {
     /// A recorder with one GoPro camera on the simulator, and the HTTP API over it.
     struct Setup {
         let sim: GoProFixture

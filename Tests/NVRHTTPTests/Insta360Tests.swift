@@ -10,7 +10,7 @@ import NVRPlayback
 /// through the NVR's RTMP listener (with a pusher that drops and comes back), the camera's
 /// state in the API, card listing over several pages with +08:00 times, a gap filled from the
 /// card, camera-side capture on NVR events, and OSC errors.
-@Suite(.serialized) struct Insta360Tests {
+@Suite(.serialized, .tags(.system)) struct Insta360Tests {
     @Test func recordsTheRTMPPushAcrossAReconnectAndShowsTheCameraState() async throws {
         let f = try await Insta360Fixture()
         // Before anyone pushes, the camera waits on its listener.

@@ -7,7 +7,7 @@ import TestSupport
 /// A real `nvr serve` with logins: cameras added and changed through the API and from the CLI
 /// in another process take effect while it records; secrets never come back out; HTTPS with a
 /// self-signed certificate works end to end with curl.
-@Suite(.serialized) struct LiveChangeTests {
+@Suite(.serialized, .tags(.system)) struct LiveChangeTests {
     static let secret = "S3cret-Canary-7731"
 
     /// `nvr serve` on a free port with an admin and a token, and a curl-free client.

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `/metrics` of a real `nvr serve` recording a camera, checked by Prometheus's own promtool;
 /// the shipped scrape config and alert rules checked (and the rules unit-tested) by it too.
-@Suite(.serialized) struct MetricsTests {
+@Suite(.serialized, .tags(.system)) struct MetricsTests {
     static let promtool = "/usr/bin/promtool"
 
     /// Pipes `text` into `promtool check metrics` (exit 0 only for a valid exposition).

@@ -11,7 +11,7 @@ import NVRPlayback
 /// 26 s); two cameras record it — one in `events` mode looking at key frames only, one in
 /// `continuous` mode watching its sub-stream (every frame) — and the events, the stored
 /// footage, the clip and the API are checked against the script's clock.
-@Suite(.serialized) struct MotionEventTests {
+@Suite(.serialized, .tags(.system)) struct MotionEventTests {
     static let motion = (start: 8.0, end: 14.0)
     static let preRoll = 2.0, postRoll = 3.0
 

@@ -6,7 +6,7 @@ import TestSupport
 
 /// An ONVIF camera end to end: two GStreamer RTSP streams behind the ONVIF simulator (whose
 /// clock is an hour ahead), added with nothing but its address, user and password.
-@Suite(.serialized) struct ONVIFRecordingTests {
+@Suite(.serialized, .tags(.system)) struct ONVIFRecordingTests {
     /// The plugin's status JSON as an object.
     static func status(_ session: CameraSession) -> [String: Any] {
         guard let s = session.pluginInstance?.status(), let o = try? JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: Any] else { return [:] }

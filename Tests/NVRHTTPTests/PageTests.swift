@@ -8,7 +8,7 @@ import NVRPlayback
 /// The page against a real `nvr serve` recording real RTSP cameras: in Debian's chromium
 /// (Tests/Browser/page_test.py, playwright from .build/test-venv), and a live viewer that stops
 /// reading, which must not cost the recording a frame.
-@Suite(.serialized) struct PageTests {
+@Suite(.serialized, .tags(.system)) struct PageTests {
     static var python: String { TestEnvironment.repoRoot + "/.build/test-venv/bin/python" }
 
     @Test func thePagePlaysLiveAndRecordedVideoAndEventsInChromium() throws {

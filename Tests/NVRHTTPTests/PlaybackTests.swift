@@ -8,7 +8,7 @@ import NVRPlayback
 
 /// view.mp4, snapshots and thumbnails over HTTP, on a camera recorded for real (GStreamer RTSP
 /// server → recorder → index), with a reconnect gap in the middle.
-@Suite(.serialized) struct PlaybackTests {
+@Suite(.serialized, .tags(.system)) struct PlaybackTests {
     @Test func viewMP4AcrossSegmentsAndAReconnectGapAndSnapshots() async throws {
         var o = RTSPCameraFixture.Options()
         o.audio = true

@@ -10,7 +10,7 @@ import TestSupport
 /// `swift test` holds. So both are checked with `make -n` (the targets exist and expand), and
 /// `make run`'s last step — `nvr serve` from the binaries this run built, recording the demo
 /// camera into ./Storage — is started in the background as the README's next block expects.
-@Suite(.serialized) struct ReadmeTests {
+@Suite(.serialized, .tags(.system)) struct ReadmeTests {
     struct Block { let line: Int; let text: String }
 
     static func shellBlocks(_ markdown: String) -> [Block] {

@@ -12,7 +12,7 @@ import TuyaAPI
 /// and 3.4), and the NVR records in events mode: motion events from the LAN, event
 /// recordings, a token that expires mid-run renewed without touching the recording, and a
 /// re-allocation after the camera drops.
-@Suite(.serialized) struct TuyaRecordingTests {
+@Suite(.serialized, .tags(.system)) struct TuyaRecordingTests {
     @Test(arguments: [TuyaLAN.Version.v33, .v34])
     func recordsViaAllocationWithLANMotionEvents(version: TuyaLAN.Version) async throws {
         let camera = try RTSPCameraFixture()

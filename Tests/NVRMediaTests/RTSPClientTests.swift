@@ -75,7 +75,7 @@ import TestSupport
     }
 }
 
-@Suite struct RTSPClientNetworkTests {
+@Suite(.tags(.system)) struct RTSPClientNetworkTests {
     @Test func silentServerTimesOut() throws {
         // Accepts the connection and never answers, like a hung camera.
         let p = Process()

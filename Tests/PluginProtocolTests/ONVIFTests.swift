@@ -5,7 +5,7 @@ import TestSupport
 
 /// ONVIF as the plugin speaks it, against Tests/Support/onvif_camera.py — itself checked by
 /// onvif-zeep, an independent client, so the two sides do not merely agree with each other.
-@Suite(.serialized) struct ONVIFTests {
+@Suite(.serialized, .tags(.system)) struct ONVIFTests {
     static func camera(clockOffset: Double = 0, password: String = "secret") throws -> ONVIFCameraFixture {
         var o = ONVIFCameraFixture.Options(mainURI: "rtsp://127.0.0.1:8554/main")
         o.subURI = "rtsp://127.0.0.1:8554/sub"

@@ -8,7 +8,7 @@ import TuyaAPI
 /// The Tuya LAN client against a simulated device speaking 3.3 and 3.4 over real TCP: data
 /// points on connect, motion pushes, heartbeats, damaged frames dropped with the stream
 /// recovering, and a wrong local key reported as such.
-@Suite(.serialized) struct TuyaLANTests {
+@Suite(.serialized, .tags(.system)) struct TuyaLANTests {
     final class Seen: Sendable {
         let dps = Mutex<[[String: JSONScalar]]>([])
         var motions: Int { dps.withLock { $0.filter { $0["115"] != nil }.count } }
