@@ -43,6 +43,8 @@ let package = Package(
         // Leaves.
         // Time on the index's scale and overflow-checked timestamp arithmetic.
         .target(name: "NVRTime", swiftSettings: swiftSettings),
+        // A thread that can be told to stop (and is joined): the host's and the plugins' loops.
+        .target(name: "NVRWorker", swiftSettings: swiftSettings),
         .target(name: "NVRMedia", dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
         .target(name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
 
@@ -53,7 +55,7 @@ let package = Package(
         // The recorder.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRWorker", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
@@ -92,11 +94,11 @@ let package = Package(
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
         .target(name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya", exclude: ["README.md"], swiftSettings: swiftSettings),
         // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
-        .target(name: "TuyaAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto"),
+        .target(name: "TuyaAPI", dependencies: ["PluginSupport", "NVRWorker", .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "_CryptoExtras", package: "swift-crypto")],
                 path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
 
-        .target(name: "ONVIFPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "ONVIFAPI"], path: "Plugins/ONVIF", exclude: ["README.md"],
+        .target(name: "ONVIFPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "ONVIFAPI", "NVRWorker"], path: "Plugins/ONVIF", exclude: ["README.md"],
                 swiftSettings: swiftSettings),
         // SOAP, WS-Security and the ONVIF calls (device, media, PullPoint events): shared by the plugin and its tests.
         .target(name: "ONVIFAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Plugins/ONVIFAPI",

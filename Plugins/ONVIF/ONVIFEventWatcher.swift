@@ -1,6 +1,7 @@
 import CNVRPlugin
 import Foundation
 import ONVIFAPI
+import NVRWorker
 import PluginSupport
 
 /// The camera's own events, on a thread of their own: a PullPoint subscription pulled in
@@ -11,15 +12,12 @@ import PluginSupport
 /// or stop when its state changes; the state a new subscription starts with (`Initialized`)
 /// ends an event the camera dropped meanwhile.
 final class ONVIFEventWatcher: @unchecked Sendable {
-    // @unchecked Sendable: `stopping` and `current` are behind `wake`; `active` is the thread's.
+    // @unchecked Sendable: `current` is behind the worker's lock; `active` is the worker thread's.
     private let client: ONVIFClient
     private let config: ONVIFConfig
     private let host: PluginHostCallbacks
-    private let wake = NSCondition()
-    private var stopping = false
+    private let worker = Worker(name: "onvif events")
     private var current = Status()
-    private let done = DispatchSemaphore(value: 0)
-    private var started = false
     private var active: [String: Bool] = [:]
     /// Seconds each PullMessages waits: short, so `stop` returns within about this long.
     static let pullSeconds = 2
@@ -42,31 +40,18 @@ final class ONVIFEventWatcher: @unchecked Sendable {
         self.host = host
     }
 
-    var status: Status { wake.lock(); defer { wake.unlock() }; return current }
+    var status: Status { worker.locked { current } }
 
-    private func update(_ change: (inout Status) -> Void) { wake.lock(); change(&current); wake.unlock() }
+    private func update(_ change: (inout Status) -> Void) { worker.locked { change(&current) } }
 
-    func start() {
-        started = true
-        let t = Thread { [self] in run(); done.signal() }
-        t.name = "onvif events"
-        t.start()
-    }
+    func start() { worker.start { [self] in run() } }
 
-    func stop() {
-        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
-        if started { done.wait(); started = false }
-    }
+    func stop() { worker.stop() }
 
-    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+    private var isStopping: Bool { worker.isStopping }
 
     /// Waits `seconds` unless stopped meanwhile.
-    private func pause(_ seconds: Double) {
-        wake.lock()
-        let until = Date(timeIntervalSinceNow: seconds)
-        while !stopping && wake.wait(until: until) {}
-        wake.unlock()
-    }
+    private func pause(_ seconds: Double) { worker.wait(seconds: seconds) }
 
     private func run() {
         var backoff = 1.0

@@ -1,4 +1,5 @@
 import Foundation
+import NVRWorker
 import PluginSupport
 
 /// A connection to one Tuya device's LAN port (TCP 6668, protocol 3.3 or 3.4) on its own
@@ -6,7 +7,8 @@ import PluginSupport
 /// decoded into data points, and reconnects. Damaged frames (bad CRC or HMAC, garbage,
 /// absurd lengths) are dropped and counted; the stream resynchronises on the next frame.
 public final class TuyaLANClient: @unchecked Sendable {
-    // @unchecked Sendable: mutable state is guarded by `lock`; the socket belongs to the thread.
+    // @unchecked Sendable: `counters` and `worker` are guarded by `lock`; the socket belongs to
+    // the worker's thread.
     public struct Config: Sendable {
         public var host: String
         public var port = 6668
@@ -38,51 +40,45 @@ public final class TuyaLANClient: @unchecked Sendable {
     /// warning (the link failed, a frame was dropped), not news.
     public var onLog: (@Sendable (_ line: String, _ problem: Bool) -> Void)?
 
-    private let lock = NSCondition()
-    private var stopping = false
-    private var thread: Thread?
+    private let lock = NSLock()
+    /// The running connection's thread (a new one after each stop).
+    private var worker: Worker?
     private var counters = Stats()
 
     public init(_ config: Config) { self.config = config }
 
-    public var stats: Stats { lock.lock(); defer { lock.unlock() }; return counters }
+    public var stats: Stats { lock.withLock { counters } }
 
     public func start() {
-        lock.lock(); defer { lock.unlock() }
-        guard thread == nil else { return }
-        stopping = false
-        let t = Thread { [self] in run() }
-        t.name = "tuya lan"
-        thread = t
-        t.start()
+        let w = lock.withLock { () -> Worker? in
+            guard worker == nil else { return nil }
+            worker = Worker(name: "tuya lan")
+            return worker
+        }
+        if let w { w.start { [self] in run(w) } }
     }
 
     /// Stops and waits for the thread (at most one read timeout).
     public func stop() {
-        lock.lock()
-        stopping = true
-        lock.broadcast()
-        while thread != nil { lock.wait() }
-        lock.unlock()
+        let w = lock.withLock { () -> Worker? in let w = worker; worker = nil; return w }
+        w?.stop()
     }
 
-    private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
+    /// The current worker is stopping (or none runs).
+    private var isStopping: Bool { lock.withLock { worker?.isStopping ?? true } }
 
-    private func update(_ f: (inout Stats) -> Void) { lock.lock(); f(&counters); lock.unlock() }
+    private func update(_ f: (inout Stats) -> Void) { lock.withLock { f(&counters) } }
 
-    private func run() {
-        while !isStopping {
+    private func run(_ worker: Worker) {
+        while !worker.isStopping {
             do {
                 try session()
             } catch {
                 update { $0.lastError = "\(error)"; $0.connected = false }
                 onLog?("tuya LAN \(config.host): \(error); reconnecting in \(Int(config.reconnectSeconds)) s", true)
             }
-            lock.lock()
-            if !stopping { _ = lock.wait(until: Date(timeIntervalSinceNow: config.reconnectSeconds)) }
-            lock.unlock()
+            worker.wait(seconds: config.reconnectSeconds)
         }
-        lock.lock(); thread = nil; lock.broadcast(); lock.unlock()
     }
 
     /// One connection, until it fails or we stop.

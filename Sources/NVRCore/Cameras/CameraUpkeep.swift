@@ -2,24 +2,21 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRPlayback
+import NVRWorker
 
 /// The recorder's slow, camera-side chores, on one thread so they never touch a recording
 /// thread: saves each plugin's status (battery, card) to the index when it changes, and lists
 /// cards and backfills gaps from them — after every connect, a minute after it (the card file
 /// covering the end of the gap is then closed), and every `cardRefreshSeconds`.
 final class CameraUpkeep: @unchecked Sendable {
-    // @unchecked Sendable: `stopping` is guarded by `wake`; the dictionaries are touched only
-    // by the upkeep thread.
+    // @unchecked Sendable: the dictionaries are touched only by the upkeep thread.
     private let config: NVRConfig
     private let index: IndexDatabase
     private let writer: IndexWriter
     private let storage: StorageLayout
     private let logger: Logger
     private let sessions: () -> [CameraSession]
-    private let wake = NSCondition()
-    private var stopping = false
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
+    private let worker = Worker(name: "camera upkeep")
     /// Per camera: the status last saved, the connection count last synced, when the card was last listed.
     private var savedStatus: [Int64: String] = [:]
     private var syncedConnections: [Int64: Int] = [:]
@@ -43,20 +40,12 @@ final class CameraUpkeep: @unchecked Sendable {
         self.sessions = sessions
     }
 
-    func start() {
-        let t = Thread { [self] in loop(); done.signal() }
-        t.name = "camera upkeep"
-        thread = t
-        t.start()
-    }
+    func start() { worker.start { [self] in loop() } }
 
     /// Stops after the chore in progress (a backfill stops at its next block).
-    func stop() {
-        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
-        if thread != nil { done.wait(); thread = nil }
-    }
+    func stop() { worker.stop() }
 
-    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+    private var isStopping: Bool { worker.isStopping }
 
     private func loop() {
         while !isStopping {
@@ -66,10 +55,7 @@ final class CameraUpkeep: @unchecked Sendable {
                 saveStatus(cameraID: id, instance: instance)
                 if instance.offersCardList { syncCardIfDue(session, cameraID: id, instance: instance) }
             }
-            wake.lock()
-            let until = Date(timeIntervalSinceNow: interval)
-            while !stopping && wake.wait(until: until) {}
-            wake.unlock()
+            worker.wait(seconds: interval)
         }
     }
 

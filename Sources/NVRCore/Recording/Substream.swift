@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NVRMedia
+import NVRWorker
 
 /// A camera's sub-stream, read beside the recording connection on a thread of its own (it
 /// reconnects on its own; the main stream is never touched). It feeds the grid's live view —
@@ -9,8 +10,8 @@ import NVRMedia
 /// on, the detector: a small picture decodes for a fraction of the main stream's cost, so
 /// every frame can be looked at.
 final class Substream: @unchecked Sendable {
-    // @unchecked Sendable: `stopping` is guarded by `wake`; the rest is used by the thread only
-    // (the plugin instance's functions may be called from any thread, per the ABI).
+    // @unchecked Sendable: what is not immutable is used by the worker's thread only (the
+    // plugin instance's functions may be called from any thread, per the ABI).
     private let cameraName: String
     private let instance: PluginInstance
     private let tracker: EventTracker
@@ -19,10 +20,7 @@ final class Substream: @unchecked Sendable {
     private let live: LiveHub
     private let logger: Logger
     private let interrupter = Interrupter()
-    private let wake = NSCondition()
-    private var stopping = false
-    private let done = DispatchSemaphore(value: 0)
-    private var started = false
+    private let worker: Worker
 
     init(cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?, live: LiveHub, logger: Logger) {
         self.cameraName = cameraName
@@ -31,22 +29,14 @@ final class Substream: @unchecked Sendable {
         self.settings = settings
         self.live = live
         self.logger = logger
+        worker = Worker(name: "sub-stream \(cameraName)")
     }
 
-    func start() {
-        started = true
-        let t = Thread { [self] in run(); done.signal() }
-        t.name = "sub-stream \(cameraName)"
-        t.start()
-    }
+    func start() { worker.start { [self] in run() } }
 
-    func stop() {
-        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
-        interrupter.stop()
-        if started { done.wait(); started = false }
-    }
+    func stop() { worker.stop { interrupter.stop() } }
 
-    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+    private var isStopping: Bool { worker.isStopping }
 
     private func run() {
         var backoff = 1.0
@@ -88,10 +78,7 @@ final class Substream: @unchecked Sendable {
                 let message = "\(error)"
                 if message != lastError { logger.warning("camera \(cameraName): sub-stream: \(message); retrying"); lastError = message }
             }
-            wake.lock()
-            let until = Date(timeIntervalSinceNow: backoff)
-            while !stopping && wake.wait(until: until) {}
-            wake.unlock()
+            worker.wait(seconds: backoff)
             backoff = min(backoff * 2, 30)
         }
     }
