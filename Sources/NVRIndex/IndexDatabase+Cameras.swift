@@ -75,11 +75,8 @@ extension IndexDatabase {
         try pool.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?", arguments: [Self.camerasGenerationKey]) ?? 0 }
     }
 
-    /// Marks a change the running server should pick up (recording settings use it too).
-    public func bumpCamerasGeneration() throws {
-        try pool.write { try Self.bumpCamerasGeneration($0) }
-    }
-
+    /// Marks a change the running server picks up (camera rows and recording settings), in the
+    /// change's own transaction.
     static func bumpCamerasGeneration(_ db: Database) throws {
         try db.execute(sql: """
             INSERT INTO setting(key, value) VALUES (?, '1')

@@ -7,7 +7,14 @@ extension IndexDatabase {
         try pool.read { try CameraRecordingRecord.fetchOne($0, key: cameraID) } ?? CameraRecordingRecord(cameraID: cameraID)
     }
 
-    public func setRecordingSettings(_ r: CameraRecordingRecord) throws { try pool.write { try r.save($0) } }
+    /// Saves a camera's recording settings and bumps the cameras generation with them: a
+    /// running server hands them to the camera's recording gate within a second.
+    public func setRecordingSettings(_ r: CameraRecordingRecord) throws {
+        try pool.write { db in
+            try r.save(db)
+            try Self.bumpCamerasGeneration(db)
+        }
+    }
 
     public func insertEvent(_ e: EventRecord) throws -> EventRecord {
         try pool.write { db in

@@ -6,10 +6,16 @@ import Synchronization
 /// for everything handed over since the last commit). Rows are named by `PendingRowID`, so a
 /// segment can be inserted, updated and completed in the same batch.
 public enum RecordingWrite: Sendable {
-    case insertSegment(SegmentRecord, PendingRowID)
+    /// A sample entry the index may not have yet (a camera's first connection, a new picture
+    /// size): its id is the existing row's when another process added the same box meanwhile.
+    case insertSampleEntry(SampleEntryRecord, PendingRowID)
+    /// `entries` (video, then audio) name the row's sample entries when they may still be
+    /// pending: their ids replace the row's at apply time.
+    case insertSegment(SegmentRecord, PendingRowID, entries: [PendingRowID] = [])
     case segmentProgress(PendingRowID, start90k: Int64, duration90k: Int64, bytes: Int64, frames: Int, keyFrames: Int)
-    /// The row (its id is taken from the reference) and its frame index.
-    case completeSegment(PendingRowID, SegmentRecord, SegmentFramesRecord)
+    /// The row (its id is taken from the reference) and its frame index; `entries` as for
+    /// `insertSegment`.
+    case completeSegment(PendingRowID, SegmentRecord, SegmentFramesRecord, entries: [PendingRowID] = [])
     case removeSegment(PendingRowID)
     case markEvent(PendingRowID)
     case markEventSegments(cameraID: Int64, start90k: Int64, end90k: Int64)
@@ -30,9 +36,28 @@ extension IndexDatabase {
         var inserted: [(PendingRowID, Int64)] = []
         var ids: [ObjectIdentifier: Int64] = [:]
         func id(_ ref: PendingRowID) -> Int64? { ids[ObjectIdentifier(ref)] ?? ref.value }
+        func resolve(_ row: inout SegmentRecord, _ entries: [PendingRowID]) {
+            guard let video = entries.first else { return }
+            row.videoEntryID = id(video) ?? row.videoEntryID
+            row.audioEntryID = entries.count > 1 ? id(entries[1]) : nil
+        }
         for w in writes {
             switch w {
-            case .insertSegment(var row, let ref):
+            case .insertSampleEntry(var entry, let ref):
+                guard id(ref) == nil else { continue }
+                let new: Int64
+                if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box]) {
+                    new = existing
+                } else {
+                    entry.id = nil
+                    try entry.insert(db)
+                    guard let made = entry.id else { continue }
+                    new = made
+                }
+                ids[ObjectIdentifier(ref)] = new
+                inserted.append((ref, new))
+            case .insertSegment(var row, let ref, let entries):
+                resolve(&row, entries)
                 row.id = nil
                 try row.insert(db)
                 guard let new = row.id else { continue }
@@ -43,7 +68,8 @@ extension IndexDatabase {
                 try db.execute(sql: """
                     UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
                     """, arguments: [start, duration, bytes, frames, keyFrames, sid])
-            case .completeSegment(let ref, var row, var frames):
+            case .completeSegment(let ref, var row, var frames, let entries):
+                resolve(&row, entries)
                 guard let sid = id(ref) else {
                     // Its insert was refused (and logged): the file is whole, so it gets its
                     // row now rather than none (retention and playback must see it).
@@ -109,8 +135,16 @@ extension IndexDatabase {
     /// One fresh run id (runs are numbered across all cameras and processes: schema v7's counter).
     public func nextRunID() throws -> Int64 { try reserveRunIDs(1).lowerBound }
 
-    /// The id of an identical sample entry, or nil (a read: never waits for a writer).
-    public func existingSampleEntryID(box: Data) throws -> Int64? {
-        try pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [box]) }
+    /// Every sample entry's id by its box (the index writer keeps them, so the recording path
+    /// never asks the index).
+    public func sampleEntryIDs() throws -> [Data: Int64] {
+        try pool.read { db in
+            var byBox: [Data: Int64] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, box FROM sample_entry") {
+                let box: Data = row["box"], id: Int64 = row["id"]
+                byBox[box] = id
+            }
+            return byBox
+        }
     }
 }

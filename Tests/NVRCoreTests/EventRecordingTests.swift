@@ -67,7 +67,6 @@ import TestSupport
         let tracker = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
         let gate = RecordingGate(camera: cam, writer: h.recorder.writer, segmenter: seg, tracker: tracker, settings: settings,
                                  logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
-        gate.settingsReload90k = .max / 2 // the settings under test, not the index's
         let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
         try gate.begin(streams: d.streams)
         let tb = d.streams[0]

@@ -29,26 +29,43 @@ import NVRPlayback
         try seg.end()
     }
 
-    func makeClip(_ h: RecorderHarness) throws -> String {
-        let clip = h.root + "/clip.ts"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "9",
+    /// A recording gate given new settings from another thread (as the recorder does when the
+    /// index says they changed) applies them at its next packet, reading nothing itself.
+    static func settingsReachTheGate(camera: CameraRecord, writer: IndexWriter) throws {
+        let seg = Segmenter(camera: camera, storage: StorageLayout(root: NSTemporaryDirectory()), writer: writer,
+                            settings: .init(segmentSeconds: 2), logger: TestEnvironment.logger)
+        let tracker = EventTracker(camera: camera, writer: writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
+        let gate = RecordingGate(camera: camera, writer: writer, segmenter: seg, tracker: tracker, settings: RecordingSettings(),
+                                 logger: TestEnvironment.logger)
+        var off = RecordingSettings(mode: .off)
+        off.motion.enabled = .off
+        gate.offer(off)
+        #expect(gate.settings.mode == .continuous, "taken at the next packet, not before")
+        try gate.append(stream: 1, pts: 0, dts: 0, duration: 0, isKey: false, data: UnsafeRawBufferPointer(start: nil, count: 0))
+        #expect(gate.settings == off && gate.activity.mode == .off)
+    }
+
+    func makeClip(_ h: RecorderHarness, size: String = "320x240") throws -> String {
+        let clip = h.root + "/clip-\(size).ts"
+        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25", "-t", "9",
                                                    "-c:v", "libx264", "-g", "25", "-bf", "0", clip])
         #expect(r.status == 0, "\(r.stderr)")
         return clip
     }
 
+    /// The packet path never waits for SQLite: with another connection holding the index's
+    /// write lock from before the camera's first packet, a camera records two runs in two
+    /// stream formats the index has never seen (new sample entries, new run ids), and its
+    /// recording gate takes new settings.
     @Test func aCameraRecordsOnWhileSomeoneElseHoldsTheIndex() async throws {
         let h = try RecorderHarness()
-        let clip = try makeClip(h)
+        let clip = try makeClip(h), wide = try makeClip(h, size: "640x360")
         let cam = try h.index.addCamera(CameraRecord(name: "w", plugin: "demo", config: "{}", created90k: 0))
-        // First connection of this stream format: its sample entry and a block of run ids are
-        // written (the only writes a camera thread waits for, once per format).
         let storage = h.recorder.storage, writer = h.recorder.writer
-        try Self.record(clip, camera: cam, storage: storage, writer: writer)
-        #expect(try h.completeSegments("w").count == 5)
+        writer.flush() // the writer has started: its spare run ids and known sample entries are in hand
 
-        // Now a long write transaction (a retention pass, a checkpoint) holds the index while
-        // the camera records five more segments: it must finish without waiting for it.
+        // A long write transaction (a retention pass, a checkpoint, another process) holds the
+        // index while the camera records: it must finish without waiting for it.
         let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), recorded = DispatchSemaphore(value: 0)
         let index = h.index
         DispatchQueue.global().async {
@@ -57,7 +74,11 @@ import NVRPlayback
         held.wait()
         let failure = Mutex<String?>(nil)
         DispatchQueue.global().async {
-            do { try Self.record(clip, camera: cam, storage: storage, writer: writer) } catch { failure.withLock { $0 = "\(error)" } }
+            do {
+                try Self.record(clip, camera: cam, storage: storage, writer: writer)
+                try Self.record(wide, camera: cam, storage: storage, writer: writer)
+                try Self.settingsReachTheGate(camera: cam, writer: writer)
+            } catch { failure.withLock { $0 = "\(error)" } }
             recorded.signal()
         }
         let finishedWhileHeld = recorded.wait(timeout: .now() + 60) == .success
@@ -73,7 +94,10 @@ import NVRPlayback
         let segs = try h.completeSegments("w")
         #expect(segs.count == 10)
         #expect(Set(segs.map(\.runID)).count == 2)
-        for s in segs.suffix(5) { try h.verify(s, videoCodec: "h264") }
+        for s in segs { try h.verify(s, videoCodec: "h264") }
+        let byRun = segs.sorted { ($0.runID, $0.runSeq) < ($1.runID, $1.runSeq) }
+        let widths = try byRun.map { try #require(try h.index.sampleEntry(id: $0.videoEntryID)).width }
+        #expect(widths == Array(repeating: 320, count: 5) + Array(repeating: 640, count: 5), "\(widths)")
         #expect(writer.backlog.writes == 0 && writer.backlog.oldestSeconds == 0)
         #expect(writer.droppedWrites.load(ordering: .relaxed) == 0)
     }

@@ -3,13 +3,14 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
+import NVRWorker
 import Synchronization
 import NVRPlayback
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
 /// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).
 public final class CameraSession: PluginCallbacks, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is either behind `status`/`wake` locks or touched
+    // @unchecked Sendable: mutable state is either behind `statusLock` or the worker's lock, or touched
     // only by the session thread (or, in push mode, by the plugin's push thread while the
     // session thread waits; the two never overlap, see run()).
     public let camera: CameraRecord
@@ -28,8 +29,6 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public let liveSubstream = LiveHub()
     private let interrupter = Interrupter()
     private let statusLock = Mutex(CameraStatus())
-    private let wake = NSCondition()
-    private var stopping = false
     /// The plugin said "connecting" (a camera that answers again) since this connection
     /// attempt began: the backoff wait after it ends then, not when the backoff runs out.
     private var retryNow = false
@@ -39,12 +38,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private var pushError: String?
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
-    private let done = DispatchSemaphore(value: 0)
     /// The camera's plugin instance, kept across reconnects (card work and status use it too).
     private let instanceLock = Mutex<PluginInstance?>(nil)
     /// How many times the camera has started streaming (card sync runs after each connect).
     private let connectionCount = Atomic<Int>(0)
-    private var thread: Thread?
+    private let worker: Worker
     /// The last live source was a listening one (RTMP push): listen again at once after a run.
     private var listening = false
     /// Seconds to wait before the first retry; doubles to `maxBackoff`.
@@ -58,6 +56,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         self.plugins = plugins
         self.index = writer.index
         self.writer = writer
+        worker = Worker(name: "camera \(camera.name)", stackSize: 1 << 20)
         self.storage = storage
         var l = logger
         l[metadataKey: "camera"] = .string(camera.name)
@@ -75,6 +74,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             }
         }
     }
+
+    /// Recording settings changed in the index: the gate takes them at its next packet.
+    public func offer(_ recording: RecordingSettings) { gate.offer(recording) }
 
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
@@ -97,25 +99,17 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Called after each completed segment (tests and status use it).
     public func onSegmentComplete(_ f: @escaping @Sendable (SegmentRecord) -> Void) { segmenter.onSegmentComplete = f }
 
-    public func start() {
-        let t = Thread { [self] in run(); done.signal() }
-        t.name = "camera \(camera.name)"
-        t.stackSize = 1 << 20
-        thread = t
-        t.start()
-    }
+    public func start() { worker.start { [self] in run() } }
 
     /// Stops recording and returns once the open segment is complete and in the index.
     public func stop() {
-        wake.lock(); stopping = true; wake.broadcast(); wake.unlock()
-        interrupter.stop()
-        if thread != nil { done.wait(); thread = nil }
+        worker.stop { interrupter.stop() }
         writer.flush()
         live.close()
         liveSubstream.close()
     }
 
-    private var isStopping: Bool { wake.lock(); defer { wake.unlock() }; return stopping }
+    private var isStopping: Bool { worker.isStopping }
 
     private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
         let changed = statusLock.withLock { s -> Bool in
@@ -142,7 +136,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         while !isStopping {
             // Only news from this attempt on ends the wait after it (cleared here, not when the
             // wait starts: the camera may come back while a start attempt is still failing).
-            wake.lock(); retryNow = false; wake.unlock()
+            worker.locked { retryNow = false }
             setState(.connecting, nil, log: .debug)
             var recorded = false
             var failure: String
@@ -196,15 +190,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Waits up to `seconds`, returning early on stop or when the plugin says the camera is
     /// back (`NVR_STATE_CONNECTING` from the plugin's own thread since the attempt began).
     private func sleep(seconds: Double) {
-        let until = Date(timeIntervalSinceNow: seconds)
-        wake.lock()
-        while !stopping && !retryNow && wake.wait(until: until) {}
-        wake.unlock()
+        worker.wait(seconds: seconds, until: { retryNow })
     }
 
     /// Reads the plugin's live URL until it fails; returns why it stopped.
     private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
-        wake.lock(); readsURL = true; wake.unlock()
+        worker.locked { readsURL = true }
         let source = try instance.liveSource()
         listening = source.listen == true
         if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
@@ -251,20 +242,17 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     /// Lets the plugin push packets until it stops, fails, or we are stopped.
     private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
-        wake.lock(); readsURL = false; wake.unlock()
-        wake.lock(); pushError = nil; connected = false; wake.unlock()
+        worker.locked { readsURL = false; pushError = nil; connected = false }
         try instance.startPush()
-        wake.lock()
-        while !stopping && pushError == nil { wake.wait() }
-        let why = pushError ?? "stopped"
-        wake.unlock()
+        worker.wait(seconds: .infinity, until: { pushError != nil })
+        let why = worker.locked { pushError ?? "stopped" }
         instance.stopPush() // after this returns, no push callback runs
         recorded = connected
         return why
     }
 
     private func failPush(_ why: String) {
-        wake.lock(); pushError = why; wake.broadcast(); wake.unlock()
+        worker.locked { pushError = why }
     }
 
     // MARK: PluginCallbacks
@@ -283,7 +271,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         if isStopping { return } // the plugin saying it stopped because we asked is not news
         switch UInt32(bitPattern: state) {
         case NVR_STATE_CONNECTING.rawValue:
-            wake.lock(); retryNow = true; let url = readsURL; wake.broadcast(); wake.unlock()
+            let url = worker.locked { retryNow = true; return readsURL }
             // A URL camera the session is streaming stays "streaming": the plugin's keep-alive
             // failing once and answering again does not change the stream being read.
             if !(url && status.state == .streaming) { setState(.connecting, reason, log: .debug) }
@@ -328,7 +316,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public func pluginPacket(_ p: InputPacket) -> Int32 {
         do {
             try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
-            if !connected { wake.lock(); connected = true; wake.unlock() }
+            if !connected { worker.locked { connected = true } }
             return 0
         } catch {
             failPush("\(error)")

@@ -2,14 +2,15 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRPlayback
+import NVRWorker
+import Synchronization
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
-    // @unchecked Sendable: `sessions` is guarded by `lock`; `stopping` and the urgent-pass
-    // counters by `retentionWake`;
-    // `retentionInterval` is set before start(); everything else is immutable.
+    // @unchecked Sendable: `sessions` and `stopped` are guarded by `lock`; the urgent-pass
+    // counters by the retention worker's lock; `retentionInterval` and `changePollSeconds`
+    // are set before start(); `generation` is the watcher's; everything else is immutable.
     public let config: NVRConfig
     public let storage: StorageLayout
     public let index: IndexDatabase
@@ -26,9 +27,10 @@ public final class Recorder: @unchecked Sendable {
     private var generation: Int64 = 0
     private let lock = NSLock()
     private var sessions: [String: CameraSession] = [:]
-    private let retentionWake = NSCondition()
-    private var retentionThread: Thread?
-    private var stopping = false
+    /// Set by `stop` before it stops any camera: no session starts after it.
+    private var stopped = false
+    private let retentionWorker = Worker(name: "retention")
+    private let watcher = Worker(name: "camera changes")
     private var serveLock: ServeLock?
     private var upkeep: CameraUpkeep?
     /// Room kept back for the index to record deletions on a full disk.
@@ -78,34 +80,32 @@ public final class Recorder: @unchecked Sendable {
         let u = CameraUpkeep(config: config, writer: writer, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
         upkeep = u
         u.start()
-        let t = Thread { [self] in retentionLoop() }
-        t.name = "retention"
-        retentionThread = t
-        t.start()
-        let w = Thread { [self] in watchLoop() }
-        w.name = "camera changes"
-        w.start()
+        retentionWorker.start { [self] in retentionLoop() }
+        watcher.start { [self] in watchLoop() }
     }
 
     /// Polls the index's cameras generation (one small read a second): a camera added,
     /// changed, enabled, disabled, renamed or removed — from the API or from `nvr` in another
-    /// process — is started, restarted or stopped here, while the others keep recording.
+    /// process — is started, restarted or stopped here, while the others keep recording; and
+    /// changed recording settings are handed to the running cameras' gates (which never read
+    /// the index themselves).
     private func watchLoop() {
-        while true {
-            retentionWake.lock()
-            let until = Date(timeIntervalSinceNow: changePollSeconds)
-            while !stopping && retentionWake.wait(until: until) {}
-            let stop = stopping
-            retentionWake.unlock()
-            if stop { return }
+        while watcher.wait(seconds: changePollSeconds) {
             guard let g = try? index.camerasGeneration(), g != generation else { continue }
             generation = g
             do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
+            for s in allSessions {
+                guard let id = s.camera.id else { continue }
+                do { s.offer(try RecordingSettings.load(cameraID: id, index: index)) } catch {
+                    logger.error("camera \(s.camera.name): cannot read recording settings: \(error)")
+                }
+            }
         }
     }
 
-    /// Makes the running sessions match the enabled cameras of the index.
-    public func reconcile() throws {
+    /// Makes the running sessions match the enabled cameras of the index (on the watcher
+    /// thread; `stop` joins it before stopping the cameras).
+    func reconcile() throws {
         let wanted = Dictionary(uniqueKeysWithValues: try index.cameras().filter(\.enabled).compactMap { c in c.id.map { ($0, c) } })
         let outdated = lock.withLock { () -> [CameraSession] in
             let gone = sessions.values.filter { s in s.camera.id.flatMap { wanted[$0] } != s.camera }
@@ -127,25 +127,18 @@ public final class Recorder: @unchecked Sendable {
     }
 
     /// Urgent passes asked for (a write failed for lack of space) and answered; what the
-    /// last one freed. Guarded by `retentionWake`.
+    /// last one freed. Guarded by the retention worker's lock.
     private var urgentAsked = 0
     private var urgentServed = 0
     private var urgentFreed = false
 
     /// Retention runs here and only here: periodic passes, and urgent ones for a full disk.
     private func retentionLoop() {
-        while true {
-            retentionWake.lock()
-            let until = Date(timeIntervalSinceNow: retentionInterval)
-            while !stopping && urgentServed == urgentAsked && retentionWake.wait(until: until) {}
-            let stop = stopping
-            let urgent = urgentAsked
-            let isUrgent = urgentServed != urgentAsked
-            retentionWake.unlock()
-            if stop { return }
+        while retentionWorker.wait(seconds: retentionInterval, until: { urgentServed != urgentAsked }) {
+            let (urgent, isUrgent) = retentionWorker.locked { (urgentAsked, urgentServed != urgentAsked) }
             if isUrgent {
                 let freed = freeSpaceNow()
-                retentionWake.lock(); urgentServed = urgent; urgentFreed = freed; retentionWake.broadcast(); retentionWake.unlock()
+                retentionWorker.locked { urgentServed = urgent; urgentFreed = freed }
                 continue
             }
             do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
@@ -157,14 +150,9 @@ public final class Recorder: @unchecked Sendable {
     /// lack of space: asks the retention thread for an urgent pass and waits for its answer
     /// (true if it freed something). Retention never runs on a camera thread.
     func askRetentionForSpace() -> Bool {
-        retentionWake.lock()
-        defer { retentionWake.unlock() }
-        urgentAsked += 1
-        let ticket = urgentAsked
-        retentionWake.broadcast()
-        let deadline = Date(timeIntervalSinceNow: 120)
-        while !stopping && urgentServed < ticket && retentionWake.wait(until: deadline) {}
-        return urgentServed >= ticket && urgentFreed
+        let ticket = retentionWorker.locked { urgentAsked += 1; return urgentAsked }
+        retentionWorker.wait(seconds: 120, until: { urgentServed >= ticket })
+        return retentionWorker.locked { urgentServed >= ticket && urgentFreed }
     }
 
     /// An urgent pass: delete more than the settings ask (1 % of the file system, at least
@@ -180,6 +168,7 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Starts a camera's session, unless the recorder is stopping.
     private func startSession(_ camera: CameraRecord) {
         var recording = RecordingSettings()
         do { recording = try RecordingSettings.load(cameraID: camera.id!, index: index) } catch {
@@ -188,8 +177,12 @@ public final class Recorder: @unchecked Sendable {
         let session = CameraSession(camera: camera, plugins: plugins, writer: writer, storage: storage,
                                     settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), recording: recording, logger: logger,
                                     freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
-        lock.withLock { sessions[camera.name] = session }
-        session.start()
+        let added = lock.withLock { () -> Bool in
+            guard !stopped else { return false }
+            sessions[camera.name] = session
+            return true
+        }
+        if added { session.start() }
     }
 
     public func session(named name: String) -> CameraSession? { lock.withLock { sessions[name] } }
@@ -207,8 +200,12 @@ public final class Recorder: @unchecked Sendable {
 
     public var allSessions: [CameraSession] { lock.withLock { Array(sessions.values) } }
 
-    /// Stops every camera; each completes its open segment first.
+    /// Stops every camera; each completes its open segment first. No camera starts once it
+    /// has begun: the watcher is joined first (a change it is applying finishes, and its
+    /// sessions are stopped with the rest), and `startSession` refuses after `stopped`.
     public func stop() {
+        lock.withLock { stopped = true }
+        watcher.stop()
         upkeep?.stop()
         upkeep = nil
         let all = lock.withLock { () -> [CameraSession] in
@@ -216,7 +213,7 @@ public final class Recorder: @unchecked Sendable {
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
         writer.close() // commits what is left (retention still answers a full disk meanwhile)
-        retentionWake.lock(); stopping = true; retentionWake.broadcast(); retentionWake.unlock()
+        retentionWorker.stop()
         serveLock = nil
     }
 }

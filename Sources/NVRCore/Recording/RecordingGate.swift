@@ -12,7 +12,6 @@ import Synchronization
 /// packets (like the Segmenter it wraps).
 public final class RecordingGate {
     private let camera: CameraRecord
-    private let index: IndexDatabase
     private let writer: IndexWriter
     public let segmenter: Segmenter
     public let tracker: EventTracker
@@ -45,9 +44,10 @@ public final class RecordingGate {
     // The mode in force, looked up at most once a second.
     private var mode: RecordingMode = .continuous
     private var modeCheckedAt: Int64 = .min
-    private var settingsCheckedAt: Int64 = .min
-    /// How often settings are re-read from the index (`nvr camera set` while serving).
-    public var settingsReload90k: Int64 = 2 * 90_000
+    /// Settings handed over by another thread (`offer`), taken at the next packet: the gate
+    /// never reads the index itself. `offered` spares the packet path the lock until then.
+    private let pending = Mutex<RecordingSettings?>(nil)
+    private let offered = Atomic<Bool>(false)
 
     /// Totals for /metrics: frames and bytes received.
     var counters: CameraCounters { segmenter.counters }
@@ -56,7 +56,6 @@ public final class RecordingGate {
                 logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now) {
         self.camera = camera
         self.live = live
-        self.index = writer.index
         self.writer = writer
         self.segmenter = segmenter
         self.tracker = tracker
@@ -68,7 +67,6 @@ public final class RecordingGate {
         let now = clock()
         mode = settings.mode(at: now)
         modeCheckedAt = now
-        settingsCheckedAt = now
         publish()
     }
 
@@ -111,7 +109,14 @@ public final class RecordingGate {
         try segmenter.end()
     }
 
-    /// Replaces the settings (the session re-reads them every few seconds).
+    /// Hands new settings over from any thread (the recorder's, when the index says they
+    /// changed); the packet thread takes them at its next packet.
+    public func offer(_ new: RecordingSettings) {
+        pending.withLock { $0 = new }
+        offered.store(true, ordering: .releasing)
+    }
+
+    /// Replaces the settings (on the packet thread).
     public func apply(_ new: RecordingSettings) {
         guard new != settings else { return }
         let motionChanged = new.motion != settings.motion || new.motionEnabled != settings.motionEnabled
@@ -157,7 +162,10 @@ public final class RecordingGate {
             }
             tracker.tick(now: capture90k)
         }
-        if now >= settingsCheckedAt + settingsReload90k { reloadSettings(now) }
+        if offered.load(ordering: .acquiring) {
+            offered.store(false, ordering: .relaxed)
+            if let new = pending.withLock({ s -> RecordingSettings? in let n = s; s = nil; return n }) { apply(new) }
+        }
         if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
             let m = settings.mode(at: now)
             if m != mode {
@@ -221,13 +229,5 @@ public final class RecordingGate {
             lastKey90k = capture
         }
         return capture
-    }
-
-    private func reloadSettings(_ now: Int64) {
-        settingsCheckedAt = now
-        guard let id = camera.id else { return }
-        do { apply(try RecordingSettings.load(cameraID: id, index: index)) } catch {
-            logger.error("camera \(camera.name): cannot read recording settings: \(error)")
-        }
     }
 }

@@ -47,7 +47,8 @@ public final class Segmenter {
     /// The last in-band parameter sets seen at a key frame (to notice a resolution change).
     private var inbandParameterSets: [UInt8] = []
     private var initSegment: InitSegment?
-    private var entryIDs: [Int64] = []
+    /// The sample entries of the streams (video, then audio): known to the index, or pending.
+    private var entries: [PendingRowID] = []
 
     // The current run.
     private var runID: Int64 = 0
@@ -121,7 +122,7 @@ public final class Segmenter {
         self.streams = Array(streams.prefix(2))
         self.timebases = self.streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
         initSegment = nil
-        entryIDs = []
+        entries = []
         inbandParameterSets = []
     }
 
@@ -340,8 +341,8 @@ public final class Segmenter {
             timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
             videoIsAnnexB = s[0].isAnnexB
             let made = try InitSegment.make(streams: s)
-            entryIDs = try made.tracks.map { t in
-                try writer.sampleEntryID(SampleEntryRecord(
+            entries = made.tracks.map { t in
+                writer.sampleEntry(SampleEntryRecord(
                     codec: t.stream.codec.rawValue, rfc6381: t.rfc6381, width: Int(t.stream.width), height: Int(t.stream.height),
                     sampleRate: Int(t.stream.sampleRate), channels: Int(t.stream.channels), timescale: Int(t.timescale),
                     extradata: Data(t.stream.extradata), box: Data(t.sampleEntry)))
@@ -364,8 +365,9 @@ public final class Segmenter {
         // interval; recovery removes a file whose row a crash kept out (design/crash-safety.md).
         // Card footage (in the past, where recovery does not look) waits for its row.
         let row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
-                                videoEntryID: entryIDs[0], audioEntryID: entryIDs.count > 1 ? entryIDs[1] : nil, source: settings.source)
-        let ref = writer.insertSegment(row)
+                                videoEntryID: entries[0].value ?? 0, audioEntryID: entries.count > 1 ? entries[1].value : nil,
+                                source: settings.source)
+        let ref = writer.insertSegment(row, entries: entries)
         if settings.source != "live" {
             writer.flush()
             guard ref.value != nil else { throw MediaError(.noSpace, "the index did not take the segment's row") }
@@ -471,11 +473,13 @@ public final class Segmenter {
                 fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
                 audioStart90k: audioOffset90k.map { row.start90k + $0 })
             counters.segments.add(1, ordering: .relaxed)
-            let done = onSegmentComplete, final = row
-            writer.submit(.completeSegment(ref, row, frames)) {
+            let done = onSegmentComplete, final = row, entries = entries
+            writer.submit(.completeSegment(ref, row, frames, entries: entries)) {
                 guard let done else { return }
                 var completed = final
                 completed.id = ref.value
+                completed.videoEntryID = entries[0].value ?? completed.videoEntryID
+                completed.audioEntryID = entries.count > 1 ? entries[1].value : nil
                 completed.state = .complete
                 done(completed)
             }

@@ -12,8 +12,15 @@ import Synchronization
 ///
 /// A segment's file can therefore exist a moment before its row: recovery removes the
 /// files of a crash that came in between (design/crash-safety.md).
+///
+/// The ids a camera thread needs at once come from this thread too, ahead of time: run ids
+/// from a block it keeps reserved, sample entries from the ones it read at start (a new one is
+/// a pending row, inserted in the same batch before the segment naming it). So a camera
+/// thread waits for the writer only at start-up, before its first reservation and read, or
+/// when more than `spareRunIDs` runs start between two of its passes.
 public final class IndexWriter: @unchecked Sendable {
-    // @unchecked Sendable: `queue`, `handedOver`, `committed`, `committing`, `closing` are behind `wake`;
+    // @unchecked Sendable: `queue`, `handedOver`, `committed`, `committing`, `closing`,
+    // `entriesLoaded` and `runIDsWanted` are behind `wake`;
     // `onNoSpace` is set before the first write; the rest is immutable or atomic.
     public let index: IndexDatabase
     private let logger: Logger
@@ -38,10 +45,16 @@ public final class IndexWriter: @unchecked Sendable {
     /// writer thread (the recorder hands it to its retention thread).
     public var onNoSpace: (@Sendable () -> Bool)?
 
-    /// Run ids taken from the index in blocks (one write per 64 runs, not one per run).
-    private let runIDs = Mutex<Range<Int64>>(0..<0)
-    /// Sample entries already in the index, by their box.
-    private let entries = Mutex<[Data: Int64]>([:])
+    /// Run ids reserved in the index and not handed out yet (refilled by the writer thread
+    /// when fewer than `spareRunIDs` are left, 2 × that at a time).
+    private let runIDs = Mutex<[Int64]>([])
+    static let spareRunIDs = 32
+    /// A camera thread found no spare run id: the writer refills at once.
+    private var runIDsWanted = false
+    /// Sample entries by their box: those in the index when the writer started, and those
+    /// handed over since (pending until their batch commits).
+    private let entries = Mutex<[Data: PendingRowID]>([:])
+    private var entriesLoaded = false
 
     /// Longest a write waited between hand-over and the end of its commit (for bench/ and /metrics).
     public let worstLagNanos = Atomic<UInt64>(0)
@@ -92,9 +105,9 @@ public final class IndexWriter: @unchecked Sendable {
     }
 
     /// Inserts a segment row; its id is filled in when committed.
-    public func insertSegment(_ row: SegmentRecord) -> PendingRowID {
+    public func insertSegment(_ row: SegmentRecord, entries: [PendingRowID] = []) -> PendingRowID {
         let ref = PendingRowID()
-        submit(.insertSegment(row, ref))
+        submit(.insertSegment(row, ref, entries: entries))
         return ref
     }
 
@@ -122,28 +135,78 @@ public final class IndexWriter: @unchecked Sendable {
         wake.unlock()
     }
 
-    /// A fresh run id: from a block reserved in the index, refilled when used up.
+    /// A fresh run id, from the writer's spare ones (see the type's comment for when it waits).
     public func nextRunID() throws -> Int64 {
-        try runIDs.withLock { ids in
-            if ids.isEmpty { ids = try index.reserveRunIDs(64) }
-            return ids.popFirst()!
+        if let id = runIDs.withLock({ $0.popLast() }) { return id }
+        wake.lock()
+        defer { wake.unlock() }
+        while !closed {
+            if let id = runIDs.withLock({ $0.popLast() }) { return id }
+            runIDsWanted = true
+            wake.broadcast()
+            wake.wait()
+        }
+        // After close (a stopping recorder's last words): from the index here and now.
+        return try index.reserveRunIDs(1).lowerBound
+    }
+
+    /// A sample entry's row: known (its id is there), or handed over now and pending until its
+    /// batch commits (a camera's first connection, a new picture size; never per segment).
+    /// Segment rows name it through `insertSegment(_:entries:)`.
+    public func sampleEntry(_ entry: SampleEntryRecord) -> PendingRowID {
+        wake.lock()
+        while !entriesLoaded { wake.wait() }
+        wake.unlock()
+        let (ref, isNew) = entries.withLock { known -> (PendingRowID, Bool) in
+            if let ref = known[entry.box] { return (ref, false) }
+            let ref = PendingRowID()
+            known[entry.box] = ref
+            return (ref, true)
+        }
+        if isNew { submit(.insertSampleEntry(entry, ref)) }
+        return ref
+    }
+
+    /// Reads the sample entries the index has (once, at start).
+    private func loadEntries() {
+        do {
+            let known = try index.sampleEntryIDs()
+            entries.withLock { for (box, id) in known where $0[box] == nil { $0[box] = PendingRowID(id) } }
+        } catch {
+            // New ones are still found: insertSampleEntry looks for the box before inserting.
+            logger.error("index writer: cannot read sample entries: \(error)")
+        }
+        wake.lock(); entriesLoaded = true; wake.broadcast(); wake.unlock()
+    }
+
+    /// Keeps `spareRunIDs` run ids or more in hand; false if the index refused (tried again
+    /// at the next pass).
+    @discardableResult
+    private func refillRunIDs() -> Bool {
+        guard runIDs.withLock({ $0.count }) < Self.spareRunIDs else { return true }
+        do {
+            let block = try index.reserveRunIDs(2 * Self.spareRunIDs)
+            runIDs.withLock { $0.insert(contentsOf: block.reversed(), at: 0) }
+            return true
+        } catch {
+            logger.warning("index writer: cannot reserve run ids: \(error)")
+            return false
         }
     }
 
-    /// The id of a sample entry: remembered, or read; a new one is written at once (a camera's
-    /// first connection or a new picture size, never per segment).
-    public func sampleEntryID(_ entry: SampleEntryRecord) throws -> Int64 {
-        if let id = entries.withLock({ $0[entry.box] }) { return id }
-        let id = try index.existingSampleEntryID(box: entry.box) ?? index.sampleEntryID(entry)
-        entries.withLock { $0[entry.box] = id }
-        return id
-    }
-
     private func run() {
+        loadEntries()
         var lastCommit = Date.distantPast
         while true {
+            let refilled = refillRunIDs()
             wake.lock()
-            while queue.isEmpty && !closing { wake.wait() }
+            if runIDsWanted && refilled { runIDsWanted = false; wake.broadcast() }
+            // A refill the index refused is tried again within a second.
+            while queue.isEmpty && !closing && !(runIDsWanted && refilled) {
+                if runIDsWanted { _ = wake.wait(until: Date(timeIntervalSinceNow: 1)); break }
+                wake.wait()
+            }
+            if queue.isEmpty && !closing { wake.unlock(); continue }
             if queue.isEmpty && closing { closed = true; wake.broadcast(); wake.unlock(); return }
             // Gather what comes in during the rest of the interval into the same commit
             // (a flush or close commits at once).
