@@ -21,6 +21,9 @@ public final class SessionStore: Sendable {
         guard let id = user.id else { throw AccessError.notFound("user has no id") }
         let token = Secrets.randomToken(), csrf = Secrets.randomToken()
         let now = Time90k.now()
+        // Logins are where sessions come from: expired ones go here, so the table holds only
+        // live sessions and those that expired since the last login.
+        try index.removeExpiredSessions(at: now)
         let s = try index.addSession(SessionRecord(tokenHash: Secrets.hash(token), userID: id, csrf: csrf, created90k: now,
                                                    expires90k: now + lifetime90k, address: address.map { String($0.prefix(64)) },
                                                    userAgent: userAgent.map { String($0.prefix(200)) }))

@@ -78,8 +78,10 @@ extension IndexDatabase {
         try pool.write { try SessionRecord.filter(Column("user_id") == userID).deleteAll($0) }
     }
 
-    public func removeExpiredSessions(at now: Int64) throws {
-        try pool.write { try $0.execute(sql: "DELETE FROM session WHERE expires90k <= ?", arguments: [now]) }
+    /// Deletes the sessions that expired at or before `now`; returns how many.
+    @discardableResult
+    public func removeExpiredSessions(at now: Int64) throws -> Int {
+        try pool.write { try SessionRecord.filter(Column("expires90k") <= now).deleteAll($0) }
     }
 
     // MARK: API tokens

@@ -117,6 +117,23 @@ import NVRPlayback
         #expect(actions.contains { $0.hasPrefix("boss login") } && actions.contains { $0.hasPrefix("boss logout") })
     }
 
+    /// An expired login's row does not stay in the index for ever: the next login removes it
+    /// (and leaves live sessions alone).
+    @Test func expiredSessionsArePurgedAtTheNextLogin() throws {
+        let boss = try #require(try index.user(named: "boss"))
+        let now = Time90k.now()
+        func row(expires: Int64) -> SessionRecord {
+            SessionRecord(tokenHash: Secrets.hash(Secrets.randomToken()), userID: boss.id!, csrf: "c", created90k: now - 100 * 90_000,
+                          expires90k: expires, address: nil, userAgent: nil)
+        }
+        let expired = try index.addSession(row(expires: now - 90_000))
+        let live = try index.addSession(row(expires: now + 3600 * 90_000))
+        let made = try SessionStore(index: index).create(user: boss, address: "127.0.0.1", userAgent: "test").session
+        let ids = Set(try index.sessions().compactMap(\.id))
+        #expect(!ids.contains(expired.id!), "the expired session is still in the index")
+        #expect(ids.contains(live.id!) && ids.contains(made.id!))
+    }
+
     @Test func wrongPasswordsAreSlowedDownPerUserAndPerAddress() async throws {
         let server = try await AuthServer(index: index, storage: storage)
         defer { Task { await server.stop() } }

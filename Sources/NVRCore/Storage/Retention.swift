@@ -11,7 +11,8 @@ public final class Retention: Sendable {
     public let index: IndexDatabase
     public let storage: StorageLayout
     private let logger: Logger
-    /// One pass at a time: the periodic pass and camera threads hitting a full disk may race.
+    /// One pass at a time. In `nvr serve` every pass (periodic, or urgent for a full disk) runs
+    /// on the recorder's retention thread; the lock keeps any other caller from overlapping it.
     private let running = Mutex(())
     /// Totals since this process started, for /metrics.
     public let deletedSegments = Atomic<Int64>(0)
