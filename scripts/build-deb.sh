@@ -17,7 +17,12 @@ resources=$("$swift" -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(
 static_libs="${resources}_static/linux"
 [ -d "$static_libs" ] || { echo "build-deb: no static Swift libraries in $static_libs" >&2; exit 1; }
 # Only the package's path goes to stdout (install.sh reads it); the build talks on stderr.
-"$swift" build -c release --static-swift-stdlib -Xswiftc -static-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs" >&2
+# Only what the package ships (nvr and the plugins): the test support and simulators are not
+# built for release.
+for product in nvr $(grep -oE 'name: "nvr-plugin-[a-z0-9]+"' Package.swift | cut -d'"' -f2); do
+  "$swift" build -c release --static-swift-stdlib -Xswiftc -static-stdlib --scratch-path "$scratch" -Xlinker -L"$static_libs" \
+    --product "$product" >&2
+done
 bin="$scratch/release"
 version=$("$bin/nvr" --version)
 arch=$(dpkg --print-architecture)
