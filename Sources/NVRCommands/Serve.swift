@@ -6,6 +6,7 @@ import NVRAccess
 import NVRCore
 import NVRHTTP
 import NVRPlayback
+import ServiceLifecycle
 
 /// `nvr serve`: records every enabled camera until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
@@ -57,47 +58,40 @@ struct Serve: ParsableCommand {
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
-        let stop = DispatchSemaphore(value: 0)
-        // The server runs on Swift concurrency; this thread waits for a signal or its failure.
-        let bound = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
-        let served = DispatchSemaphore(value: 0)
-        Task {
-            do { try await http.run { _ in bound.signal() } } catch {
-                failure.withLock { $0 = "HTTP server on \(config.httpBind) failed: \(error)" }
-                bound.signal()
-                stop.signal()
-            }
-            served.signal()
-        }
-        // Listen first: a port in use is refused before any camera starts recording.
-        bound.wait()
-        if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
-        do { try recorder.start(addDemoIfEmpty: !noDemo) } catch {
-            Task { await http.shutdown() }
-            _ = served.wait(timeout: .now() + 10)
+        // The HTTP server and the recorder are one ServiceGroup. SIGINT and SIGTERM shut it down
+        // gracefully, in reverse order: the recorder first (cameras complete their segments),
+        // then the HTTP server (after the requests in flight). The recorder starts once the
+        // server listens, so a port in use is refused before any camera records; an HTTP server
+        // that fails cancels the group.
+        let (listening, bound) = AsyncStream<Void>.makeStream()
+        let group: ServiceGroup
+        do {
+            let server = try http.service(onBound: { _ in bound.yield(); bound.finish() })
+            let recording = RecorderService(
+                recorder: recorder, addDemoIfEmpty: !noDemo, listening: listening, logger: logger,
+                started: "nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C")
+            group = ServiceGroup(configuration: .init(
+                services: [.init(service: server), .init(service: recording, failureTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        } catch {
             throw CommandFailure("cannot start: \(error)")
         }
-        logger.info("nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C")
         // A parent may have started us with these blocked; stop must still work.
         var unblock = sigset_t()
         sigemptyset(&unblock); sigaddset(&unblock, SIGINT); sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        var sources: [any DispatchSourceSignal] = []
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { stop.signal() }
-            s.resume()
-            sources.append(s)
+        let failure = Mutex<(any Error)?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await group.run() } catch { failure.withLock { $0 = error } }
+            done.signal()
         }
-        stop.wait()
-        logger.info("nvr serve: stopping; completing open segments")
-        Task { await http.shutdown() }
-        recorder.stop()
-        _ = served.wait(timeout: .now() + 10)
-        if let message = failure.withLock({ $0 }) { throw CommandFailure(message) }
+        done.wait()
+        switch failure.withLock({ $0 }) {
+        case nil: break
+        case let e as RecorderStartFailure: throw CommandFailure("cannot start: \(e)")
+        case let e?: throw CommandFailure("HTTP server on \(config.httpBind) failed: \(e)")
+        }
         logger.info("nvr serve: stopped")
-        _ = sources
     }
 }

@@ -78,6 +78,14 @@ public final class HTTPServer: Sendable {
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
     /// (useful with port 0).
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+        let g = ServiceGroup(services: [try service(onBound: onBound)], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        group.withLock { $0 = g }
+        try await g.run()
+    }
+
+    /// The server as a service for a `ServiceGroup` (`nvr serve` runs it beside the recorder's):
+    /// it ends, after the requests in flight, when the group shuts down gracefully.
+    public func service(onBound: @escaping @Sendable (Int) -> Void = { _ in }) throws -> any Service {
         let router = Router(context: NVRContext.self, options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
         let routes = DocumentedRoutes(openAPI: OpenAPIDocument.json)
         router.add(middleware: RequestMetricsMiddleware(metrics: api.metrics))
@@ -109,12 +117,20 @@ public final class HTTPServer: Sendable {
         } else {
             app = Application(router: router, server: upgrade, configuration: configuration, onServerRunning: onRunning, logger: logger)
         }
-        let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
-        group.withLock { $0 = g }
-        do { try await g.run() } catch let e as IOError {
-            // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
-            let why = String(cString: strerror(e.errnoCode))
-            throw ConfigError("cannot listen on \(options.bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")")
+        return ListeningService(app: app, bind: options.bind)
+    }
+
+    /// The Hummingbird application, saying in words why it could not listen.
+    struct ListeningService: Service {
+        let app: any Service
+        let bind: String
+
+        func run() async throws {
+            do { try await app.run() } catch let e as IOError {
+                // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
+                let why = String(cString: strerror(e.errnoCode))
+                throw ConfigError("cannot listen on \(bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")")
+            }
         }
     }
 

@@ -1,0 +1,45 @@
+import Foundation
+import Logging
+import NVRCore
+import ServiceLifecycle
+
+/// The recorder as a service of `nvr serve`'s `ServiceGroup`: it starts every camera once the
+/// HTTP server listens (a port in use is refused before any camera records), and when the group
+/// shuts down (SIGTERM, SIGINT, or the HTTP server failing) it stops them, each completing its
+/// open segment. Start and stop block (recovery, joins), so they run on a thread of their own.
+struct RecorderService: Service {
+    let recorder: Recorder
+    let addDemoIfEmpty: Bool
+    /// Yields once the HTTP server listens.
+    let listening: AsyncStream<Void>
+    let logger: Logger
+    /// The line logged once every camera has started.
+    let started: String
+
+    func run() async throws {
+        var bound = false
+        for await _ in listening { bound = true; break }
+        guard bound else { return } // the group ended first (the HTTP server could not listen)
+        let recorder = self.recorder, addDemo = addDemoIfEmpty
+        do { try await Self.offload { try recorder.start(addDemoIfEmpty: addDemo) } } catch {
+            throw RecorderStartFailure(description: "\(error)")
+        }
+        logger.info("\(started)")
+        // Until the group shuts down (or is cancelled: stop all the same).
+        try? await gracefulShutdown()
+        logger.info("nvr serve: stopping; completing open segments")
+        try await Self.offload { recorder.stop() }
+    }
+
+    /// Blocking work on a Dispatch thread, not the concurrency pool's.
+    static func offload(_ body: @escaping @Sendable () throws -> Void) async throws {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async { c.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+/// The recorder could not start (recovery or the index failed).
+struct RecorderStartFailure: Error, CustomStringConvertible {
+    let description: String
+}
