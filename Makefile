@@ -14,7 +14,7 @@ test: deps-test build-tests
 	scripts/test.sh
 
 # Only the fast tier: what to run after every change.
-test-fast: deps-run build-tests
+test-fast: deps-test build-tests
 	scripts/test.sh fast
 
 build-tests:
