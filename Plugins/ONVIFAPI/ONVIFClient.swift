@@ -70,7 +70,11 @@ public final class ONVIFClient: @unchecked Sendable {
         if codes.contains(where: { $0.hasSuffix("NotAuthorized") }) {
             return ONVIFError(.notAuthorized, "the camera refused the user name or password (\(op): \(reason.isEmpty ? "NotAuthorized" : reason))")
         }
-        if codes.contains(where: { $0.hasSuffix("ResourceUnknownFault") || $0.hasSuffix("ResourceUnknown") }) {
+        // A lost subscription: in the Subcode, or (as many cameras send it) a WS-BaseFaults
+        // ResourceUnknownFault in the Detail under a plain Receiver code (SOAP 1.1: detail).
+        let detail = fault.child("Detail") ?? fault.child("detail")
+        if codes.contains(where: { $0.hasSuffix("ResourceUnknownFault") || $0.hasSuffix("ResourceUnknown") })
+            || detail?.first("ResourceUnknownFault") != nil {
             return ONVIFError(.subscriptionGone, "\(op): the camera no longer knows the subscription (\(reason))")
         }
         return ONVIFError(.refused, "\(op): the camera answered a fault \(codes.last ?? "")\(reason.isEmpty ? "" : ": \(reason)")")

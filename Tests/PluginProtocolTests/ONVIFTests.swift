@@ -1,5 +1,5 @@
 import Foundation
-import ONVIFAPI
+@testable import ONVIFAPI
 import Testing
 import TestSupport
 
@@ -86,7 +86,42 @@ import TestSupport
         let again = try PullPointSubscription(client: client, events: events, seconds: 60)
         #expect(again.address != sub.address)
         #expect(try again.pull(seconds: 1).first?.nvrEvent?.active == true, "a new subscription starts with the current state")
-        again.unsubscribe()
+        // Many cameras say it the WS-BaseFaults way: a plain Receiver code, no Subcode, and a
+        // ResourceUnknownFault in the Detail, prefixed or in its namespace by default.
+        var current = again
+        for style in [ONVIFCameraFixture.UnknownSubscriptionFault.detail, .detailUnprefixed] {
+            try cam.dropSubscriptions(fault: style)
+            do { _ = try current.pull(seconds: 1); Issue.record("a dropped subscription was pulled (\(style))") } catch let e as ONVIFError {
+                #expect(e.kind == .subscriptionGone, "\(style): \(e)")
+            }
+            current = try PullPointSubscription(client: client, events: events, seconds: 60)
+        }
+        current.unsubscribe()
+    }
+
+    /// Faults as cameras write them, without a camera: only a lost subscription is one.
+    @Test func resourceUnknownIsRecognisedWhereverTheFaultPutsIt() throws {
+        func kind(_ body: String) throws -> ONVIFError.Kind {
+            let doc = try XMLReader.parse(body)
+            return ONVIFClient.error(fault: try #require(doc.first("Fault")), operation: "PullMessages").kind
+        }
+        let soap12 = "xmlns:s=\"http://www.w3.org/2003/05/soap-envelope\""
+        #expect(try kind("""
+            <s:Fault \(soap12) xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"><s:Code><s:Value>s:Receiver</s:Value></s:Code>
+            <s:Reason><s:Text>gone</s:Text></s:Reason><s:Detail><wsrf-r:ResourceUnknownFault/></s:Detail></s:Fault>
+            """) == .subscriptionGone)
+        #expect(try kind("""
+            <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>gone</s:Text></s:Reason>
+            <s:Detail><ResourceUnknownFault xmlns="http://docs.oasis-open.org/wsrf/r-2"><Timestamp>x</Timestamp></ResourceUnknownFault></s:Detail></s:Fault>
+            """) == .subscriptionGone)
+        #expect(try kind("""
+            <SOAP-ENV:Fault xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/"><faultcode>SOAP-ENV:Server</faultcode>
+            <faultstring>gone</faultstring><detail><wsrf-r:ResourceUnknownFault xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"/></detail></SOAP-ENV:Fault>
+            """) == .subscriptionGone, "SOAP 1.1")
+        #expect(try kind("""
+            <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>busy</s:Text></s:Reason>
+            <s:Detail><Text>ResourceUnknownFault is not this</Text></s:Detail></s:Fault>
+            """) != .subscriptionGone, "only the element counts, not the word")
     }
 
     @Test func eventTopicsCamerasSend() {

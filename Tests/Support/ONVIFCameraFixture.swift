@@ -56,8 +56,21 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     /// The camera reports motion on (or off) now, to every subscription.
     public func motion(_ on: Bool) throws { try post("/sim/motion", on ? "true" : "false") }
 
-    /// The camera forgets every subscription (as after a reboot or when it runs out of them).
-    public func dropSubscriptions() throws { try post("/sim/drop-subscriptions", "") }
+    /// How a camera says it does not know a subscription (any more).
+    public enum UnknownSubscriptionFault: String, Sendable {
+        /// Code Sender, Subcode wsrf-rw:ResourceUnknownFault.
+        case subcode
+        /// Code Receiver, no Subcode, a WS-BaseFaults wsrf-r:ResourceUnknownFault in Detail.
+        case detail
+        /// As `detail`, the fault element in the wsrf-r namespace by default (no prefix).
+        case detailUnprefixed = "detail-unprefixed"
+    }
+
+    /// The camera forgets every subscription (as after a reboot or when it runs out of them);
+    /// their addresses then answer `fault`.
+    public func dropSubscriptions(fault: UnknownSubscriptionFault = .subcode) throws {
+        try post("/sim/drop-subscriptions", fault.rawValue)
+    }
 
     /// Subscriptions the camera has made so far, and those still active.
     public func subscriptionCounts() throws -> (created: Int, active: Int) {

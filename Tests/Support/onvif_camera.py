@@ -11,7 +11,10 @@ the inconveniences of real cameras:
 - a refused token is an HTTP 400 SOAP fault with the subcode ter:NotAuthorized;
 - stream URIs carry no credentials (the client adds them for RTSP);
 - a PullPoint subscription ends at its TerminationTime unless renewed, and can be dropped
-  (POST /sim/drop-subscriptions): its address then answers a ResourceUnknown fault.
+  (POST /sim/drop-subscriptions): its address then answers a ResourceUnknown fault, in the
+  Subcode, or — as many cameras send it — as a WS-BaseFaults ResourceUnknownFault in the
+  fault's Detail under a plain s:Receiver code with no Subcode (body "detail"; "detail-unprefixed"
+  puts it in the wsrf-r namespace by default, with no prefix).
 
 Run by tests and by hand, e.g.
   /usr/bin/python3 Tests/Support/onvif_camera.py --port 8000 --user admin --password secret \
@@ -20,8 +23,9 @@ Prints "READY <port>" on stdout once it accepts connections.
 
 Test controls (no auth, not ONVIF): POST /sim/motion with body "true" or "false" reports
 motion (the time of each report is printed: "MOTION <true|false> <unix time>"); POST
-/sim/drop-subscriptions forgets every subscription; GET /sim/stats counts subscriptions made
-and still active.
+/sim/drop-subscriptions (body: subcode, detail or detail-unprefixed: how the dropped
+subscriptions' fault is sent) forgets every subscription; GET /sim/stats counts subscriptions
+made and still active.
 """
 import argparse
 import base64
@@ -55,6 +59,8 @@ NS = {
     "wsadis": "http://schemas.xmlsoap.org/ws/2004/08/addressing",
     "dn": "http://www.onvif.org/ver10/network/wsdl",
     "wsrf-rw": "http://docs.oasis-open.org/wsrf/rw-2",
+    "wsrf-r": "http://docs.oasis-open.org/wsrf/r-2",
+    "wsrf-bf": "http://docs.oasis-open.org/wsrf/bf-2",
 }
 PASSWORD_DIGEST = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
 ALLOWED_SKEW = 300
@@ -69,9 +75,11 @@ def envelope(body, header=""):
             f"<s:Header>{header}</s:Header><s:Body>{body}</s:Body></s:Envelope>").encode()
 
 
-def fault(subcode, reason, code="s:Sender"):
-    return envelope(f"<s:Fault><s:Code><s:Value>{code}</s:Value><s:Subcode><s:Value>{subcode}</s:Value></s:Subcode></s:Code>"
-                    f'<s:Reason><s:Text xml:lang="en">{reason}</s:Text></s:Reason></s:Fault>')
+def fault(subcode, reason, code="s:Sender", detail=""):
+    sub = f"<s:Subcode><s:Value>{subcode}</s:Value></s:Subcode>" if subcode else ""
+    return envelope(f"<s:Fault><s:Code><s:Value>{code}</s:Value>{sub}</s:Code>"
+                    f'<s:Reason><s:Text xml:lang="en">{reason}</s:Text></s:Reason>'
+                    f"{f'<s:Detail>{detail}</s:Detail>' if detail else ''}</s:Fault>")
 
 
 def iso(t):
@@ -111,6 +119,7 @@ class Camera:
         self.a = a
         self.lock = threading.Condition()
         self.subscriptions = {}  # id -> {"expires": t, "queue": [messages]}
+        self.unknown_fault = "subcode"  # how an unknown subscription's fault is sent (drop_subscriptions)
         self.created = 0  # subscriptions ever made (GET /sim/stats)
         self.next_sub = 1
         self.motion = False
@@ -247,8 +256,19 @@ class Camera:
         s = self.subscriptions.get(sid)
         if s is None or s["expires"] < self.now():
             self.subscriptions.pop(sid, None)
-            raise SOAPFault("wsrf-rw:ResourceUnknownFault", "no such subscription (it ended or was dropped)", 400)
+            raise self.resource_unknown("no such subscription (it ended or was dropped)")
         return s
+
+    def resource_unknown(self, reason):
+        """The fault for a subscription the camera does not know, as drop_subscriptions chose."""
+        if self.unknown_fault == "subcode":
+            return SOAPFault("wsrf-rw:ResourceUnknownFault", reason, 400)
+        stamp = f"<wsrf-bf:Timestamp>{iso(self.now())}</wsrf-bf:Timestamp>"
+        if self.unknown_fault == "detail-unprefixed":
+            detail = f'<ResourceUnknownFault xmlns="{NS["wsrf-r"]}">{stamp}</ResourceUnknownFault>'
+        else:
+            detail = f"<wsrf-r:ResourceUnknownFault>{stamp}</wsrf-r:ResourceUnknownFault>"
+        return SOAPFault(None, reason, 400, code="s:Receiver", detail=detail)
 
     def PullMessages(self, req, host, sid):
         timeout = min(parse_duration(req.findtext(".//tev:Timeout", "", NS), 10), 60)
@@ -287,17 +307,18 @@ class Camera:
             self.lock.notify_all()
         print(f"MOTION {'true' if motion else 'false'} {time.time():.3f}", flush=True)
 
-    def drop_subscriptions(self):
+    def drop_subscriptions(self, style="subcode"):
         with self.lock:
+            self.unknown_fault = style if style in ("subcode", "detail", "detail-unprefixed") else "subcode"
             self.subscriptions.clear()
             self.lock.notify_all()
         print("DROPPED", flush=True)
 
 
 class SOAPFault(Exception):
-    def __init__(self, subcode, reason, status):
+    def __init__(self, subcode, reason, status, code="s:Sender", detail=""):
         super().__init__(reason)
-        self.subcode, self.reason, self.status = subcode, reason, status
+        self.subcode, self.reason, self.status, self.code, self.detail = subcode, reason, status, code, detail
 
 
 DEVICE = {"GetSystemDateAndTime", "GetDeviceInformation", "GetCapabilities", "GetServices"}
@@ -338,7 +359,7 @@ def make_handler(cam, snapshot):
                 cam.set_motion(data.strip() == b"true")
                 return self.reply(200, b"ok", "text/plain")
             if self.path == "/sim/drop-subscriptions":
-                cam.drop_subscriptions()
+                cam.drop_subscriptions(data.decode("utf-8", "replace").strip() or "subcode")
                 return self.reply(200, b"ok", "text/plain")
             host = self.headers.get("Host") or f"127.0.0.1:{self.server.server_address[1]}"
             try:
@@ -358,7 +379,7 @@ def make_handler(cam, snapshot):
                     try:
                         args = (int(path.rsplit("/", 1)[1]),)
                     except ValueError:
-                        raise SOAPFault("wsrf-rw:ResourceUnknownFault", "no such subscription", 400)
+                        raise cam.resource_unknown("no such subscription")
                 else:
                     raise SOAPFault("ter:ActionNotSupported", f"{op} is not offered at {path}", 400)
                 if op not in PRE_AUTH:
@@ -367,7 +388,7 @@ def make_handler(cam, snapshot):
                         raise SOAPFault("ter:NotAuthorized", f"Sender not Authorized: {why}", 400)
                 self.reply(200, envelope(getattr(cam, op)(body[0], host, *args)))
             except SOAPFault as f:
-                self.reply(f.status, fault(f.subcode, f.reason))
+                self.reply(f.status, fault(f.subcode, f.reason, f.code, f.detail))
             except ET.ParseError:
                 self.reply(400, fault("ter:WellFormed", "the request is not XML"))
 
