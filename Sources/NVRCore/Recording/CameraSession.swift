@@ -48,11 +48,16 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Seconds to wait before the first retry; doubles to `maxBackoff`.
     public var minBackoff: Double = 1
     public var maxBackoff: Double = 30
+    /// Opens the plugin's live sources (main and sub-stream).
+    private let opener: any LiveInputOpener
 
+    /// `clock`: the time packets arrive (the recording gate's capture time is derived from it).
     public init(camera: CameraRecord, plugins: PluginHost, writer: IndexWriter, storage: StorageLayout,
                 settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
-                freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters()) {
+                freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters(),
+                opener: any LiveInputOpener = LiveInputs.Network(), clock: @escaping () -> Int64 = Time90k.now) {
         self.camera = camera
+        self.opener = opener
         self.plugins = plugins
         self.index = writer.index
         self.writer = writer
@@ -65,7 +70,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         segmenter.onNoSpace = freeSpace
         segmenter.counters = counters
         events = EventTracker(camera: camera, writer: writer, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
-        gate = RecordingGate(camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l)
+        gate = RecordingGate(camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l,
+                             clock: clock)
         events.onChange = { [weak self] e, started in
             // A plugin that acts on events (camera-side capture) hears of them. (Footage is
             // marked as event footage by the gate.)
@@ -199,14 +205,15 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         let source = try instance.liveSource()
         listening = source.listen == true
         if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
-        let input = try LiveInputs.open(source, interrupter: interrupter)
+        let input = try opener.open(source, interrupter: interrupter)
         defer { input.close() }
         // The sub-stream, when the camera has one: the grid's live view, and motion (far
         // cheaper to decode there).
         var substream: Substream?
         if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true), sub.url != source.url {
             substream = Substream(cameraName: camera.name, instance: instance, tracker: events,
-                                  motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger)
+                                  motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger,
+                                  opener: opener)
             substream?.start()
         }
         gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled

@@ -1,5 +1,11 @@
 import NVRMedia
 
+/// How a camera session opens its live sources: the network (`LiveInputs.Network`) in the
+/// product; a scripted input in tests, so a session runs in-process with packets it is handed.
+public protocol LiveInputOpener: Sendable {
+    func open(_ source: LiveSource, interrupter: Interrupter) throws -> any LiveInput
+}
+
 /// Opens a plugin's live source with the cheapest input that handles it.
 public enum LiveInputs {
     /// What libavformat may open for a live source.
@@ -25,6 +31,14 @@ public enum LiveInputs {
         return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
                                            openTimeoutSeconds: source.listen == true ? 0 : nil, convertAudio: true),
                            interrupter: interrupter)
+    }
+
+    /// The product's opener: `open(_:timeout:interrupter:)` with the source's own timeout.
+    public struct Network: LiveInputOpener {
+        public init() {}
+        public func open(_ source: LiveSource, interrupter: Interrupter) throws -> any LiveInput {
+            try LiveInputs.open(source, interrupter: interrupter)
+        }
     }
 
     /// The source's `timeout` option in seconds, when it is a sane number of microseconds.

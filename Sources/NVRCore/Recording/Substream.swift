@@ -21,8 +21,11 @@ final class Substream: @unchecked Sendable {
     private let logger: Logger
     private let interrupter = Interrupter()
     private let worker: Worker
+    private let opener: any LiveInputOpener
 
-    init(cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?, live: LiveHub, logger: Logger) {
+    init(cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?, live: LiveHub, logger: Logger,
+         opener: any LiveInputOpener = LiveInputs.Network()) {
+        self.opener = opener
         self.cameraName = cameraName
         self.instance = instance
         self.tracker = tracker
@@ -44,7 +47,7 @@ final class Substream: @unchecked Sendable {
         while !isStopping {
             var detector: MotionDetector?
             do {
-                let input = try LiveInputs.open(try instance.liveSource(substream: true), interrupter: interrupter)
+                let input = try opener.open(try instance.liveSource(substream: true), interrupter: interrupter)
                 defer { input.close() }
                 guard let video = input.streams.first, video.codec.isVideo else { throw MediaError(.unsupported, "no video in the sub-stream") }
                 live.begin(streams: [video])
