@@ -55,6 +55,8 @@ public final class IndexWriter: @unchecked Sendable {
     /// handed over since (pending until their batch commits).
     private let entries = Mutex<[Data: PendingRowID]>([:])
     private var entriesLoaded = false
+    /// The last refill failed (logged once until one succeeds; writer thread only).
+    private var refillFailing = false
 
     /// Longest a write waited between hand-over and the end of its commit (for bench/ and /metrics).
     public let worstLagNanos = Atomic<UInt64>(0)
@@ -187,9 +189,12 @@ public final class IndexWriter: @unchecked Sendable {
         do {
             let block = try index.reserveRunIDs(2 * Self.spareRunIDs)
             runIDs.withLock { $0.insert(contentsOf: block.reversed(), at: 0) }
+            if refillFailing { logger.notice("index writer: run ids reserved again") }
+            refillFailing = false
             return true
         } catch {
-            logger.warning("index writer: cannot reserve run ids: \(error)")
+            if !refillFailing { logger.warning("index writer: cannot reserve run ids (trying again): \(error)") }
+            refillFailing = true
             return false
         }
     }
