@@ -73,7 +73,8 @@ let package = Package(
             dependencies: [
                 "NVRCore", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

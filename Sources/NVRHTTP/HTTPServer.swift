@@ -4,6 +4,7 @@ import HummingbirdTLS
 import HummingbirdCore
 import HummingbirdWebSocket
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Logging
 import NVRCore
@@ -157,10 +158,16 @@ public final class HTTPServer: Sendable {
     }
 }
 
-/// Runs blocking work (SQLite, file reads, decoding) on Dispatch threads, not on the
-/// concurrency pool that serves every other request.
+/// The HTTP server's threads for blocking work (SQLite, file reads, decoding, bcrypt): a
+/// bounded pool, so a flood of requests queues here instead of growing threads without end,
+/// and the concurrency pool that serves every other request never blocks.
+let blockingPool: NIOThreadPool = {
+    let pool = NIOThreadPool(numberOfThreads: 16)
+    pool.start()
+    return pool
+}()
+
+/// Runs blocking work on `blockingPool`.
 func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { c in
-        DispatchQueue.global().async { c.resume(with: Result { try body() }) }
-    }
+    try await blockingPool.runIfActive(body)
 }
