@@ -43,6 +43,9 @@ run() { # name, args...: runs the test binary, output to $logs/name.log
   return $status
 }
 
+# Ctrl-C stops every worker and what it started (background jobs ignore SIGINT otherwise).
+trap 'trap - INT TERM; kill -TERM 0' INT TERM
+
 failed=0
 if [ "$tier" = all ] || [ "$tier" = fast ]; then
   echo "== fast tier (in-process; suites not tagged .system)"

@@ -64,15 +64,12 @@ public final class TuyaLANClient: @unchecked Sendable {
         w?.stop()
     }
 
-    /// The current worker is stopping (or none runs).
-    private var isStopping: Bool { lock.withLock { worker?.isStopping ?? true } }
-
     private func update(_ f: (inout Stats) -> Void) { lock.withLock { f(&counters) } }
 
     private func run(_ worker: Worker) {
         while !worker.isStopping {
             do {
-                try session()
+                try session(worker)
             } catch {
                 update { $0.lastError = "\(error)"; $0.connected = false }
                 onLog?("tuya LAN \(config.host): \(error); reconnecting in \(Int(config.reconnectSeconds)) s", true)
@@ -82,7 +79,7 @@ public final class TuyaLANClient: @unchecked Sendable {
     }
 
     /// One connection, until it fails or we stop.
-    private func session() throws {
+    private func session(_ worker: Worker) throws {
         guard let localKey = config.localKey.data(using: .utf8), localKey.count == 16 else {
             throw TuyaCipher.Failure(description: "local key must be 16 characters")
         }
@@ -126,7 +123,7 @@ public final class TuyaLANClient: @unchecked Sendable {
                 }
                 if buffer.count > TuyaLAN.maxLength * 2 { buffer.removeAll() }
                 let left = deadline.timeIntervalSinceNow
-                if left <= 0 || isStopping { return nil }
+                if left <= 0 || worker.isStopping { return nil }
                 guard let more = try conn.receive(wait: min(left, 0.5)) else { continue }
                 if more.isEmpty {
                     throw TuyaCipher.Failure(description: heardAnything ? "the device closed the connection"
@@ -165,7 +162,7 @@ public final class TuyaLANClient: @unchecked Sendable {
         var undecryptable = 0
         var nextBeat = Date(timeIntervalSinceNow: config.heartbeatSeconds)
         var announced = false
-        while !isStopping {
+        while !worker.isStopping {
             if Date() >= nextBeat {
                 try send(.heartBeat, json: version == .v33 ? ["gwId": config.deviceID, "devId": config.deviceID] : [:])
                 update { $0.heartbeats += 1 }

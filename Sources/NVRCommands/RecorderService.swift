@@ -19,7 +19,9 @@ struct RecorderService: Service {
     func run() async throws {
         var bound = false
         for await _ in listening { bound = true; break }
-        guard bound else { return } // the group ended first (the HTTP server could not listen)
+        // The group ended first (the HTTP server could not listen), or a stop came before the
+        // server listened: no camera starts only to be stopped.
+        guard bound, !Task.isShuttingDownGracefully else { return }
         let recorder = self.recorder, addDemo = addDemoIfEmpty
         do { try await Self.offload { try recorder.start(addDemoIfEmpty: addDemo) } } catch {
             throw RecorderStartFailure(description: "\(error)")

@@ -121,13 +121,27 @@ public final class HTTPServer: Sendable {
         return ListeningService(app: app, bind: options.bind)
     }
 
-    /// The Hummingbird application, saying in words why it could not listen.
+    /// The Hummingbird application, saying in words why it could not listen. A graceful shutdown
+    /// lets the requests in flight finish for up to `drainSeconds`; then the rest (a long export
+    /// to a slow client, a WebSocket peer that never answers the close) is cut.
     struct ListeningService: Service {
         let app: any Service
         let bind: String
+        static let drainSeconds = 10
 
         func run() async throws {
-            do { try await app.run() } catch let e as IOError {
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await app.run() }
+                    group.addTask {
+                        // Cancelled (the server ended, or the group was cancelled): nothing to cut.
+                        guard (try? await gracefulShutdown()) != nil else { return }
+                        try await Task.sleep(for: .seconds(Self.drainSeconds))
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            } catch let e as IOError {
                 // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
                 let why = String(cString: strerror(e.errnoCode))
                 throw ConfigError("cannot listen on \(bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")")

@@ -39,7 +39,7 @@ extension IndexDatabase {
         func resolve(_ row: inout SegmentRecord, _ entries: [PendingRowID]) {
             guard let video = entries.first else { return }
             row.videoEntryID = id(video) ?? row.videoEntryID
-            row.audioEntryID = entries.count > 1 ? id(entries[1]) : nil
+            row.audioEntryID = entries.count > 1 ? (id(entries[1]) ?? row.audioEntryID) : nil
         }
         for w in writes {
             switch w {

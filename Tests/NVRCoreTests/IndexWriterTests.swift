@@ -29,6 +29,29 @@ import NVRPlayback
         try seg.end()
     }
 
+    /// Run ids the index will not give (here its counter row is gone): a camera thread that
+    /// has used up the writer's spare ones gets the index's error, and does not wait for ever.
+    @Test func aRefusedRunIDReservationIsAnErrorNotAHang() throws {
+        let h = try RecorderHarness()
+        let writer = h.recorder.writer
+        writer.flush() // the writer has reserved its first block
+        try h.index.pool.write { try $0.execute(sql: "DELETE FROM run_counter") }
+        let outcome = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            for _ in 0..<200 {
+                do { _ = try writer.nextRunID() } catch {
+                    outcome.withLock { $0.append("\(error)") }
+                    break
+                }
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "nextRunID still waits")
+        let errors = outcome.withLock { $0 }
+        #expect(errors.count == 1 && errors[0].contains("run_counter"), "\(errors)")
+    }
+
     /// A recording gate given new settings from another thread (as the recorder does when the
     /// index says they changed) applies them at its next packet, reading nothing itself.
     static func settingsReachTheGate(camera: CameraRecord, writer: IndexWriter) throws {

@@ -213,7 +213,7 @@ public final class Recorder: @unchecked Sendable {
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
         writer.close() // commits what is left (retention still answers a full disk meanwhile)
-        retentionWorker.stop()
+        retentionWorker.stop() // joins: a pass in progress finishes first
         serveLock = nil
     }
 }

@@ -357,6 +357,11 @@ public final class Segmenter {
 
     private func openSegment(firstDTS: Int64) throws {
         guard let initSegment else { return }
+        if entries.contains(where: \.isAbandoned) {
+            // The index writer gave up inserting this format's sample entry: no row could name
+            // it. The connection ends; the next one hands the entry over again.
+            throw MediaError(.write, "the index did not take the stream's sample entry")
+        }
         let start = capture90k
         let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
         let abs = storage.absolute(rel)

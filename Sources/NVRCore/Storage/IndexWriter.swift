@@ -17,7 +17,8 @@ import Synchronization
 /// from a block it keeps reserved, sample entries from the ones it read at start (a new one is
 /// a pending row, inserted in the same batch before the segment naming it). So a camera
 /// thread waits for the writer only at start-up, before its first reservation and read, or
-/// when more than `spareRunIDs` runs start between two of its passes.
+/// when more than `spareRunIDs` runs start between two of its passes (and gets the index's
+/// error if that reservation fails).
 public final class IndexWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `handedOver`, `committed`, `committing`, `closing`,
     // `entriesLoaded` and `runIDsWanted` are behind `wake`;
@@ -51,6 +52,10 @@ public final class IndexWriter: @unchecked Sendable {
     static let spareRunIDs = 32
     /// A camera thread found no spare run id: the writer refills at once.
     private var runIDsWanted = false
+    /// Refills the index refused, and the last reason: a camera thread waiting for a run id
+    /// gets the error (and reconnects later) instead of waiting for ever.
+    private var refillFailures = 0
+    private var refillError: (any Error)?
     /// Sample entries by their box: those in the index when the writer started, and those
     /// handed over since (pending until their batch commits).
     private let entries = Mutex<[Data: PendingRowID]>([:])
@@ -138,14 +143,16 @@ public final class IndexWriter: @unchecked Sendable {
     }
 
     /// A fresh run id, from the writer's spare ones (see the type's comment for when it waits).
+    /// Throws the index's error when the writer's refill, asked for meanwhile, fails.
     public func nextRunID() throws -> Int64 {
         if let id = runIDs.withLock({ $0.popLast() }) { return id }
         wake.lock()
         defer { wake.unlock() }
+        let failuresBefore = refillFailures
         while !closed {
             if let id = runIDs.withLock({ $0.popLast() }) { return id }
-            runIDsWanted = true
-            wake.broadcast()
+            if refillFailures != failuresBefore, let error = refillError { throw error }
+            if !runIDsWanted { runIDsWanted = true; wake.broadcast() }
             wake.wait()
         }
         // After close (a stopping recorder's last words): from the index here and now.
@@ -159,14 +166,17 @@ public final class IndexWriter: @unchecked Sendable {
         wake.lock()
         while !entriesLoaded { wake.wait() }
         wake.unlock()
-        let (ref, isNew) = entries.withLock { known -> (PendingRowID, Bool) in
-            if let ref = known[entry.box] { return (ref, false) }
-            let ref = PendingRowID()
+        if let ref = entries.withLock({ $0[entry.box] }) { return ref }
+        // Handed over before anyone can see the ref, so every segment row naming it comes after
+        // its insert. Two cameras meeting a new format at once both hand it over: the second
+        // insert finds the first's row and takes its id.
+        let ref = PendingRowID()
+        submit(.insertSampleEntry(entry, ref))
+        return entries.withLock { known -> PendingRowID in
+            if let first = known[entry.box] { return first }
             known[entry.box] = ref
-            return (ref, true)
+            return ref
         }
-        if isNew { submit(.insertSampleEntry(entry, ref)) }
-        return ref
     }
 
     /// Reads the sample entries the index has (once, at start).
@@ -195,6 +205,7 @@ public final class IndexWriter: @unchecked Sendable {
         } catch {
             if !refillFailing { logger.warning("index writer: cannot reserve run ids (trying again): \(error)") }
             refillFailing = true
+            wake.lock(); refillFailures += 1; refillError = error; wake.broadcast(); wake.unlock()
             return false
         }
     }
@@ -263,6 +274,7 @@ public final class IndexWriter: @unchecked Sendable {
                 if let since = fullSince, DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000 {
                     logger.error("index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
                     droppedWrites.add(writes.count, ordering: .relaxed)
+                    forget(writes)
                     return
                 }
             } catch {
@@ -278,7 +290,18 @@ public final class IndexWriter: @unchecked Sendable {
             } catch {
                 logger.error("index writer: dropped a write the index refused: \(error)")
                 droppedWrites.add(1, ordering: .relaxed)
+                forget([item.write])
             }
+        }
+    }
+
+    /// Dropped sample-entry inserts: their rows will never be there, so the refs are abandoned
+    /// (a segmenter using one ends its connection, and the next one hands the entry over
+    /// again) and forgotten.
+    private func forget(_ writes: [RecordingWrite]) {
+        for case .insertSampleEntry(let entry, let ref) in writes where ref.value == nil {
+            ref.abandon()
+            entries.withLock { if $0[entry.box] === ref { $0[entry.box] = nil } }
         }
     }
 }
