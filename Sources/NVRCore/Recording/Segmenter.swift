@@ -10,28 +10,10 @@ import NVRPlayback
 /// A run starts at the first key frame after `begin`; a segment is cut at the first key
 /// frame after `segmentSeconds`; a fragment is written at every key frame and at least
 /// once a second. A timestamp jump ends the run and starts a new one. Rows go to the index
-/// through the `IndexWriter`: the segmenter never waits for SQLite. Not thread-safe: one
-/// producer (the session thread, or the plugin's push thread) at a time.
+/// through the `IndexWriter` (run ids and sample entries too): the segmenter never reads or
+/// writes SQLite (design/crash-safety.md says when it can wait for the writer). Not
+/// thread-safe: one producer (the session thread, or the plugin's push thread) at a time.
 public final class Segmenter {
-    public struct Settings: Sendable {
-        public var segmentSeconds: Int
-        /// Longest fragment before it is written even without a key frame (crash loss bound).
-        public var maxFragment90k: Int64 = 90_000
-        /// Largest forward timestamp step that still counts as continuous.
-        public var maxFrameGap90k: Int64 = 5 * 90_000
-        /// How often a segment being written has its row's duration and size refreshed.
-        public var progressEvery90k: Int64 = 5 * 90_000
-        /// Where the footage comes from: "live" (the camera's stream) or "card" (backfilled).
-        public var source = "live"
-        /// Most bytes buffered for one fragment before it is written even mid-second (a
-        /// camera whose timestamps barely advance must not fill memory).
-        public var maxFragmentBytes = 16 << 20
-        /// A segment this many times `segmentSeconds` long without a key frame to cut at ends
-        /// the run (the next starts at the next key frame): its frame index stays bounded.
-        public var maxSegmentFactor: Int64 = 10
-        public init(segmentSeconds: Int) { self.segmentSeconds = segmentSeconds }
-    }
-
     private let camera: CameraRecord
     private let cameraID: Int64
     private let storage: StorageLayout
@@ -198,7 +180,8 @@ public final class Segmenter {
             try closeSegment(nextVideoDTS: nil)
             return
         }
-        if runActive && isKey, let updated = resizedVideoStream(keyFrame: data) {
+        if runActive && isKey,
+           let updated = RecordedStreams.resized(streams[0], keyFrame: data, annexB: videoIsAnnexB, seen: &inbandParameterSets) {
             logger.notice("camera \(camera.name): picture size changed from \(streams[0].width)x\(streams[0].height) to \(updated.width)x\(updated.height); starting a new run")
             runActive = false
             try closeSegment(nextVideoDTS: dts)
@@ -270,24 +253,6 @@ public final class Segmenter {
         lastFrame.store(segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d), ordering: .relaxed)
     }
 
-    /// The video stream with new parameter sets if a key frame carries an SPS whose picture
-    /// size differs from the current one (a camera reconfigured mid-stream); nil otherwise.
-    /// Runs once per key frame; parses only when the in-band parameter sets change.
-    private func resizedVideoStream(keyFrame data: UnsafeRawBufferPointer) -> StreamDescription? {
-        let codec = streams[0].codec
-        let ps = ParameterSets.annexB(from: data, codec: codec, lengthPrefixed: !videoIsAnnexB)
-        guard !ps.isEmpty, ps != inbandParameterSets else { return nil }
-        inbandParameterSets = ps
-        guard let size = ParameterSets.pictureSize(annexB: ps, codec: codec),
-              size.width != streams[0].width || size.height != streams[0].height else { return nil }
-        var s = streams[0]
-        s.extradata = ps
-        s.width = size.width
-        s.height = size.height
-        if !videoIsAnnexB { s.packetFormat = .lengthPrefixed }
-        return s
-    }
-
     /// While a run's first segment is open, its source's capture clock may still be settling
     /// (stepping back to the least-delayed packet, see CaptureClock): the segment starts at
     /// the earliest (capture time − media time since its first frame). Later segments start
@@ -323,30 +288,12 @@ public final class Segmenter {
 
     private func startRun(firstDTS: Int64, data: UnsafeRawBufferPointer) throws {
         if initSegment == nil {
-            var s = streams
-            if s[0].extradata.isEmpty {
-                // No parameter sets out of band: take them from the first key frame.
-                s[0].extradata = ParameterSets.annexB(from: data, codec: s[0].codec, lengthPrefixed: !s[0].isAnnexB)
-                guard !s[0].extradata.isEmpty else {
-                    throw MediaError(.unsupported, "camera \(camera.name): no \(s[0].codec.rawValue) parameter sets in the stream")
-                }
-            }
-            if s[0].width <= 0 || s[0].height <= 0, let size = ParameterSets.pictureSize(annexB: s[0].extradata, codec: s[0].codec) {
-                // The picture size comes with the parameter sets when nothing said it before.
-                s[0].width = size.width
-                s[0].height = size.height
-            }
-            if s.count > 1 && s[1].extradata.isEmpty { s.removeLast() } // audio we cannot describe
+            let s = try RecordedStreams.completed(streams, firstKeyFrame: data, camera: camera.name)
             streams = s
             timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
             videoIsAnnexB = s[0].isAnnexB
             let made = try InitSegment.make(streams: s)
-            entries = made.tracks.map { t in
-                writer.sampleEntry(SampleEntryRecord(
-                    codec: t.stream.codec.rawValue, rfc6381: t.rfc6381, width: Int(t.stream.width), height: Int(t.stream.height),
-                    sampleRate: Int(t.stream.sampleRate), channels: Int(t.stream.channels), timescale: Int(t.timescale),
-                    extradata: Data(t.stream.extradata), box: Data(t.sampleEntry)))
-            }
+            entries = made.tracks.map { writer.sampleEntry(SampleEntryRecord(track: $0)) }
             initSegment = made
         }
         runID = try writer.nextRunID()
