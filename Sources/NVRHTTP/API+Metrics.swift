@@ -9,7 +9,9 @@ extension API {
     /// GET /metrics (admin): Prometheus's text exposition format.
     func metricsText(_ c: NVRContext) async throws -> Response {
         try admin(c)
-        let text = try await offload { [index, recorder, metrics] in try metrics.render(index: index, recorder: recorder) }
+        let text = try await offload { [index, recorder, metrics, connections] in
+            try metrics.render(index: index, recorder: recorder, connections: connections)
+        }
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                         body: .init(byteBuffer: ByteBuffer(string: text)))
     }

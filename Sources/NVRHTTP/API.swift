@@ -22,11 +22,14 @@ struct API: Sendable {
     let throttle = LoginThrottle()
     let audit: AuditLog
     let metrics = MetricsExporter()
+    /// Open connections and what their guards refused (ConnectionGuard).
+    let connections: ConnectionRegistry
     /// Cookies carry Secure (the server speaks HTTPS).
     let secureCookies: Bool
 
     init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
-         sessionDays: Int = 30, secureCookies: Bool = false) {
+         sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init()) {
+        connections = ConnectionRegistry(limits: connectionLimits)
         self.index = index; self.storage = storage; self.recorder = recorder; self.plugins = plugins; self.maxViewSeconds = maxViewSeconds
         snapshots = Snapshots(index: index, storage: storage)
         views = ViewCache()

@@ -28,6 +28,8 @@ public final class HTTPServer: Sendable {
         public var allowedHosts: [String] = []
         public var sessionDays = 30
         public var pluginsDir: String?
+        /// Request size limits, timeouts and the per-address connection cap.
+        public var connectionLimits = ConnectionLimits()
         public init(bind: String, allowUnauthenticated: Bool = false, maxViewSeconds: Int = 86_400) {
             self.bind = bind; self.allowUnauthenticated = allowUnauthenticated; self.maxViewSeconds = maxViewSeconds
         }
@@ -35,6 +37,7 @@ public final class HTTPServer: Sendable {
             self.init(bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
             tlsCert = config.tlsCert; tlsKey = config.tlsKey; allowedHosts = config.allowedHosts; sessionDays = config.sessionDays
             pluginsDir = config.resolvedPluginsDir
+            connectionLimits.maxConnectionsPerAddress = config.maxConnectionsPerAddress
         }
         public var usesTLS: Bool { tlsCert != nil && tlsKey != nil }
     }
@@ -73,7 +76,7 @@ public final class HTTPServer: Sendable {
         self.options = options
         let plugins = recorder?.plugins ?? PluginHost(directory: options.pluginsDir ?? NVRConfig().resolvedPluginsDir)
         self.api = API(index: index, storage: storage, recorder: recorder, plugins: plugins, maxViewSeconds: options.maxViewSeconds,
-                       sessionDays: options.sessionDays, secureCookies: options.usesTLS)
+                       sessionDays: options.sessionDays, secureCookies: options.usesTLS, connectionLimits: options.connectionLimits)
     }
 
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
@@ -101,8 +104,20 @@ public final class HTTPServer: Sendable {
         wsRouter.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
                                                   sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.registerLive(on: wsRouter)
-        let upgrade = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: wsRouter, configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30)))))
+        let limits = options.connectionLimits
+        let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
+            maxHeaderFieldSize: limits.maxLine, maxHeaderListSize: limits.maxHeaderBytes, maxHeaderFieldCount: limits.maxHeaderCount)
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(httpDecoderConfiguration: decoder), ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))
+        let webSocketResponder = wsRouter.buildResponder()
+        let (tls, registry) = (self.tls, api.connections)
+        // Hummingbird's HTTP/1 + WebSocket channel, guarded (ConnectionGuard), under TLS if set.
+        let server = HTTPServerBuilder { responder in
+            let http = GuardedHTTPChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
+                                                                             configuration: channelConfiguration), registry: registry)
+            guard let tls else { return http }
+            return try TLSChannel(http, tlsConfiguration: tls)
+        }
         let logger = self.logger
         let scheme = tls == nil ? "http" : "https"
         let onRunning: @Sendable (any Channel) async -> Void = { channel in
@@ -111,13 +126,7 @@ public final class HTTPServer: Sendable {
             onBound(port)
         }
         let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nvr")
-        let app: any Service
-        if let tls {
-            app = Application(router: router, server: try .tls(upgrade, tlsConfiguration: tls), configuration: configuration,
-                              onServerRunning: onRunning, logger: logger)
-        } else {
-            app = Application(router: router, server: upgrade, configuration: configuration, onServerRunning: onRunning, logger: logger)
-        }
+        let app = Application(router: router, server: server, configuration: configuration, onServerRunning: onRunning, logger: logger)
         return ListeningService(app: app, bind: options.bind)
     }
 

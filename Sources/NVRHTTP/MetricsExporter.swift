@@ -41,7 +41,7 @@ final class MetricsExporter: Sendable {
     }
 
     /// The exposition text for one scrape.
-    func render(index: IndexDatabase, recorder: Recorder?) throws -> String {
+    func render(index: IndexDatabase, recorder: Recorder?, connections: ConnectionRegistry? = nil) throws -> String {
         let cameras = try index.cameras()
         let now = Time90k.now()
         return try scraping.withLock { seen in
@@ -104,6 +104,14 @@ final class MetricsExporter: Sendable {
                 counter("nvr_index_writer_commits_total", [], Int64(writer.commits.load(ordering: .relaxed)))
                 counter("nvr_index_writer_dropped_writes_total", [], Int64(writer.droppedWrites.load(ordering: .relaxed)))
             }
+            if let connections {
+                gauge("nvr_http_connections", []).set(Int64(connections.open.load(ordering: .relaxed)))
+                gauge("nvr_http_max_connections_per_address", []).set(Int64(connections.limits.maxConnectionsPerAddress))
+                counter("nvr_http_idle_closed_connections_total", [], Int64(connections.idleCloses.load(ordering: .relaxed)))
+                for (status, n) in connections.refused.withLock({ $0 }) {
+                    counter("nvr_http_refused_connections_total", [("status", String(status))], Int64(n))
+                }
+            }
             return registry.emitToString()
         }
     }
@@ -130,6 +138,10 @@ final class MetricsExporter: Sendable {
         "nvr_index_writer_pending_writes": "Recording writes (segment rows, events, marks) handed to the index writer and not yet committed.",
         "nvr_index_writer_oldest_pending_seconds": "How long the oldest uncommitted recording write has waited (0 when none; normally under 0.25).",
         "nvr_index_writer_commits_total": "Transactions the index writer committed since the NVR started.",
+        "nvr_http_connections": "Open HTTP connections (WebSockets included).",
+        "nvr_http_max_connections_per_address": "Open connections one client address may have; one more is answered 503 and closed.",
+        "nvr_http_idle_closed_connections_total": "Kept-alive connections closed after the idle timeout with no request.",
+        "nvr_http_refused_connections_total": "Connections answered with an error and closed before routing, by status: 400, 414, 431, 501 malformed requests, 408 headers too slow, 503 over the per-address cap.",
         "nvr_index_writer_dropped_writes_total": "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
     ]
 

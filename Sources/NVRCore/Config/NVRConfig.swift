@@ -16,6 +16,8 @@ public struct NVRConfig: Sendable, Equatable {
     public var allowedHosts: [String] = []
     /// Days a login lasts past its last use.
     public var sessionDays: Int = 30
+    /// Open HTTP connections one client address may have (a reverse proxy is one address).
+    public var maxConnectionsPerAddress: Int = 256
     /// Target segment length; segments are cut at the first key frame after it.
     public var segmentSeconds: Int = 60
     /// Where plugins are loaded from; nil = next to the executable.
@@ -87,7 +89,7 @@ public struct NVRConfig: Sendable, Equatable {
             throw ConfigError("\(source): not valid TOML: \(error)")
         }
         var c = NVRConfig()
-        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
+        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days", "max_connections_per_address"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
             guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
@@ -121,6 +123,10 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["http"]?["session_days"] {
             guard let n = v.int, (1...366).contains(n) else { throw ConfigError("\(source): http.session_days must be 1…366") }
             c.sessionDays = n
+        }
+        if let v = table["http"]?["max_connections_per_address"] {
+            guard let n = v.int, (1...100_000).contains(n) else { throw ConfigError("\(source): http.max_connections_per_address must be 1…100000") }
+            c.maxConnectionsPerAddress = n
         }
         if let v = table["recording"]?["segment_seconds"] {
             guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }
