@@ -73,7 +73,7 @@ let package = Package(
             dependencies: [
                 "NVRCore", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -128,7 +128,9 @@ let package = Package(
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
         .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",
-                                                      "TuyaAPI", "PluginSupport"],
+                                                      "TuyaAPI", "PluginSupport",
+                                                      .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                                                      .product(name: "NIOHTTP1", package: "swift-nio")],
                 path: "Fuzz/Targets", swiftSettings: swiftSettings),
         .target(name: "TestSupport", dependencies: ["NVRCore", "NVRPlayback", "NVRIndex", .product(name: "Logging", package: "swift-log")], path: "Tests/Support",
                 exclude: ["rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py", "mdns_service.py"], swiftSettings: swiftSettings),

@@ -25,6 +25,7 @@ public enum FuzzTargets {
         "mp4-header": mp4Header,
         "tuya-lan": tuyaLAN,
         "http-response": httpResponse,
+        "http-request": httpRequest,
     ]
 
     public static var names: [String] { all.keys.sorted() }

@@ -11,9 +11,11 @@ import NIOHTTP1
 /// Two handlers share this state, on the connection's event loop: `BytesSide` before the
 /// HTTP decoder (it sees bytes arrive, and whether the request line has ended), and
 /// `RequestsSide` after it (it sees decoded requests, the decoder's errors and the responses
-/// going out, and writes the error answers through the response encoder). After a WebSocket
-/// upgrade (a 101 going out) both leave the pipeline.
-final class ConnectionGuard {
+/// going out, and writes the error answers through the response encoder). A request asking
+/// for an upgrade changes what flows past them: the upgrader removes the decoder (raw bytes
+/// then reach `RequestsSide`), and after the 101 WebSocket frames go out through it; from
+/// then on both only pass everything on.
+package final class ConnectionGuard {
     enum Timer { case header, idle, linger }
 
     let limits: ConnectionLimits
@@ -24,13 +26,17 @@ final class ConnectionGuard {
     /// The request line being read: its bytes so far, and whether its end was seen.
     private(set) var requestLineBytes = 0
     private(set) var requestLineEnded = false
-    private(set) var rejected = false
+    package private(set) var rejected = false
     private var timer: (kind: Timer, task: Scheduled<Void>)?
+    /// A request head asked for a protocol upgrade (WebSocket).
+    private(set) var upgradeRequested = false
+    /// The 101 went out: the connection speaks WebSocket now.
+    private(set) var upgraded = false
     /// Set while `RequestsSide` is in the pipeline.
     var requests: ChannelHandlerContext?
     var bytes: ChannelHandlerContext?
 
-    init(limits: ConnectionLimits, registry: ConnectionRegistry) {
+    package init(limits: ConnectionLimits, registry: ConnectionRegistry) {
         self.limits = limits
         self.registry = registry
     }
@@ -82,7 +88,8 @@ final class ConnectionGuard {
 
     // MARK: what RequestsSide sees
 
-    func headRead() {
+    func headRead(_ head: HTTPRequestHead) {
+        if head.headers.contains(name: "upgrade") { upgradeRequested = true }
         heads += 1
         requestLineEnded = true
         if timerKind == .header { stopTimer() }
@@ -164,29 +171,39 @@ final class ConnectionGuard {
         }
     }
 
-    /// After a 101: the connection speaks WebSocket now; both handlers leave.
-    func upgraded() {
+    /// Answered without a 101: the decoder stayed, the request that asked is taken as read
+    /// (its parts passed uncounted), and the guard counts requests again.
+    func upgradeDeclined() {
+        guard upgradeRequested else { return }
+        upgradeRequested = false
+        ends = heads
+        requestLineBytes = 0
+        requestLineEnded = false
+    }
+
+    /// After a 101: no more HTTP requests on this connection, and no timeouts (the WebSocket
+    /// has its own pings).
+    func switchedProtocols() {
         stopTimer()
-        if let b = bytes { b.pipeline.syncOperations.removeHandler(context: b, promise: nil) }
-        if let r = requests { r.pipeline.syncOperations.removeHandler(context: r, promise: nil) }
+        upgraded = true
     }
 }
 
 extension ConnectionGuard {
     /// Before the HTTP decoder: raw bytes in.
-    final class BytesSide: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = ByteBuffer
-        typealias InboundOut = ByteBuffer
+    package final class BytesSide: ChannelInboundHandler, RemovableChannelHandler {
+        package typealias InboundIn = ByteBuffer
+        package typealias InboundOut = ByteBuffer
         let guardian: ConnectionGuard
 
-        init(_ guardian: ConnectionGuard) { self.guardian = guardian }
+        package init(_ guardian: ConnectionGuard) { self.guardian = guardian }
 
-        func handlerAdded(context: ChannelHandlerContext) { guardian.bytes = context }
-        func handlerRemoved(context: ChannelHandlerContext) { guardian.bytes = nil }
+        package func handlerAdded(context: ChannelHandlerContext) { guardian.bytes = context }
+        package func handlerRemoved(context: ChannelHandlerContext) { guardian.bytes = nil }
 
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !guardian.rejected else { return } // read and dropped until the close
-            if guardian.betweenRequests {
+            if guardian.betweenRequests && !guardian.upgradeRequested {
                 // A new request begins: its headers have `headerTimeout` from its first byte.
                 if guardian.timerKind != .header, let r = guardian.requests { guardian.start(.header, on: r) }
                 guardian.bytesRead(unwrapInboundIn(data))
@@ -196,38 +213,54 @@ extension ConnectionGuard {
     }
 
     /// After the HTTP decoder: requests in, responses out.
-    final class RequestsSide: ChannelDuplexHandler, RemovableChannelHandler {
-        typealias InboundIn = HTTPServerRequestPart
-        typealias InboundOut = HTTPServerRequestPart
-        typealias OutboundIn = HTTPServerResponsePart
-        typealias OutboundOut = HTTPServerResponsePart
+    package final class RequestsSide: ChannelDuplexHandler, RemovableChannelHandler {
+        package typealias InboundIn = HTTPServerRequestPart
+        package typealias InboundOut = HTTPServerRequestPart
+        package typealias OutboundIn = HTTPServerResponsePart
+        package typealias OutboundOut = HTTPServerResponsePart
         let guardian: ConnectionGuard
 
-        init(_ guardian: ConnectionGuard) { self.guardian = guardian }
+        package init(_ guardian: ConnectionGuard) { self.guardian = guardian }
 
-        func handlerAdded(context: ChannelHandlerContext) {
+        package func handlerAdded(context: ChannelHandlerContext) {
             guardian.requests = context
             // A connection that never sends a byte is a request whose headers never arrive.
             guardian.start(.header, on: context)
         }
 
-        func handlerRemoved(context: ChannelHandlerContext) { guardian.requests = nil }
+        package func handlerRemoved(context: ChannelHandlerContext) { guardian.requests = nil }
 
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !guardian.rejected else { return }
+            // Once an upgrade is asked for, the upgrader may take the decoder out: what comes
+            // here may be raw bytes, not request parts.
+            guard !guardian.upgradeRequested else {
+                context.fireChannelRead(data)
+                return
+            }
             switch unwrapInboundIn(data) {
-            case .head: guardian.headRead()
+            case .head(let head): guardian.headRead(head)
             case .body: break
             case .end: guardian.endRead()
             }
             context.fireChannelRead(data)
         }
 
-        func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+            // After the 101, WebSocket frames.
+            guard !guardian.upgraded else {
+                context.write(data, promise: promise)
+                return
+            }
             switch unwrapOutboundIn(data) {
             case .head(let head):
                 context.write(data, promise: promise)
-                if head.status == .switchingProtocols { guardian.upgraded() } else { guardian.responseHeadWritten() }
+                if head.status == .switchingProtocols {
+                    guardian.switchedProtocols()
+                } else {
+                    guardian.upgradeDeclined()
+                    guardian.responseHeadWritten()
+                }
             case .body:
                 context.write(data, promise: promise)
             case .end:
@@ -236,7 +269,7 @@ extension ConnectionGuard {
             }
         }
 
-        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        package func errorCaught(context: ChannelHandlerContext, error: any Error) {
             guard let parse = error as? HTTPParserError else {
                 context.fireErrorCaught(error)
                 return
@@ -245,7 +278,7 @@ extension ConnectionGuard {
             guardian.reject(status, code, message)
         }
 
-        func channelInactive(context: ChannelHandlerContext) {
+        package func channelInactive(context: ChannelHandlerContext) {
             guardian.stopTimer()
             // Closed before a first request was read: the WebSocket upgrader still waits for
             // one and would log its removal as an error (for every browser's unused

@@ -3,16 +3,16 @@ import Synchronization
 /// The server's open connections by client address (for the per-address cap) and what the
 /// connection guards did, for /metrics. Shared by every connection; each operation is one
 /// short lock or an atomic.
-final class ConnectionRegistry: Sendable {
+package final class ConnectionRegistry: Sendable {
     let limits: ConnectionLimits
     private let byAddress = Mutex<[String: Int]>([:])
     let open = Atomic<Int>(0)
     let idleCloses = Atomic<Int>(0)
     /// Connections answered with an error and closed by their guard, by status: malformed
     /// requests (400, 414, 431, 501), headers too slow (408), over the cap (503).
-    let refused = Mutex<[Int: Int]>([:])
+    package let refused = Mutex<[Int: Int]>([:])
 
-    init(limits: ConnectionLimits) {
+    package init(limits: ConnectionLimits) {
         self.limits = limits
     }
 

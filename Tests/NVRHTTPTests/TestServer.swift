@@ -17,11 +17,12 @@ final class TestServer: Sendable {
 
     /// Starts the server and waits (without blocking a thread: tests share the concurrency
     /// pool, and a blocked thread can starve the server it waits for) until it listens.
-    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400) async throws {
+    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400,
+         limits: ConnectionLimits = .init()) async throws {
         // These tests are about the API's answers, not its logins (AuthTests are): no login.
-        let server = try HTTPServer(index: index, storage: storage, recorder: recorder,
-                                    options: .init(bind: "127.0.0.1:0", allowUnauthenticated: true, maxViewSeconds: maxViewSeconds),
-                                    logger: TestEnvironment.logger)
+        var options = HTTPServer.Options(bind: "127.0.0.1:0", allowUnauthenticated: true, maxViewSeconds: maxViewSeconds)
+        options.connectionLimits = limits
+        let server = try HTTPServer(index: index, storage: storage, recorder: recorder, options: options, logger: TestEnvironment.logger)
         self.server = server
         port = try await TestEnvironment.startServer("HTTP server") { onBound in try await server.run(onBound: onBound) }
     }
