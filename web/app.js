@@ -111,7 +111,7 @@ window.addEventListener('hashchange', route);
 /// A camera's state for people: "streaming", "reconnecting: connection refused", battery…
 function stateLine(c) {
   const reason = c.reason ? `: ${c.reason}` : '';
-  const words = { streaming: 'live', connecting: 'connecting', lost: 'reconnecting', failed: 'failed', stopped: 'stopped' };
+  const words = { streaming: 'live', stalled: 'not recording', connecting: 'connecting', lost: 'reconnecting', failed: 'failed', stopped: 'stopped' };
   return `${words[c.state] ?? c.state}${reason}`;
 }
 

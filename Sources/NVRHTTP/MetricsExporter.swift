@@ -19,7 +19,7 @@ final class MetricsExporter: Sendable {
     private struct RequestKey: Hashable { let route: String, method: String, status: Int }
 
     /// The states a camera can be in, each its own series (one of them 1).
-    private static let states = ["stopped", "connecting", "streaming", "lost", "failed"]
+    private static let states = ["stopped", "connecting", "streaming", "stalled", "lost", "failed"]
 
     init() {
         registry.makeGauge(name: "nvr_build_info", labels: [("version", NVRVersion.current)],

@@ -96,6 +96,50 @@ import NVRPlayback
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
     }
 
+    /// A camera whose RTP timestamps flip by 2^31 every frame after 3 s: frames keep arriving,
+    /// almost none can be recorded, and the camera says so within 10 s — `stalled`, with the
+    /// reason and the last frame recorded — in the API, the CLI and /metrics.
+    @Test func aCameraWhoseTimestampsJumpSaysStalled() throws {
+        let root = TestEnvironment.tempDir("stalled")
+        defer { TestEnvironment.cleanup(root) }
+        let clip = try HostileCameraFixture.makeClip(in: root)
+        let jumping = try HostileCameraFixture(mode: "ts-jump", clip: clip)
+        defer { jumping.stop() }
+        let httpPort = TestEnvironment.freePort()
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 4, httpBind: "127.0.0.1:\(httpPort)")
+        let add = try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "jump", "--plugin", "rtsp", "--url", jumping.url, "--config", config])
+        #expect(add.status == 0, "\(add.stderr)")
+        let log = root + "/serve.log"
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let serve = Process()
+        serve.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+        serve.arguments = ["serve", "--no-demo", "--allow-unauthenticated", "--config", config]
+        serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        serve.standardOutput = serve.standardError
+        try serve.run()
+        defer { if serve.isRunning { kill(serve.processIdentifier, SIGTERM); serve.waitUntilExit() } }
+        let logText = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        func camera() -> [String: Any] {
+            guard let data = try? Data(contentsOf: URL(string: "http://127.0.0.1:\(httpPort)/api/cameras/jump")!) else { return [:] }
+            return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        }
+        #expect(TestEnvironment.wait(timeout: 20) { camera()["state"] as? String == "streaming" }, "\(logText().suffix(2000))")
+        // The camera streams 3 s of good video (45 frames), then its timestamps start jumping.
+        let jumps = Date().addingTimeInterval(3)
+        #expect(TestEnvironment.wait(timeout: 20) { camera()["state"] as? String == "stalled" }, "\(camera()); \(logText().suffix(2000))")
+        let after = Date().timeIntervalSince(jumps)
+        #expect(after < 10, "stalled \(after) s after the timestamps began to jump")
+        let state = camera()
+        let reason = state["reason"] as? String ?? ""
+        #expect(reason.contains("not recorded") && reason.contains("timestamps jump") && reason.contains("last frame recorded"), "\(reason)")
+        #expect(state["lastFrame"] is String)
+        let list = try runProcess(TestEnvironment.nvrExecutable, ["camera", "list", "--config", config])
+        #expect(list.stdout.contains("stalled"), "\(list.stdout)")
+        let metrics = String(decoding: (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(httpPort)/metrics")!)) ?? Data(), as: UTF8.self)
+        #expect(metrics.contains(#"nvr_camera_state{camera="jump",state="stalled"} 1"#), "\(metrics.split(separator: "\n").filter { $0.contains("jump") })")
+        #expect(metrics.contains(#"nvr_camera_up{camera="jump"} 0"#))
+    }
+
     static func lines(_ log: String, camera: String) -> [String] {
         log.split(separator: "\n").map(String.init).filter { $0.contains("camera \(camera):") }.suffix(6).map { String($0.prefix(300)) }
     }

@@ -35,6 +35,7 @@ MODES = {
     "sizelength-negative": "AAC audio with sizelength=-3 (video is fine)",
     "sizelength-huge": "AAC audio with sizelength=63 (video is fine)",
     "midstream-negative-length": "records, then sends an RTSP answer with Content-Length: -3",
+    "ts-jump": "records for 3 s, then each RTP timestamp is 2^31 (half the clock's range) away from the one before: the high bit flips every frame",
     # Cameras a client must give up on with a reason.
     "negative-length": "DESCRIBE answer with Content-Length: -5",
     "huge-length": "DESCRIBE answer with Content-Length: 99999999999",
@@ -264,6 +265,8 @@ class Camera:
         while True:
             au = self.aus[frame % len(self.aus)]
             ts = frame * 6000
+            if self.mode == "ts-jump" and frame >= 45 and frame % 2 == 1:
+                ts += 1 << 31
             if self.mode == "broken-rtp":
                 packets = [b"$\x00" + struct.pack("!H", 20) + bytes([0x00]) + os.urandom(19)]
             else:

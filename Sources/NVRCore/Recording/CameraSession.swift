@@ -120,7 +120,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
         let changed = statusLock.withLock { s -> Bool in
             let changed = s.state != state || s.reason != reason
-            if state == .streaming && s.state != .streaming {
+            if state == .streaming && s.state != .streaming && s.state != .stalled {
                 connectionCount.add(1, ordering: .relaxed)
                 segmenter.counters.connections.add(1, ordering: .relaxed)
             }
@@ -233,6 +233,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         // A connection that delivers bytes but no usable frames (broken RTP, a stream with
         // no key frame) would otherwise say "streaming" forever while nothing is recorded.
         var watchdog = FrameWatchdog(now: Interrupter.now())
+        var progress = RecordingProgress()
+        let counters = segmenter.counters
         while true {
             do {
                 try input.read { p in
@@ -243,7 +245,25 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 return listening ? "the camera stopped pushing (\(e.message))" : e.message
             }
             recorded = recorded || watchdog.frames > 0
-            if let why = watchdog.check(now: Interrupter.now()) { return why }
+            let now = Interrupter.now()
+            if let why = watchdog.check(now: now) { return why }
+            if let verdict = progress.update(now: now, received: Int64(watchdog.frames), dropped: counters.droppedFrames.load(ordering: .relaxed)) {
+                reportProgress(verdict)
+            }
+        }
+    }
+
+    /// Says `stalled` (how many frames were not recorded, why, and when the last one was) or,
+    /// once frames are recorded again, `streaming`.
+    private func reportProgress(_ verdict: RecordingProgress.Verdict) {
+        switch verdict {
+        case .recording:
+            setState(.streaming, nil, extra: ": recording again")
+        case .stalled(let received, let dropped):
+            let why = segmenter.lastDropped?.description ?? "frames are refused"
+            let last = segmenter.lastFrame90k.map { "last frame recorded \(Time90k.rfc3339($0))" } ?? "nothing recorded yet"
+            let seconds = RecordingProgress.window / 1_000_000_000
+            setState(.stalled, "\(dropped) of \(received) frames in \(seconds) s not recorded: \(why); \(last)", log: .warning)
         }
     }
 

@@ -7,7 +7,10 @@ import Synchronization
 
 /// What a camera is doing, for logs, the CLI and the API.
 public struct CameraStatus: Sendable, Equatable {
-    public enum State: String, Sendable { case stopped, connecting, streaming, lost, failed }
+    /// `streaming`: connected, and what it sends is recorded (or, in mode off, shown live);
+    /// `stalled`: connected, frames arrive, but most cannot be recorded (the reason says why,
+    /// `lastFrame90k` when the last one was).
+    public enum State: String, Sendable { case stopped, connecting, streaming, stalled, lost, failed }
     public var state: State = .stopped
     public var reason: String?
     public var since90k: Int64 = Time90k.now()

@@ -36,6 +36,10 @@ public final class Segmenter {
     private var runID: Int64 = 0
     private var runSeq = 0
     private var runActive = false
+    /// Why the last run ended early (frames then wait for a key frame), and why the last
+    /// frame was refused: the camera's status says it when most frames are (RecordingProgress).
+    private var runEnd: DroppedFrames.RunEnd?
+    public private(set) var lastDropped: DroppedFrames?
 
     // The current segment.
     private var file: FragmentedMP4Writer?
@@ -108,6 +112,11 @@ public final class Segmenter {
         inbandParameterSets = []
     }
 
+    private func drop(_ why: DroppedFrames) {
+        counters.droppedFrames.add(1, ordering: .relaxed)
+        lastDropped = why
+    }
+
     /// Ends the current run: completes the open segment.
     public func end() throws {
         guard runActive else { return }
@@ -141,7 +150,7 @@ public final class Segmenter {
     /// media time.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
                        data: UnsafeRawBufferPointer, capture90k: Int64) throws {
-        guard i >= 0, i < streams.count else { counters.droppedFrames.add(1, ordering: .relaxed); return }
+        guard i >= 0, i < streams.count else { drop(.packetOfUnknownStream); return }
         // Capture times reach here from cameras' clocks: kept to the supported years, so the
         // segment's wall-clock arithmetic below cannot overflow.
         self.capture90k = min(max(capture90k, Time90k.supported.lowerBound), Time90k.supported.upperBound)
@@ -150,12 +159,12 @@ public final class Segmenter {
         guard dtsIn != nopts else { return }
         guard data.count <= FragmentedMP4Writer.maxSampleBytes else {
             reportOnce("dropped a \(data.count)-byte frame (larger than any camera sends)")
-            counters.droppedFrames.add(1, ordering: .relaxed)
+            drop(.frameTooLarge)
             return
         }
         guard let dts = to90k(dtsIn, i), let pts90k = pts != nopts ? to90k(pts, i) : dts else {
             reportOnce("dropped frames whose timestamps do not fit the stream's time base \(timebases[i])")
-            counters.droppedFrames.add(1, ordering: .relaxed)
+            drop(.timestampsOutOfRange)
             return
         }
         if i == 0 {
@@ -177,6 +186,7 @@ public final class Segmenter {
             // was recorded and wait for the next key frame.
             reportOnce("a frame grew past \(FragmentedMP4Writer.maxSampleBytes >> 20) MiB under one timestamp; starting a new run")
             runActive = false
+            runEnd = .frameTooLarge
             try closeSegment(nextVideoDTS: nil)
             return
         }
@@ -193,12 +203,14 @@ public final class Segmenter {
             if step <= 0 || step > settings.maxFrameGap90k {
                 logger.notice("camera \(camera.name): timestamp jump of \(Double(step) / 90_000) s; starting a new run")
                 runActive = false
+                runEnd = .timestampJump
                 try closeSegment(nextVideoDTS: nil)
             }
         }
         if !runActive {
-            guard isKey else { counters.droppedFrames.add(1, ordering: .relaxed); return } // a run starts at a key frame
+            guard isKey else { drop(.waitingForKeyFrame(after: runEnd)); return } // a run starts at a key frame
             try startRun(firstDTS: dts, data: data)
+            runEnd = nil
         }
         if pendingVideo {
             try finishPendingVideo(duration: dts - lastVideoDTS)
@@ -211,6 +223,7 @@ public final class Segmenter {
         } else if !isKey && segmentAge >= Int64(settings.segmentSeconds) * 90_000 * settings.maxSegmentFactor {
             reportOnce("no key frame for \(segmentAge / 90_000) s; starting a new run at the next one")
             runActive = false
+            runEnd = .noKeyFrame
             try closeSegment(nextVideoDTS: dts)
             return
         } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k || file.pendingBytes >= settings.maxFragmentBytes {
