@@ -56,10 +56,17 @@ let package = Package(
         // snapshots. Needs the index and the files, never the recorder.
         .target(name: "NVRPlayback", dependencies: ["NVRTime", "NVRMedia", "NVRIndex"], swiftSettings: swiftSettings),
 
+        // The storage root and what keeps it right, for the recorder, the API and the CLI: the
+        // index writer (the one thread that writes recordings' rows), recovery, retention and
+        // deletion, the integrity check, the serve lock; and the plain words errors are said in.
+        .target(
+            name: "NVRStorage",
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
         // The recorder.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRWorker", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRWorker", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.

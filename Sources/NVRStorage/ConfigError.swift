@@ -1,5 +1,5 @@
 import Foundation
-import TOMLKit
+
 
 public struct ConfigError: Error, CustomStringConvertible, Sendable {
     public let description: String

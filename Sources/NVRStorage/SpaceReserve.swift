@@ -5,19 +5,19 @@ import Foundation
 /// to the index (the row is marked first, see design/crash-safety.md): on a disk with not one
 /// byte free, SQLite cannot commit that mark and nothing could ever be deleted again. The
 /// reserve gives it the room; it is made again once retention has freed space.
-final class SpaceReserve: @unchecked Sendable {
+package final class SpaceReserve: @unchecked Sendable {
     // @unchecked Sendable: `lock` guards every use of the file.
     let path: String
-    let bytes: Int
+    package let bytes: Int
     private let lock = NSLock()
 
-    init(root: String, bytes: Int = 8 << 20) {
+    package init(root: String, bytes: Int = 8 << 20) {
         path = (root as NSString).appendingPathComponent(".space-reserve")
         self.bytes = bytes
     }
 
     /// Makes the reserve if it is missing (quietly: with too little room it tries again next time).
-    func ensure() {
+    package func ensure() {
         lock.lock(); defer { lock.unlock() }
         var st = stat()
         if stat(path, &st) == 0 && Int(st.st_size) >= bytes { return }
@@ -39,7 +39,7 @@ final class SpaceReserve: @unchecked Sendable {
 
     /// Gives the reserve back to the file system; true if there was one.
     @discardableResult
-    func release() -> Bool {
+    package func release() -> Bool {
         lock.lock(); defer { lock.unlock() }
         return unlink(path) == 0
     }
