@@ -146,7 +146,8 @@ let package = Package(
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRPlaybackTests", dependencies: ["NVRPlayback", "NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
+                                                      .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
         .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],

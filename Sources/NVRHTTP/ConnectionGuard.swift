@@ -20,29 +20,40 @@ package final class ConnectionGuard {
 
     let limits: ConnectionLimits
     let registry: ConnectionRegistry
-    private(set) var heads = 0, ends = 0
+    /// Requests read (heads, ends) and answered (responses ended).
+    private(set) var heads = 0, ends = 0, answered = 0
     /// A response head went out and its end not yet.
     private(set) var responding = false
+    /// Bytes of a request not yet decoded have arrived.
+    private var pendingBytes = false
     /// The request line being read: its bytes so far, and whether its end was seen.
     private(set) var requestLineBytes = 0
     private(set) var requestLineEnded = false
+    /// What the client sends is dropped: an error answer is written, or owed.
     package private(set) var rejected = false
+    /// An error answer waiting for the responses still owed to go out first.
+    private var refusal: (status: HTTPResponseStatus, code: String, message: String)?
     private var timer: (kind: Timer, task: Scheduled<Void>)?
-    /// A request head asked for a protocol upgrade (WebSocket).
+    /// The first request asked for an upgrade: the upgrader may take the decoder out.
     private(set) var upgradeRequested = false
     /// The 101 went out: the connection speaks WebSocket now.
     private(set) var upgraded = false
+    /// A request the decoder takes as an upgrade (Upgrade with Connection: upgrade, or
+    /// CONNECT) was answered without a 101: the decoder parses nothing after it, so the
+    /// connection is closed after its response (which says `Connection: close`).
+    private(set) var closeAfterResponse = false
     /// Set while `RequestsSide` is in the pipeline.
     var requests: ChannelHandlerContext?
-    var bytes: ChannelHandlerContext?
 
     package init(limits: ConnectionLimits, registry: ConnectionRegistry) {
         self.limits = limits
         self.registry = registry
     }
 
-    /// Between requests: every request read so far has ended.
+    /// Every request read has ended; bytes now belong to a request not yet decoded.
     var betweenRequests: Bool { heads == ends }
+    /// Every request read has been answered, and no answer is going out.
+    var nothingOwed: Bool { answered >= heads && !responding }
 
     func start(_ kind: Timer, on context: ChannelHandlerContext) {
         timer?.task.cancel()
@@ -86,23 +97,21 @@ package final class ConnectionGuard {
         context.close(promise: nil)
     }
 
-    // MARK: what RequestsSide sees
-
-    func headRead(_ head: HTTPRequestHead) {
-        if head.headers.contains(name: "upgrade") { upgradeRequested = true }
-        heads += 1
-        requestLineEnded = true
-        if timerKind == .header { stopTimer() }
+    /// After the last answer: half-close, so the client reads the answer and then the end;
+    /// what it still sends is dropped until it closes or `linger` passes.
+    private func finish(_ context: ChannelHandlerContext) {
+        rejected = true
+        context.close(mode: .output).whenFailure { _ in context.close(promise: nil) }
+        start(.linger, on: context)
     }
 
-    func endRead() {
-        ends += 1
-        requestLineBytes = 0
-        requestLineEnded = false
-    }
+    // MARK: what BytesSide sees
 
-    /// Bytes of a request not yet decoded arrived: measures its request line.
+    /// Bytes of a request not yet decoded arrived (between requests): its headers have
+    /// `headerTimeout` from its first byte, counted once every earlier request is answered.
     func bytesRead(_ buffer: ByteBuffer) {
+        pendingBytes = true
+        if nothingOwed && timerKind != .header, let r = requests { start(.header, on: r) }
         guard !requestLineEnded else { return }
         if let newline = buffer.readableBytesView.firstIndex(of: 0x0A) {
             requestLineBytes += newline - buffer.readerIndex
@@ -112,24 +121,69 @@ package final class ConnectionGuard {
         }
     }
 
-    func responseHeadWritten() { responding = true }
+    // MARK: what RequestsSide sees
+
+    func headRead(_ head: HTTPRequestHead) {
+        let upgrade = head.method == .CONNECT || (head.headers.contains(name: "upgrade")
+            && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" })
+        if upgrade {
+            closeAfterResponse = true
+            // Only the first request meets the upgrader (it leaves the pipeline after it).
+            if heads == 0 { upgradeRequested = true }
+        }
+        heads += 1
+        pendingBytes = false
+        requestLineEnded = true
+        if timerKind == .header || timerKind == .idle { stopTimer() }
+    }
+
+    func endRead() {
+        ends += 1
+        requestLineBytes = 0
+        requestLineEnded = false
+    }
+
+    func responseHeadWritten() {
+        responding = true
+        if upgradeRequested {
+            // Declined: the decoder stayed; the request that asked passed uncounted.
+            upgradeRequested = false
+            ends = heads
+        }
+    }
 
     func responseEndWritten(on context: ChannelHandlerContext) {
         responding = false
-        if betweenRequests && !rejected { start(.idle, on: context) }
+        answered += 1
+        guard nothingOwed else { return }
+        if let r = refusal {
+            refusal = nil
+            writeRefusal(r.status, r.code, r.message, on: context)
+        } else if rejected {
+            return
+        } else if closeAfterResponse {
+            finish(context)
+        } else if betweenRequests {
+            // A pipelined request's first bytes may be here already: its header time runs.
+            start(pendingBytes ? .header : .idle, on: context)
+        }
     }
 
-    /// Answers `status` (unless a response is already going out, which is then cut), says
-    /// `Connection: close`, stops reading requests, and closes after `linger`.
+    /// Refuses what the client sends from now on, and answers `status` with `Connection:
+    /// close` — after the responses still owed to earlier requests — then closes.
     func reject(_ status: HTTPResponseStatus, _ code: String, _ message: String) {
         guard !rejected, let context = requests else { return }
         rejected = true
         stopTimer()
         registry.refused(status: Int(status.code))
-        guard !responding else {
-            close(context)
-            return
+        if nothingOwed {
+            writeRefusal(status, code, message, on: context)
+        } else {
+            refusal = (status, code, message)
         }
+    }
+
+    private func writeRefusal(_ status: HTTPResponseStatus, _ code: String, _ message: String, on context: ChannelHandlerContext) {
         let body = Self.body(code, message)
         var headers = HTTPHeaders()
         headers.add(name: "Connection", value: "close")
@@ -140,12 +194,7 @@ package final class ConnectionGuard {
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: written)
-        written.futureResult.assumeIsolated().whenComplete { [self] _ in
-            // Half-close: the client reads the answer and then the end; what it still sends is
-            // dropped (BytesSide) until it closes or `linger` passes.
-            context.close(mode: .output).whenFailure { _ in context.close(promise: nil) }
-            start(.linger, on: context)
-        }
+        written.futureResult.assumeIsolated().whenComplete { [self] _ in finish(context) }
     }
 
     static func body(_ code: String, _ message: String) -> ByteBuffer {
@@ -171,16 +220,6 @@ package final class ConnectionGuard {
         }
     }
 
-    /// Answered without a 101: the decoder stayed, the request that asked is taken as read
-    /// (its parts passed uncounted), and the guard counts requests again.
-    func upgradeDeclined() {
-        guard upgradeRequested else { return }
-        upgradeRequested = false
-        ends = heads
-        requestLineBytes = 0
-        requestLineEnded = false
-    }
-
     /// After a 101: no more HTTP requests on this connection, and no timeouts (the WebSocket
     /// has its own pings).
     func switchedProtocols() {
@@ -198,14 +237,9 @@ extension ConnectionGuard {
 
         package init(_ guardian: ConnectionGuard) { self.guardian = guardian }
 
-        package func handlerAdded(context: ChannelHandlerContext) { guardian.bytes = context }
-        package func handlerRemoved(context: ChannelHandlerContext) { guardian.bytes = nil }
-
         package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             guard !guardian.rejected else { return } // read and dropped until the close
-            if guardian.betweenRequests && !guardian.upgradeRequested {
-                // A new request begins: its headers have `headerTimeout` from its first byte.
-                if guardian.timerKind != .header, let r = guardian.requests { guardian.start(.header, on: r) }
+            if guardian.betweenRequests && !guardian.upgradeRequested && !guardian.upgraded {
                 guardian.bytesRead(unwrapInboundIn(data))
             }
             context.fireChannelRead(data)
@@ -253,14 +287,19 @@ extension ConnectionGuard {
                 return
             }
             switch unwrapOutboundIn(data) {
-            case .head(let head):
-                context.write(data, promise: promise)
+            case .head(var head):
                 if head.status == .switchingProtocols {
+                    context.write(data, promise: promise)
                     guardian.switchedProtocols()
-                } else {
-                    guardian.upgradeDeclined()
-                    guardian.responseHeadWritten()
+                    return
                 }
+                if guardian.closeAfterResponse && head.status.code >= 200 {
+                    head.headers.replaceOrAdd(name: "Connection", value: "close")
+                    context.write(wrapOutboundOut(.head(head)), promise: promise)
+                } else {
+                    context.write(data, promise: promise)
+                }
+                guardian.responseHeadWritten()
             case .body:
                 context.write(data, promise: promise)
             case .end:
@@ -270,6 +309,8 @@ extension ConnectionGuard {
         }
 
         package func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            // A client gone mid-request makes the decoder's end-of-input step fail: no one to answer.
+            guard context.channel.isActive else { return }
             guard let parse = error as? HTTPParserError else {
                 context.fireErrorCaught(error)
                 return

@@ -133,8 +133,12 @@ import NVRPlayback
         let reason = state["reason"] as? String ?? ""
         #expect(reason.contains("not recorded") && reason.contains("timestamps jump") && reason.contains("last frame recorded"), "\(reason)")
         #expect(state["lastFrame"] is String)
-        let list = try runProcess(TestEnvironment.nvrExecutable, ["camera", "list", "--config", config])
-        #expect(list.stdout.contains("stalled"), "\(list.stdout)")
+        // The CLI reads the state the index writer stores (committed within a flush or two).
+        var list = ""
+        #expect(TestEnvironment.wait(timeout: 5) {
+            list = (try? runProcess(TestEnvironment.nvrExecutable, ["camera", "list", "--config", config]).stdout) ?? ""
+            return list.contains("stalled")
+        }, "\(list)")
         let metrics = String(decoding: (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(httpPort)/metrics")!)) ?? Data(), as: UTF8.self)
         #expect(metrics.contains(#"nvr_camera_state{camera="jump",state="stalled"} 1"#), "\(metrics.split(separator: "\n").filter { $0.contains("jump") })")
         #expect(metrics.contains(#"nvr_camera_up{camera="jump"} 0"#))

@@ -234,7 +234,6 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         // no key frame) would otherwise say "streaming" forever while nothing is recorded.
         var watchdog = FrameWatchdog(now: Interrupter.now())
         var progress = RecordingProgress()
-        let counters = segmenter.counters
         while true {
             do {
                 try input.read { p in
@@ -247,7 +246,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             recorded = recorded || watchdog.frames > 0
             let now = Interrupter.now()
             if let why = watchdog.check(now: now) { return why }
-            if let verdict = progress.update(now: now, received: Int64(watchdog.frames), dropped: counters.droppedFrames.load(ordering: .relaxed)) {
+            if let verdict = progress.update(now: now, received: Int64(watchdog.frames), dropped: segmenter.videoFramesRefused) {
                 reportProgress(verdict)
             }
         }
@@ -299,10 +298,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         switch UInt32(bitPattern: state) {
         case NVR_STATE_CONNECTING.rawValue:
             let url = worker.locked { retryNow = true; return readsURL }
-            // A URL camera the session is streaming stays "streaming": the plugin's keep-alive
-            // failing once and answering again does not change the stream being read.
-            if !(url && status.state == .streaming) { setState(.connecting, reason, log: .debug) }
-        case NVR_STATE_STREAMING.rawValue: setState(.streaming, reason)
+            // A URL camera the session is streaming stays "streaming" (or "stalled": that is the
+            // session's to say): the plugin's keep-alive failing once and answering again does
+            // not change the stream being read.
+            if !(url && (status.state == .streaming || status.state == .stalled)) { setState(.connecting, reason, log: .debug) }
+        case NVR_STATE_STREAMING.rawValue:
+            let url = worker.locked { readsURL }
+            if !(url && status.state == .stalled) { setState(.streaming, reason) }
         case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
         default: failPush(reason ?? "camera connection lost")
         }

@@ -40,6 +40,10 @@ public final class Segmenter {
     /// frame was refused: the camera's status says it when most frames are (RecordingProgress).
     private var runEnd: DroppedFrames.RunEnd?
     public private(set) var lastDropped: DroppedFrames?
+    /// Video frames refused since the session began, but for those before a camera's first
+    /// key frame (every connection starts mid-GOP): what RecordingProgress judges by. Read on
+    /// the camera's thread, the one that appends.
+    public private(set) var videoFramesRefused: Int64 = 0
 
     // The current segment.
     private var file: FragmentedMP4Writer?
@@ -112,9 +116,11 @@ public final class Segmenter {
         inbandParameterSets = []
     }
 
-    private func drop(_ why: DroppedFrames) {
+    /// `judged`: counts towards `videoFramesRefused`.
+    private func drop(_ why: DroppedFrames, video judged: Bool) {
         counters.droppedFrames.add(1, ordering: .relaxed)
         lastDropped = why
+        if judged { videoFramesRefused += 1 }
     }
 
     /// Ends the current run: completes the open segment.
@@ -150,7 +156,7 @@ public final class Segmenter {
     /// media time.
     public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
                        data: UnsafeRawBufferPointer, capture90k: Int64) throws {
-        guard i >= 0, i < streams.count else { drop(.packetOfUnknownStream); return }
+        guard i >= 0, i < streams.count else { drop(.packetOfUnknownStream, video: false); return }
         // Capture times reach here from cameras' clocks: kept to the supported years, so the
         // segment's wall-clock arithmetic below cannot overflow.
         self.capture90k = min(max(capture90k, Time90k.supported.lowerBound), Time90k.supported.upperBound)
@@ -159,12 +165,12 @@ public final class Segmenter {
         guard dtsIn != nopts else { return }
         guard data.count <= FragmentedMP4Writer.maxSampleBytes else {
             reportOnce("dropped a \(data.count)-byte frame (larger than any camera sends)")
-            drop(.frameTooLarge)
+            drop(.frameTooLarge, video: i == 0)
             return
         }
         guard let dts = to90k(dtsIn, i), let pts90k = pts != nopts ? to90k(pts, i) : dts else {
             reportOnce("dropped frames whose timestamps do not fit the stream's time base \(timebases[i])")
-            drop(.timestampsOutOfRange)
+            drop(.timestampsOutOfRange, video: i == 0)
             return
         }
         if i == 0 {
@@ -208,7 +214,7 @@ public final class Segmenter {
             }
         }
         if !runActive {
-            guard isKey else { drop(.waitingForKeyFrame(after: runEnd)); return } // a run starts at a key frame
+            guard isKey else { drop(.waitingForKeyFrame(after: runEnd), video: runEnd != nil); return } // a run starts at a key frame
             try startRun(firstDTS: dts, data: data)
             runEnd = nil
         }
