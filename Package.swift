@@ -63,10 +63,21 @@ let package = Package(
             name: "NVRStorage",
             dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // The recorder.
+        // Loading plugins (dlopen), one camera's plugin instance, the C ABI's structs and callbacks.
+        .target(name: "NVRPluginHost", dependencies: ["NVRTime", "NVRMedia", "CNVRPlugin"], swiftSettings: swiftSettings),
+        // The recorder: each camera's session, the recording gate, the segmenter, events and
+        // motion, live fan-out, card backfill, the upkeep thread; on NVRStorage's index writer.
+        .target(
+            name: "NVRRecorder",
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRWorker", "CNVRPlugin",
+                           .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings),
+        // Cameras as the user manages them (admin, discovery, probe, overview) and nvr.toml;
+        // re-exports the layers below, which its API hands out.
         .target(
             name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRWorker", "CNVRPlugin", .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder", "NVRWorker", "CNVRPlugin",
+                           .product(name: "Logging", package: "swift-log"), "TOMLKit"],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
@@ -152,6 +163,6 @@ let package = Package(
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
         .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,6 +1,7 @@
 import Testing
 import NVRIndex
 @testable import NVRCore
+@testable import NVRRecorder
 
 /// The one place capture time is computed: packets that arrive late (a probing buffer, a
 /// network stall), cameras whose clocks run fast or slow, timestamps that jump.

@@ -3,6 +3,8 @@ import Foundation
 import NVRMedia
 import Testing
 @testable import NVRCore
+@testable import NVRPluginHost
+@testable import NVRRecorder
 
 /// What a plugin hands the host in push mode is checked and converted in one place
 /// (`PluginStreams`); the session watchdog notices connections that stopped yielding video.

@@ -1,5 +1,6 @@
 import Testing
 @testable import NVRCore
+@testable import NVRRecorder
 
 /// The judgement behind `streaming` and `stalled`, on simulated time: frames arriving at
 /// 15 a second, with a share of them refused.

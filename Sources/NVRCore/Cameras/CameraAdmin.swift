@@ -3,6 +3,9 @@ import Logging
 import NVRIndex
 import NVRMedia
 import NVRPlayback
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// Camera management shared by the CLI and the API. Every change goes to the index and bumps
 /// its cameras generation: a running `nvr serve` starts, restarts or stops the camera within

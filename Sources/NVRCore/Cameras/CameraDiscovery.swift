@@ -1,6 +1,7 @@
 import Foundation
 import NVRIndex
 import NVRPlayback
+import NVRPluginHost
 
 /// Finding cameras on the LAN through the plugins that can (`nvr discover`, GET /api/discover):
 /// every such plugin looks at once for the same few seconds; what answered is listed with

@@ -1,4 +1,6 @@
 import NVRIndex
+import NVRRecorder
+import NVRTime
 
 /// What `nvr camera list` and `GET /api/cameras` say about a camera: its state (live from the
 /// running recorder when there is one, else as `nvr serve` last recorded it), its stream as

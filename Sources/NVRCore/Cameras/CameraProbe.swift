@@ -1,5 +1,8 @@
 import Foundation
 import NVRMedia
+import NVRPluginHost
+import NVRRecorder
+import NVRTime
 
 public enum CameraProbe {
     /// Opens the stream, reads a few seconds to measure bit rate and frame rate, and closes it.

@@ -1,5 +1,6 @@
 import Foundation
 import TOMLKit
+import NVRStorage
 
 /// Server settings from nvr.toml. Cameras live in the index, not here.
 public struct NVRConfig: Sendable, Equatable {

@@ -1,5 +1,7 @@
 import Foundation
 import NVRIndex
+import NVRPluginHost
+import NVRTime
 
 /// A plugin's card listing turned into timeslices on the NVR's clock.
 ///

@@ -3,6 +3,9 @@ import Logging
 import NVRIndex
 import NVRMedia
 import NVRPlayback
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// Keeps a camera's card timeslices in the index and fills the NVR's recording gaps from the
 /// card: lists the card through the plugin, then for every span of a card file that no

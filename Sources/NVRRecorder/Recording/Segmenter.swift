@@ -4,6 +4,8 @@ import NVRIndex
 import NVRMedia
 import Synchronization
 import NVRPlayback
+import NVRStorage
+import NVRTime
 
 /// Turns one camera's packets into segment files and index rows.
 ///

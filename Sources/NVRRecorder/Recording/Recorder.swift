@@ -5,13 +5,16 @@ import NVRMedia
 import NVRPlayback
 import NVRWorker
 import Synchronization
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
     // @unchecked Sendable: `sessions` and `stopped` are guarded by `lock`; the urgent-pass
     // counters by the retention worker's lock; `retentionInterval` and `changePollSeconds`
     // are set before start(); `generation` is the watcher's; everything else is immutable.
-    public let config: NVRConfig
+    public let options: Options
     public let storage: StorageLayout
     public let index: IndexDatabase
     /// Every recording-path write to the index goes through it (camera threads never wait for SQLite).
@@ -36,14 +39,14 @@ public final class Recorder: @unchecked Sendable {
     /// Room kept back for the index to record deletions on a full disk.
     private let reserve: SpaceReserve
 
-    public init(config: NVRConfig, logger: Logger) throws {
-        self.config = config
+    public init(options: Options, logger: Logger) throws {
+        self.options = options
         self.logger = logger
-        storage = StorageLayout(root: config.storageRoot)
+        storage = StorageLayout(root: options.storageRoot)
         try storage.prepare()
         index = try IndexDatabase(path: storage.indexPath)
         writer = IndexWriter(index: index, logger: logger)
-        plugins = PluginHost(directory: config.resolvedPluginsDir)
+        plugins = PluginHost(directory: options.pluginsDir)
         retention = Retention(index: index, storage: storage, logger: logger)
         reserve = SpaceReserve(root: storage.root)
         writer.onNoSpace = { [weak self] in self?.askRetentionForSpace() ?? false }
@@ -69,7 +72,7 @@ public final class Recorder: @unchecked Sendable {
             try index.addCamera(CameraRecord(name: "demo", plugin: "demo", config: "{}", created90k: Time90k.now()))
             logger.notice("no cameras yet: added the synthetic 'demo' camera (remove it with: nvr camera remove demo)")
         }
-        logger.info("storage \(storage.root), plugins from \(plugins.directory), segments of \(config.segmentSeconds) s")
+        logger.info("storage \(storage.root), plugins from \(plugins.directory), segments of \(options.segmentSeconds) s")
         // Make room before the first write, then keep making it.
         do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
         reserve.ensure()
@@ -77,7 +80,7 @@ public final class Recorder: @unchecked Sendable {
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
-        let u = CameraUpkeep(config: config, writer: writer, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
+        let u = CameraUpkeep(options: options, writer: writer, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
         upkeep = u
         u.start()
         retentionWorker.start { [self] in retentionLoop() }
@@ -175,7 +178,7 @@ public final class Recorder: @unchecked Sendable {
             logger.error("camera \(camera.name): bad recording settings, recording continuously: \(error)")
         }
         let session = CameraSession(camera: camera, plugins: plugins, writer: writer, storage: storage,
-                                    settings: Segmenter.Settings(segmentSeconds: config.segmentSeconds), recording: recording, logger: logger,
+                                    settings: Segmenter.Settings(segmentSeconds: options.segmentSeconds), recording: recording, logger: logger,
                                     freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
         let added = lock.withLock { () -> Bool in
             guard !stopped else { return false }

@@ -1,5 +1,6 @@
 import CNVRPlugin
 import NVRMedia
+import NVRTime
 
 /// Push mode's C structures (`nvr_stream_params`, `nvr_packet`) turned into the host's types
 /// in one place. Everything a plugin hands over is checked here — struct sizes against

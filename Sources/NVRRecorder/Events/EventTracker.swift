@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import NVRIndex
+import NVRStorage
+import NVRTime
 
 /// One camera's events: opens, extends, merges and ends them, hands their rows to the index
 /// writer, and tells the recording gate whether footage is wanted (an event, or its

@@ -1,3 +1,5 @@
+import NVRTime
+
 /// When a live stream's frames were captured, on the wall clock. Computed once per packet
 /// where packets enter (the recording gate for the main stream, the sub-stream reader for
 /// the sub-stream) and carried with the packet from there: the pre-roll buffer, the motion

@@ -4,6 +4,7 @@ import Logging
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRTime
 
 /// What a camera is doing, for logs, the CLI and the API.
 public struct CameraStatus: Sendable, Equatable {

@@ -1,6 +1,7 @@
 import Foundation
 import NVRIndex
 import NVRPlayback
+import NVRTime
 
 /// The recording of an event: from the key frame at or before (start − pre-roll) to
 /// end + post-roll (to now while the event is in progress).

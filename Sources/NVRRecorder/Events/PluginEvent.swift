@@ -1,5 +1,7 @@
 import Foundation
 import NVRIndex
+import NVRStorage
+import NVRTime
 
 /// An event a plugin reported through the ABI's `event` callback, as JSON:
 /// `{"type":"motion","phase":"start"|"stop"|"pulse","score":0.7,"time90k":…,"quiet_seconds":10}`.

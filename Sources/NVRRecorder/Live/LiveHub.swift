@@ -1,6 +1,7 @@
 import Foundation
 import NVRMedia
 import Synchronization
+import NVRTime
 
 /// A camera's live video for viewers (the page's live view): the newest GOP, kept in memory and
 /// fed by the session thread as packets arrive — whatever the recording mode — and read by any

@@ -3,6 +3,9 @@ import Logging
 import NVRIndex
 import NVRPlayback
 import NVRWorker
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// The recorder's slow, camera-side chores, on one thread so they never touch a recording
 /// thread: saves each plugin's status (battery, card) to the index when it changes, and lists
@@ -10,7 +13,7 @@ import NVRWorker
 /// covering the end of the gap is then closed), and every `cardRefreshSeconds`.
 final class CameraUpkeep: @unchecked Sendable {
     // @unchecked Sendable: the dictionaries are touched only by the upkeep thread.
-    private let config: NVRConfig
+    private let config: Recorder.Options
     private let index: IndexDatabase
     private let writer: IndexWriter
     private let storage: StorageLayout
@@ -31,7 +34,7 @@ final class CameraUpkeep: @unchecked Sendable {
     /// How often statuses are looked at.
     var interval: Double = 2
 
-    init(config: NVRConfig, writer: IndexWriter, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
+    init(options config: Recorder.Options, writer: IndexWriter, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
         self.config = config
         self.index = writer.index
         self.writer = writer

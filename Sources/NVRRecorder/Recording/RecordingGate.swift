@@ -3,6 +3,8 @@ import Logging
 import NVRIndex
 import NVRMedia
 import Synchronization
+import NVRStorage
+import NVRTime
 
 /// Decides, packet by packet, what of a camera's stream is written: everything
 /// (`continuous`), event clips only (`events`: footage waits in a pre-roll buffer until an

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRStorage
 
 /// A camera's recording settings, decoded from its camera_recording row.
 public struct RecordingSettings: Sendable, Equatable {

@@ -2,6 +2,8 @@ import Foundation
 import Logging
 import NVRMedia
 import NVRWorker
+import NVRPluginHost
+import NVRTime
 
 /// A camera's sub-stream, read beside the recording connection on a thread of its own (it
 /// reconnects on its own; the main stream is never touched). It feeds the grid's live view —

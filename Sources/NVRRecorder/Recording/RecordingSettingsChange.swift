@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRStorage
 
 /// A change to a camera's recording settings, as `nvr camera set` and the API express it:
 /// nil fields stay as they are. `apply` checks everything (mode, schedule and zone, roll

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRTime
 
 /// An event as the API and the CLI show it.
 public struct EventSummary: Encodable, Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import NVRMedia
+import NVRPluginHost
 
 /// Reads a card file through the plugin in blocks, so libavformat's small reads and seeks
 /// become a few HTTP Range requests, and counts what was fetched.

@@ -1,4 +1,6 @@
 import Foundation
+import NVRStorage
+import NVRTime
 
 /// A weekly schedule of recording modes in local time.
 ///

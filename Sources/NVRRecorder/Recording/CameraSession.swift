@@ -6,6 +6,9 @@ import NVRMedia
 import NVRWorker
 import Synchronization
 import NVRPlayback
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
 /// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).

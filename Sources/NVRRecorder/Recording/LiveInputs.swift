@@ -1,4 +1,5 @@
 import NVRMedia
+import NVRPluginHost
 
 /// How a camera session opens its live sources: the network (`LiveInputs.Network`) in the
 /// product; a scripted input in tests, so a session runs in-process with packets it is handed.

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRStorage
 
 /// Settings of the built-in motion detector (stored as JSON in camera_recording.motion).
 /// Defaults and their reasons: design/motion.md.
