@@ -123,18 +123,30 @@ package final class ConnectionGuard {
 
     // MARK: what RequestsSide sees
 
-    func headRead(_ head: HTTPRequestHead) {
+    /// A request head was read. Returns the head to pass on: one asking to upgrade to anything
+    /// but a WebSocket (`h2c` from `curl --http2`) loses its `Upgrade`, as RFC 9110 lets a
+    /// server ignore it — the WebSocket upgrader answered such a request with nothing at all.
+    func headRead(_ head: HTTPRequestHead) -> HTTPRequestHead {
+        var head = head
         let upgrade = head.method == .CONNECT || (head.headers.contains(name: "upgrade")
             && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" })
         if upgrade {
             closeAfterResponse = true
-            // Only the first request meets the upgrader (it leaves the pipeline after it).
-            if heads == 0 { upgradeRequested = true }
+            if !head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+                head.headers.remove(name: "upgrade")
+                let connection = head.headers[canonicalForm: "connection"].filter { $0.lowercased() != "upgrade" }
+                head.headers.remove(name: "connection")
+                for token in connection { head.headers.add(name: "connection", value: String(token)) }
+            } else if heads == 0 {
+                // Only the first request meets the upgrader (it leaves the pipeline after it).
+                upgradeRequested = true
+            }
         }
         heads += 1
         pendingBytes = false
         requestLineEnded = true
         if timerKind == .header || timerKind == .idle { stopTimer() }
+        return head
     }
 
     func endRead() {
@@ -273,7 +285,12 @@ extension ConnectionGuard {
                 return
             }
             switch unwrapInboundIn(data) {
-            case .head(let head): guardian.headRead(head)
+            case .head(let head):
+                let passed = guardian.headRead(head)
+                if passed != head {
+                    context.fireChannelRead(wrapInboundOut(.head(passed)))
+                    return
+                }
             case .body: break
             case .end: guardian.endRead()
             }

@@ -79,6 +79,20 @@ import TestSupport
         #expect(!c.closed, "the connection stays open for more requests")
     }
 
+    /// `curl --http2` on http:// asks to upgrade to h2c: the server ignores the Upgrade (as RFC
+    /// 9110 allows) and answers over HTTP/1.1, then closes (the HTTP parser reads nothing after
+    /// an upgrade request). Before, it answered nothing at all.
+    @Test func anUpgradeToAnythingButAWebSocketIsAnsweredAndClosed() async throws {
+        let s = try await Served()
+        let c = try RawTCPConnection(port: s.port)
+        c.send("GET /api/cameras HTTP/1.1\r\n\(Self.host)Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
+        #expect(await c.readUntilClosed(seconds: 2), "closed after its answer")
+        let answer = try #require(c.response, "answered: \(String(decoding: c.received.prefix(200), as: UTF8.self))")
+        #expect(answer.status == 200)
+        #expect(answer.headers["connection"] == "close")
+        #expect(try await s.stillServes())
+    }
+
     /// Slowloris: 200 connections send a header byte at a time, each well inside any per-read
     /// timeout, never finishing. The header timeout (2 s here, one byte a second: the
     /// product's 10 s and one byte every 5 s, five times faster) ends each with 408.
