@@ -23,7 +23,10 @@ public final class IndexWriter: @unchecked Sendable {
     // @unchecked Sendable: `queue`, `handedOver`, `committed`, `committing`, `closing`,
     // `entriesLoaded` and `runIDsWanted` are behind `wake`;
     // `onNoSpace` is set before the first write; the rest is immutable or atomic.
+    /// The index, for the writer's users to read; writes go to `store` (the same index, but
+    /// in tests).
     public let index: IndexDatabase
+    private let store: any RecordingStore
     private let logger: Logger
     private let flushInterval: Double
     private let wake = NSCondition()
@@ -84,8 +87,9 @@ public final class IndexWriter: @unchecked Sendable {
     /// When the oldest write of the batch being committed was handed over.
     private var committing: UInt64?
 
-    public init(index: IndexDatabase, logger: Logger, flushInterval: Double = 0.2) {
+    public init(index: IndexDatabase, logger: Logger, flushInterval: Double = 0.2, store: (any RecordingStore)? = nil) {
         self.index = index
+        self.store = store ?? index
         self.logger = logger
         self.flushInterval = flushInterval
         let t = Thread { [self] in run() }
@@ -156,7 +160,7 @@ public final class IndexWriter: @unchecked Sendable {
             wake.wait()
         }
         // After close (a stopping recorder's last words): from the index here and now.
-        return try index.reserveRunIDs(1).lowerBound
+        return try store.reserveRunIDs(1).lowerBound
     }
 
     /// A sample entry's row: known (its id is there), or handed over now and pending until its
@@ -182,7 +186,7 @@ public final class IndexWriter: @unchecked Sendable {
     /// Reads the sample entries the index has (once, at start).
     private func loadEntries() {
         do {
-            let known = try index.sampleEntryIDs()
+            let known = try store.sampleEntryIDs()
             entries.withLock { for (box, id) in known where $0[box] == nil { $0[box] = PendingRowID(id) } }
         } catch {
             // New ones are still found: insertSampleEntry looks for the box before inserting.
@@ -197,7 +201,7 @@ public final class IndexWriter: @unchecked Sendable {
     private func refillRunIDs() -> Bool {
         guard runIDs.withLock({ $0.count }) < Self.spareRunIDs else { return true }
         do {
-            let block = try index.reserveRunIDs(2 * Self.spareRunIDs)
+            let block = try store.reserveRunIDs(2 * Self.spareRunIDs)
             runIDs.withLock { $0.insert(contentsOf: block.reversed(), at: 0) }
             if refillFailing { logger.notice("index writer: run ids reserved again") }
             refillFailing = false
@@ -256,7 +260,7 @@ public final class IndexWriter: @unchecked Sendable {
         var fullSince: DispatchTime?
         while true {
             do {
-                let inserted = try index.apply(writes)
+                let inserted = try store.apply(writes)
                 for (ref, id) in inserted { ref.publish(id) }
                 if fullSince != nil { logger.notice("index writer: writing again; \(writes.count) writes committed") }
                 let thens = batch.compactMap(\.then)
@@ -284,7 +288,7 @@ public final class IndexWriter: @unchecked Sendable {
         // One write is at fault (a constraint, a row gone meanwhile): keep the others.
         for item in batch {
             do {
-                let inserted = try index.apply([item.write])
+                let inserted = try store.apply([item.write])
                 for (ref, id) in inserted { ref.publish(id) }
                 if let t = item.then { callbacks.async(execute: t) }
             } catch {

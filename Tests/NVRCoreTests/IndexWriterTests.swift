@@ -166,6 +166,39 @@ import NVRPlayback
         #expect(try h.index.frames(segmentID: try #require(segs.last?.id))?.videoIndex == blob)
     }
 
+    /// An index (through the writer's `RecordingStore` seam) that refuses one write — a
+    /// constraint, a row gone meanwhile — for good: the batch it came in is applied write by
+    /// write, the others are committed, and only that one is dropped (and counted).
+    @Test func aWriteTheIndexRefusesCostsOnlyItself() throws {
+        struct RefusesOnePath: RecordingStore {
+            let index: IndexDatabase
+            let refused: String
+            func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
+                for case .insertSegment(let row, _, _) in writes where row.path == refused {
+                    throw IndexError("refused: \(row.path)")
+                }
+                return try index.apply(writes)
+            }
+            func reserveRunIDs(_ count: Int) throws -> Range<Int64> { try index.reserveRunIDs(count) }
+            func sampleEntryIDs() throws -> [Data: Int64] { try index.sampleEntryIDs() }
+        }
+        let h = try RecorderHarness()
+        let cam = try h.index.addCamera(CameraRecord(name: "r", plugin: "demo", config: "{}", created90k: 0))
+        let entry = try h.index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                                                                channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
+        let writer = IndexWriter(index: h.index, logger: TestEnvironment.logger, store: RefusesOnePath(index: h.index, refused: "recordings/r/3.mp4"))
+        defer { writer.close() }
+        var refs: [PendingRowID] = []
+        for i in 0..<6 {
+            refs.append(writer.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                                                           path: "recordings/r/\(i).mp4", videoEntryID: entry, audioEntryID: nil)))
+        }
+        writer.flush()
+        #expect(refs.enumerated().allSatisfy { ($0.offset == 3) == ($0.element.value == nil) }, "\(refs.map(\.value))")
+        #expect(try h.index.segments(cameraID: cam.id!).map(\.path) == [0, 1, 2, 4, 5].map { "recordings/r/\($0).mp4" })
+        #expect(writer.droppedWrites.load(ordering: .relaxed) == 1)
+    }
+
     @Test func recoveryRemovesAFileWhoseRowACrashKeptOut() throws {
         let root = TestEnvironment.tempDir("orphan")
         defer { TestEnvironment.cleanup(root) }
