@@ -7,12 +7,16 @@ import PluginSupport
 /// H.264 with libavcodec in-process, and pushes the packets to the host in real time.
 final class DemoCamera: @unchecked Sendable {
     // @unchecked Sendable: `running` is guarded by `lock`; the encoder is used only by the push thread.
-    static let options: Set<String> = ["width", "height", "fps", "bitrate", "gop_seconds", "event_every", "event_seconds", "event_type", "event_phase"]
+    static let options: Set<String> = ["width", "height", "fps", "bitrate", "gop_seconds", "event_every", "event_seconds", "event_type", "event_phase", "jump_after"]
     let width: Int, height: Int, fps: Int, bitRate: Int, gopSeconds: Int
     /// A timer that reports events, as a camera's own motion or doorbell would: one every
     /// `eventEvery` seconds (0 = never), lasting `eventSeconds`, reported as start + stop
     /// ("span") or as one instantaneous "pulse" whose quiet period is `eventSeconds`.
     let eventEvery: Int, eventSeconds: Int, eventType: String, eventPulse: Bool
+    /// A broken camera's clock, for trying the recorder's honesty: after `jumpAfter` seconds
+    /// (0 = never), every other frame's timestamps are 2^31 ticks on, as if the top bit of a
+    /// 32-bit RTP clock flipped each frame.
+    let jumpAfter: Int
     private let host: PluginHostCallbacks
     private let lock = NSCondition()
     private var running = false
@@ -32,6 +36,7 @@ final class DemoCamera: @unchecked Sendable {
         let phase = try c.string("event_phase") ?? "span"
         guard ["span", "pulse"].contains(phase) else { throw PluginConfigError("option 'event_phase' must be span or pulse") }
         eventPulse = phase == "pulse"
+        jumpAfter = try c.int("jump_after", in: 0...86_400) ?? 0
         guard eventEvery == 0 || eventSeconds < eventEvery else { throw PluginConfigError("event_seconds must be shorter than event_every") }
         self.host = host
     }
@@ -99,8 +104,9 @@ final class DemoCamera: @unchecked Sendable {
                 pattern.draw(frame: n, fps: fps, clock: text, y: y, yStride: ys, u: u, v: v, uvStride: uvs)
             }, emit: { pkt in
                 let p = pkt.pointee
+                let jump: Int64 = jumpAfter > 0 && p.pts >= Int64(jumpAfter * fps) && p.pts % 2 == 1 ? 1 << 31 : 0
                 var out = nvr_packet(struct_size: UInt32(MemoryLayout<nvr_packet>.size), stream_index: 0,
-                                     pts: p.pts * 90_000 / Int64(fps), dts: p.dts * 90_000 / Int64(fps),
+                                     pts: p.pts * 90_000 / Int64(fps) + jump, dts: p.dts * 90_000 / Int64(fps) + jump,
                                      duration: Int64(90_000 / fps), key: p.flags & AV_PKT_FLAG_KEY != 0 ? 1 : 0,
                                      data: p.data, size: Int(p.size))
                 return host.table.push_packet?(host.table.host_ctx, &out) ?? 1

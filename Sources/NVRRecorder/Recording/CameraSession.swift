@@ -39,6 +39,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// "connecting" then says nothing about the stream the session is reading.
     private var readsURL = false
     private var pushError: String?
+    /// Push mode's RecordingProgress and video frames, touched only by the plugin's push thread.
+    private var pushProgress = RecordingProgress()
+    private var pushedVideoFrames: Int64 = 0
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
     /// The camera's plugin instance, kept across reconnects (card work and status use it too).
@@ -272,6 +275,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Lets the plugin push packets until it stops, fails, or we are stopped.
     private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
         worker.locked { readsURL = false; pushError = nil; connected = false }
+        pushProgress = RecordingProgress() // before the push thread starts: it is that thread's from then on
+        pushedVideoFrames = 0
         try instance.startPush()
         worker.wait(seconds: .infinity, until: { pushError != nil })
         let why = worker.locked { pushError ?? "stopped" }
@@ -349,6 +354,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         do {
             try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
             if !connected { worker.locked { connected = true } }
+            // Judged here, on the plugin's one push thread (the segmenter's too).
+            if p.stream == 0 { pushedVideoFrames += 1 }
+            if let verdict = pushProgress.update(now: Interrupter.now(), received: pushedVideoFrames, dropped: segmenter.videoFramesRefused) {
+                reportProgress(verdict)
+            }
             return 0
         } catch {
             failPush("\(error)")
