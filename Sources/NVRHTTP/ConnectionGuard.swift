@@ -123,30 +123,37 @@ package final class ConnectionGuard {
 
     // MARK: what RequestsSide sees
 
-    /// A request head was read. Returns the head to pass on: one asking to upgrade to anything
-    /// but a WebSocket (`h2c` from `curl --http2`) loses its `Upgrade`, as RFC 9110 lets a
-    /// server ignore it — the WebSocket upgrader answered such a request with nothing at all.
-    func headRead(_ head: HTTPRequestHead) -> HTTPRequestHead {
-        var head = head
-        let upgrade = head.method == .CONNECT || (head.headers.contains(name: "upgrade")
-            && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" })
-        if upgrade {
+    /// A request head was read. Returns the head to pass on when it must change (nil: as it
+    /// is): one asking to upgrade to anything but a WebSocket (`h2c` from `curl --http2`)
+    /// loses its `Upgrade`, as RFC 9110 lets a server ignore it — the WebSocket upgrader takes
+    /// any `Upgrade` header for an attempt, whatever `Connection` says, and answered such a
+    /// request with nothing at all.
+    func headRead(_ head: HTTPRequestHead) -> HTTPRequestHead? {
+        var changed: HTTPRequestHead?
+        // The HTTP parser's own idea of an upgrade: it parses nothing after one.
+        if head.method == .CONNECT || (head.headers.contains(name: "upgrade")
+            && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }) {
             closeAfterResponse = true
-            if !head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
-                head.headers.remove(name: "upgrade")
-                let connection = head.headers[canonicalForm: "connection"].filter { $0.lowercased() != "upgrade" }
-                head.headers.remove(name: "connection")
-                for token in connection { head.headers.add(name: "connection", value: String(token)) }
-            } else if heads == 0 {
-                // Only the first request meets the upgrader (it leaves the pipeline after it).
-                upgradeRequested = true
+        }
+        if head.headers.contains(name: "upgrade") {
+            if head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) {
+                // Only the first request meets the upgrader (it leaves the pipeline after it),
+                // and it may switch whatever `Connection` says.
+                if heads == 0 { upgradeRequested = true }
+            } else {
+                var h = head
+                h.headers.remove(name: "upgrade")
+                let connection = h.headers[canonicalForm: "connection"].filter { $0.lowercased() != "upgrade" }
+                h.headers.remove(name: "connection")
+                for token in connection { h.headers.add(name: "connection", value: String(token)) }
+                changed = h
             }
         }
         heads += 1
         pendingBytes = false
         requestLineEnded = true
         if timerKind == .header || timerKind == .idle { stopTimer() }
-        return head
+        return changed
     }
 
     func endRead() {
@@ -280,15 +287,14 @@ extension ConnectionGuard {
             guard !guardian.rejected else { return }
             // Once an upgrade is asked for, the upgrader may take the decoder out: what comes
             // here may be raw bytes, not request parts.
-            guard !guardian.upgradeRequested else {
+            guard !guardian.upgradeRequested && !guardian.upgraded else {
                 context.fireChannelRead(data)
                 return
             }
             switch unwrapInboundIn(data) {
             case .head(let head):
-                let passed = guardian.headRead(head)
-                if passed != head {
-                    context.fireChannelRead(wrapInboundOut(.head(passed)))
+                if let changed = guardian.headRead(head) {
+                    context.fireChannelRead(wrapInboundOut(.head(changed)))
                     return
                 }
             case .body: break

@@ -93,6 +93,18 @@ import TestSupport
         #expect(try await s.stillServes())
     }
 
+    /// The upgrader takes any `Upgrade` for an attempt, with or without `Connection: upgrade`:
+    /// an h2c one without it was left unanswered and open for ever.
+    @Test func anUpgradeHeaderWithoutConnectionUpgradeIsAnswered() async throws {
+        let s = try await Served()
+        let c = try RawTCPConnection(port: s.port)
+        c.send("GET /api/cameras HTTP/1.1\r\n\(Self.host)Upgrade: h2c\r\n\r\n")
+        let deadline = Date().addingTimeInterval(2)
+        while c.response == nil && Date() < deadline { c.poll(); try await Task.sleep(for: .milliseconds(20)) }
+        #expect(c.response?.status == 200, "answered: \(String(decoding: c.received.prefix(200), as: UTF8.self))")
+        #expect(try await s.stillServes())
+    }
+
     /// Slowloris: 200 connections send a header byte every 5 s, each well inside any per-read
     /// timeout, never finishing. The product's header timeout (10 s from the first byte) ends
     /// each with 408, while normal requests go on being served.

@@ -152,6 +152,27 @@ import TestSupport
         #expect(!s.logText.contains(s.token))
     }
 
+    /// A WebSocket upgrade whose `Connection` header lacks `upgrade` (as a misconfigured proxy
+    /// sends it): the upgrader switches anyway, so the connection guard must take what follows
+    /// as WebSocket bytes. It took them for HTTP request parts and the whole server died at the
+    /// client's first frame.
+    @Test func aWebSocketUpgradeWithoutConnectionUpgradeNeitherCrashesNorHangs() async throws {
+        let s = try Served()
+        #expect(try s.api("POST", "/api/cameras", json: #"{"name":"d","plugin":"demo"}"#).status == 201)
+        #expect(TestEnvironment.wait(timeout: 15) { s.state("d").hasPrefix("streaming") })
+        let c = try RawTCPConnection(port: s.port)
+        c.send("GET /api/cameras/d/live HTTP/1.1\r\nHost: 127.0.0.1:\(s.port)\r\nAuthorization: Bearer \(s.token)\r\nUpgrade: websocket\r\n"
+               + "Connection: keep-alive\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let deadline = Date().addingTimeInterval(5)
+        while c.response == nil && Date() < deadline { c.poll(); try await Task.sleep(for: .milliseconds(20)) }
+        #expect(c.response?.status == 101)
+        c.send([0x89, 0x80, 1, 2, 3, 4]) // a masked ping
+        try await Task.sleep(for: .seconds(1))
+        #expect(s.process.isRunning, "nvr serve died")
+        #expect(try s.api("GET", "/api/cameras").status == 200)
+        c.close()
+    }
+
     @Test func httpsWithASelfSignedCertificateOnEveryAddress() throws {
         let s = try Served(tls: true, bind: "0.0.0.0")
         // A real TLS handshake, checked against the certificate nvr made.

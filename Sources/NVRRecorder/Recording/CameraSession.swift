@@ -42,6 +42,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Push mode's RecordingProgress and video frames, touched only by the plugin's push thread.
     private var pushProgress = RecordingProgress()
     private var pushedVideoFrames: Int64 = 0
+    /// Set from any plugin thread when the state left `stalled` by the plugin's word.
+    private let pushProgressStale = Atomic<Bool>(false)
     /// Push mode: packets arrived in this connection (events mode may write none of them).
     private var connected = false
     /// The camera's plugin instance, kept across reconnects (card work and status use it too).
@@ -309,10 +311,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             // A URL camera the session is streaming stays "streaming" (or "stalled": that is the
             // session's to say): the plugin's keep-alive failing once and answering again does
             // not change the stream being read.
-            if !(url && (status.state == .streaming || status.state == .stalled)) { setState(.connecting, reason, log: .debug) }
+            if !(url && (status.state == .streaming || status.state == .stalled)) {
+                setState(.connecting, reason, log: .debug)
+                pushProgressStale.store(true, ordering: .relaxed)
+            }
         case NVR_STATE_STREAMING.rawValue:
-            let url = worker.locked { readsURL }
-            if !(url && status.state == .stalled) { setState(.streaming, reason) }
+            // "stalled" is the session's to say, and to take back (RecordingProgress).
+            if status.state != .stalled { setState(.streaming, reason) }
         case NVR_STATE_LOST_EXPECTED.rawValue: setState(.lost, reason ?? "camera went away (expected)")
         default: failPush(reason ?? "camera connection lost")
         }
@@ -347,6 +352,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             s.audio = descs.count > 1 ? descs[1].summary : nil
         }
         setState(.streaming, nil, extra: " \(descs.map(\.summary).joined(separator: ", "))")
+        // A new run on the push thread: the judgement starts again with it.
+        pushProgress = RecordingProgress()
+        pushedVideoFrames = 0
         return 0
     }
 
@@ -355,6 +363,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
             if !connected { worker.locked { connected = true } }
             // Judged here, on the plugin's one push thread (the segmenter's too).
+            if pushProgressStale.load(ordering: .relaxed) {
+                // The plugin said "connecting" meanwhile: a stall must be judged (and said) anew.
+                pushProgressStale.store(false, ordering: .relaxed)
+                pushProgress = RecordingProgress()
+            }
             if p.stream == 0 { pushedVideoFrames += 1 }
             if let verdict = pushProgress.update(now: Interrupter.now(), received: pushedVideoFrames, dropped: segmenter.videoFramesRefused) {
                 reportProgress(verdict)
