@@ -16,28 +16,28 @@ import NVRTime
 /// writes SQLite (design/crash-safety.md says when it can wait for the writer). Not
 /// thread-safe: one producer (the session thread, or the plugin's push thread) at a time.
 public final class Segmenter {
-    private let camera: CameraRecord
-    private let cameraID: Int64
-    private let storage: StorageLayout
-    private let writer: IndexWriter
-    private let settings: Settings
-    private let logger: Logger
+    let camera: CameraRecord
+    let cameraID: Int64
+    let storage: StorageLayout
+    let writer: IndexWriter
+    let settings: Settings
+    let logger: Logger
 
     // The streams of the current connection.
-    private var streams: [StreamDescription] = []
+    var streams: [StreamDescription] = []
     private var timebases: [Timebase] = []
     /// Cached per connection: whether video arrives with start codes (checked per packet).
     private var videoIsAnnexB = false
     /// The last in-band parameter sets seen at a key frame (to notice a resolution change).
     private var inbandParameterSets: [UInt8] = []
-    private var initSegment: InitSegment?
+    var initSegment: InitSegment?
     /// The sample entries of the streams (video, then audio): known to the index, or pending.
-    private var entries: [PendingRowID] = []
+    var entries: [PendingRowID] = []
 
     // The current run.
-    private var runID: Int64 = 0
-    private var runSeq = 0
-    private var runActive = false
+    var runID: Int64 = 0
+    var runSeq = 0
+    var runActive = false
     /// Why the last run ended early (frames then wait for a key frame), and why the last
     /// frame was refused: the camera's status says it when most frames are (RecordingProgress).
     private var runEnd: DroppedFrames.RunEnd?
@@ -48,26 +48,26 @@ public final class Segmenter {
     public private(set) var videoFramesRefused: Int64 = 0
 
     // The current segment.
-    private var file: FragmentedMP4Writer?
-    private var segment: SegmentRecord?
+    var file: FragmentedMP4Writer?
+    var segment: SegmentRecord?
     /// The open segment's row as the index writer will know it.
-    private var segmentRef: PendingRowID?
-    private var segmentFirstDTS: Int64 = 0
-    private var videoFrames: [FrameIndex.Frame] = []
-    private var audioFrames: [FrameIndex.Frame] = []
-    private var fragments: [FrameIndex.Fragment] = []
+    var segmentRef: PendingRowID?
+    var segmentFirstDTS: Int64 = 0
+    var videoFrames: [FrameIndex.Frame] = []
+    var audioFrames: [FrameIndex.Frame] = []
+    var fragments: [FrameIndex.Fragment] = []
     /// Where audio starts, relative to the segment's start.
-    private var audioOffset90k: Int64?
-    private var keyFrames = 0
-    private var fragmentStartDTS: Int64 = 0
-    private var lastVideoDTS: Int64 = 0
-    private var lastVideoDuration: Int64 = 0
-    private var pendingVideo = false
+    var audioOffset90k: Int64?
+    var keyFrames = 0
+    var fragmentStartDTS: Int64 = 0
+    var lastVideoDTS: Int64 = 0
+    var lastVideoDuration: Int64 = 0
+    var pendingVideo = false
     private var pendingVideoKey = false
     private var pendingVideoCTS: Int32 = 0
-    private var nextAudioTime: UInt64 = 0
-    private var lastProgressDTS: Int64 = 0
-    private var videoDuration90k: Int64 = 0
+    var nextAudioTime: UInt64 = 0
+    var lastProgressDTS: Int64 = 0
+    var videoDuration90k: Int64 = 0
 
     /// Set while footage belongs to an event clip: the segment being written is marked, so
     /// retention keeps it as event footage.
@@ -75,7 +75,7 @@ public final class Segmenter {
     /// True while a run is being written.
     public var isRecording: Bool { runActive }
     /// When the packet being appended was captured (see append's `capture90k`).
-    private var capture90k: Int64 = 0
+    var capture90k: Int64 = 0
     /// The segment length: the recording gate lets its capture clock settle this long.
     public var segmentLength90k: Int64 { Int64(settings.segmentSeconds) * 90_000 }
 
@@ -262,7 +262,7 @@ public final class Segmenter {
     }
 
     /// Gives the newest video sample its duration, now that the next frame's time is known.
-    private func finishPendingVideo(duration: Int64) throws {
+    func finishPendingVideo(duration: Int64) throws {
         guard let file else { return }
         let d = UInt32(clamping: max(duration, 1))
         file.setLastDuration(track: 0, d)
@@ -321,148 +321,5 @@ public final class Segmenter {
         runSeq = 0
         runActive = true
         try openSegment(firstDTS: firstDTS)
-    }
-
-    private func openSegment(firstDTS: Int64) throws {
-        guard let initSegment else { return }
-        if entries.contains(where: \.isAbandoned) {
-            // The index writer gave up inserting this format's sample entry: no row could name
-            // it. The connection ends; the next one hands the entry over again.
-            throw MediaError(.write, "the index did not take the stream's sample entry")
-        }
-        let start = capture90k
-        let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
-        let abs = storage.absolute(rel)
-        try FileManager.default.createDirectory(atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        // Row handed over first, then the file: the writer commits the row within its flush
-        // interval; recovery removes a file whose row a crash kept out (design/crash-safety.md).
-        // Card footage (in the past, where recovery does not look) waits for its row.
-        let row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
-                                videoEntryID: entries[0].value ?? 0, audioEntryID: entries.count > 1 ? entries[1].value : nil,
-                                source: settings.source)
-        let ref = writer.insertSegment(row, entries: entries)
-        if settings.source != "live" {
-            writer.flush()
-            guard ref.value != nil else { throw MediaError(.noSpace, "the index did not take the segment's row") }
-        }
-        do {
-            file = try retryingOnNoSpace {
-                unlink(abs) // a previous attempt may have left an empty file
-                return try FragmentedMP4Writer(path: abs, initSegment: initSegment)
-            }
-        } catch {
-            unlink(abs)
-            writer.submit(.removeSegment(ref))
-            throw error
-        }
-        segment = row
-        segmentRef = ref
-        runSeq += 1
-        segmentFirstDTS = firstDTS
-        fragmentStartDTS = firstDTS
-        lastProgressDTS = firstDTS
-        videoFrames.removeAll(keepingCapacity: true)
-        audioFrames.removeAll(keepingCapacity: true)
-        fragments.removeAll(keepingCapacity: true)
-        audioOffset90k = nil
-        keyFrames = 0
-        videoDuration90k = 0
-        nextAudioTime = 0
-    }
-
-    private func flushFragment(at dts: Int64) throws {
-        guard let file else { return }
-        do {
-            if let f = try retryingOnNoSpace({ try file.flushFragment() }) {
-                fragments.append(FrameIndex.Fragment(f))
-            }
-        } catch {
-            // The writer cut the file back to its last complete fragment; keep what is there.
-            try? completeSegment(dropUnflushed: true)
-            runActive = false
-            throw error
-        }
-        fragmentStartDTS = dts
-    }
-
-    /// Runs `body` (a file write); if it fails for lack of space (ENOSPC) and retention frees
-    /// some, runs it once more.
-    private func retryingOnNoSpace<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as MediaError where e.kind == .noSpace {
-            guard let onNoSpace, onNoSpace() else {
-                logger.error("camera \(camera.name): disk full and nothing left to delete: \(e.message)")
-                throw e
-            }
-            logger.warning("camera \(camera.name): disk full; retention freed space, writing again")
-            return try body()
-        }
-    }
-
-    /// Writes the last fragment and completes the segment's row. With no next frame, the
-    /// last frame lasts as long as the one before it.
-    private func closeSegment(nextVideoDTS: Int64?) throws {
-        guard file != nil else { return }
-        if pendingVideo {
-            try finishPendingVideo(duration: nextVideoDTS.map { $0 - lastVideoDTS } ?? max(lastVideoDuration, 1))
-        }
-        try flushFragment(at: nextVideoDTS ?? lastVideoDTS)
-        try completeSegment(dropUnflushed: false)
-    }
-
-    /// Completes the segment's row from what is in its file. A write or sync that fails here
-    /// still completes a row that matches the file (the fragments written before the failure).
-    private func completeSegment(dropUnflushed: Bool) throws {
-        guard let file, var row = segment, let ref = segmentRef else { return }
-        self.file = nil
-        self.segment = nil
-        self.segmentRef = nil
-        pendingVideo = false
-        var failure: (any Error)?
-        if dropUnflushed {
-            file.abandon()
-        } else {
-            do { try file.finish() } catch { failure = error; file.abandon() }
-        }
-        if dropUnflushed || failure != nil {
-            // Only flushed fragments are in the file.
-            let nv = fragments.reduce(0) { $0 + ($1.sampleCounts.first ?? 0) }
-            let na = fragments.reduce(0) { $0 + ($1.sampleCounts.count > 1 ? $1.sampleCounts[1] : 0) }
-            videoFrames = Array(videoFrames.prefix(nv))
-            audioFrames = Array(audioFrames.prefix(na))
-            keyFrames = videoFrames.filter(\.isKey).count
-        }
-        row.duration90k = videoFrames.reduce(0) { $0 + Int64($1.duration) }
-        row.bytes = file.bytesWritten
-        row.frames = videoFrames.count
-        row.keyFrames = keyFrames
-        if videoFrames.isEmpty {
-            // Nothing playable was written: remove the file and the row.
-            unlink(storage.absolute(row.path))
-            writer.submit(.removeSegment(ref))
-        } else {
-            let frames = SegmentFramesRecord(
-                segmentID: 0, videoIndex: FrameIndex.encode(videoFrames),
-                audioIndex: streams.count > 1 ? FrameIndex.encode(audioFrames) : nil,
-                fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
-                audioStart90k: audioOffset90k.map { row.start90k + $0 })
-            counters.segments.add(1, ordering: .relaxed)
-            let done = onSegmentComplete, final = row, entries = entries
-            writer.submit(.completeSegment(ref, row, frames, entries: entries)) {
-                guard let done else { return }
-                var completed = final
-                completed.id = ref.value
-                completed.videoEntryID = entries[0].value ?? completed.videoEntryID
-                completed.audioEntryID = entries.count > 1 ? entries[1].value : nil
-                completed.state = .complete
-                done(completed)
-            }
-        }
-        if let failure { throw failure }
-    }
-
-    private func reportProgress() {
-        guard let file, let row = segment, let ref = segmentRef else { return }
-        writer.submit(.segmentProgress(ref, start90k: row.start90k, duration90k: videoDuration90k, bytes: file.bytesWritten,
-                                       frames: videoFrames.count, keyFrames: keyFrames))
     }
 }
