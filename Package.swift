@@ -72,12 +72,12 @@ let package = Package(
             dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRWorker", "CNVRPlugin",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings),
-        // Cameras as the user manages them (admin, discovery, probe, overview) and nvr.toml;
-        // re-exports the layers below, which its API hands out.
+        // Cameras as the user manages them: admin (add, change, rename, remove), discovery on
+        // the LAN, the probe, the overview the API and CLI list.
         .target(
-            name: "NVRCore",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder", "NVRWorker", "CNVRPlugin",
-                           .product(name: "Logging", package: "swift-log"), "TOMLKit"],
+            name: "NVRCameras",
+            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder", "CNVRPlugin",
+                           .product(name: "Logging", package: "swift-log")],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "NVRHTTP",
             dependencies: [
-                "NVRCore", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRAccess", .product(name: "Hummingbird", package: "hummingbird"),
+                "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRTime", "NVRAccess",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -103,7 +104,8 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "NVRCommands",
-            dependencies: ["NVRCore", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRHTTP", "NVRAccess",
+            dependencies: ["NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRTime",
+                           "NVRHTTP", "NVRAccess", "TOMLKit",
                            .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: swiftSettings),
@@ -140,17 +142,17 @@ let package = Package(
                           swiftSettings: swiftSettings),
 
         // bench/index-writer: packet delays of recording cameras while retention deletes (bench/README.md).
-        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRCore", "NVRPlayback", "NVRIndex", "NVRMedia", "NVRTime",
+        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRRecorder", "NVRStorage", "NVRPlayback", "NVRIndex", "NVRMedia", "NVRTime",
                                                                   .product(name: "Logging", package: "swift-log")],
                           path: "bench/index-writer-bench", swiftSettings: swiftSettings),
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
-        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRCore", "NVRHTTP", "GoProAPI", "Insta360API",
+        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRRecorder", "NVRPluginHost", "NVRHTTP", "GoProAPI", "Insta360API",
                                                       "TuyaAPI", "PluginSupport",
                                                       .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
                                                       .product(name: "NIOHTTP1", package: "swift-nio")],
                 path: "Fuzz/Targets", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["NVRCore", "NVRPlayback", "NVRIndex", .product(name: "Logging", package: "swift-log")], path: "Tests/Support",
+        .target(name: "TestSupport", dependencies: ["NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRCommands", "NVRTime", "NVRPlayback", "NVRIndex", .product(name: "Logging", package: "swift-log")], path: "Tests/Support",
                 exclude: ["rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py", "mdns_service.py"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
@@ -163,6 +165,6 @@ let package = Package(
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
         .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCore", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

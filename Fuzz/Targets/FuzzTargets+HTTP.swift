@@ -1,7 +1,8 @@
 import Foundation
-import NVRCore
 import NVRHTTP
 import NVRPlayback
+import NVRRecorder
+import NVRTime
 
 extension FuzzTargets {
     /// What a request's query and headers carry: times, days, months and zones, Range, and the

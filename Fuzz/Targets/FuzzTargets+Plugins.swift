@@ -1,7 +1,9 @@
 import Foundation
 import GoProAPI
 import Insta360API
-import NVRCore
+import NVRPluginHost
+import NVRRecorder
+import NVRTime
 import PluginSupport
 import TuyaAPI
 

@@ -1,8 +1,11 @@
 import ArgumentParser
 import Foundation
 import NVRAccess
-import NVRCore
+import NVRCameras
 import NVRIndex
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 /// `nvr camera …`: manage cameras in the index.
 struct CameraCommand: ParsableCommand {

@@ -1,8 +1,12 @@
 import ArgumentParser
 import Foundation
 import NVRAccess
-import NVRCore
+import NVRCameras
 import NVRIndex
+import NVRPluginHost
+import NVRRecorder
+import NVRStorage
+import NVRTime
 
 extension CameraCommand {
     /// `nvr camera set NAME …`: how a camera records. A running `nvr serve` picks changes up

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NVRCore
 import NVRIndex
 import NVRPlayback
+import NVRPluginHost
+import NVRRecorder
+import NVRStorage
+import NVRTime
 
 /// `nvr card …`: what is on a camera's memory card, and filling the NVR's gaps from it.
 struct CardCommand: ParsableCommand {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NVRCore
 import NVRIndex
 
 /// A failure reported as one line on stderr with exit status 1.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import NVRCore
+import NVRStorage
 
 /// `nvr db …`: the index itself.
 struct DBCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import NVRCore
+import NVRCameras
+import NVRPluginHost
 
 /// `nvr discover`: the cameras the plugins find on the LAN, with the line that adds each.
 struct DiscoverCommand: ParsableCommand {

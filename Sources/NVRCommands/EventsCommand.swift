@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
-import NVRCore
 import NVRIndex
 import NVRPlayback
+import NVRRecorder
+import NVRTime
 
 /// `nvr events …`: what happened, for installers and admins.
 struct EventsCommand: ParsableCommand {

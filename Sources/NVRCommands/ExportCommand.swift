@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
-import NVRCore
 import NVRMedia
 import NVRPlayback
+import NVRStorage
+import NVRTime
 
 /// `nvr export`: one MP4 of a camera's time range, built from the index.
 struct ExportCommand: ParsableCommand {

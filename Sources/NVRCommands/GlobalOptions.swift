@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NVRCore
 import NVRIndex
 import NVRPlayback
 

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
-import NVRCore
 import NVRIndex
 import NVRPlayback
+import NVRStorage
 
 /// `nvr`: the root command.
 public struct NVRCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import NVRCore
+import NVRPluginHost
 
 /// `nvr plugins`: what plugins are installed and whether they load.
 struct PluginsCommand: ParsableCommand {

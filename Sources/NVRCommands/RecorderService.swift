@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NVRCore
+import NVRRecorder
 import ServiceLifecycle
 
 /// The recorder as a service of `nvr serve`'s `ServiceGroup`: it starts every camera once the

@@ -1,9 +1,10 @@
 import ArgumentParser
-import NVRAccess
 import Foundation
-import NVRCore
+import NVRAccess
 import NVRIndex
 import NVRPlayback
+import NVRStorage
+import NVRTime
 
 /// `nvr recordings …`: what is stored, for installers and admins.
 struct RecordingsCommand: ParsableCommand {

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import NVRCore
 import NVRIndex
+import NVRStorage
+import NVRTime
 
 /// `nvr retention …`: how long footage is kept and how much disk it may use.
 struct RetentionCommand: ParsableCommand {

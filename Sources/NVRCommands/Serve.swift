@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import Logging
 import NVRAccess
-import NVRCore
 import NVRHTTP
 import NVRPlayback
+import NVRPluginHost
+import NVRRecorder
+import NVRStorage
 import ServiceLifecycle
+import Synchronization
 
 /// `nvr serve`: records every enabled camera until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import NVRAccess
-import NVRCore
 import NVRIndex
+import NVRTime
 
 /// `nvr token …`: bearer tokens for scripts (curl, Home Assistant and the like).
 struct TokenCommand: ParsableCommand {

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import NVRAccess
-import NVRCore
 import NVRIndex
+import NVRTime
 
 /// `nvr user …`: the people (and scripts) who may use the API and the page.
 struct UserCommand: ParsableCommand {

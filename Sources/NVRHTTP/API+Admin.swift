@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
 import NVRIndex
+import NVRPluginHost
+import NVRStorage
+import NVRTime
 
 extension API {
     func registerAdmin(on router: Router<NVRContext>) {

@@ -2,8 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
+import NVRCameras
 import NVRIndex
+import NVRPluginHost
+import NVRRecorder
+import NVRStorage
+import NVRTime
 
 extension API {
     func registerCameraAdmin(on router: Router<NVRContext>) {

@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
 import NVRIndex
+import NVRTime
 
 extension API {
     func registerClips(on router: Router<NVRContext>) {

@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
 import NVRIndex
 import NVRPlayback
+import NVRRecorder
+import NVRTime
 
 extension API {
     func registerEvents(on router: Router<NVRContext>) {

@@ -4,7 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NVRAccess
-import NVRCore
+import NVRRecorder
 
 extension API {
     /// GET /api/cameras/{name}/live[?stream=sub] (WebSocket): the camera's live video as

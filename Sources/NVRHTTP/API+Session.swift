@@ -2,8 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
+import NVRCameras
 import NVRIndex
+import NVRTime
 
 extension API {
     func registerSession(on router: Router<NVRContext>) {

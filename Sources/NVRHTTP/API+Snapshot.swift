@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NVRCore
 import NVRIndex
 import NVRPlayback
+import NVRTime
 
 extension API {
     /// GET /api/cameras/{name}/snapshot.jpg[?at=T][&width=W] — the newest key frame (cached

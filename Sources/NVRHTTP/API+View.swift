@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NVRCore
 import NVRIndex
 import NVRMedia
+import NVRTime
 
 extension API {
     /// GET/HEAD /api/cameras/{name}/view.mp4?start=&end= — one ordinary MP4 of the range,

@@ -2,9 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRAccess
-import NVRCore
+import NVRCameras
 import NVRIndex
 import NVRPlayback
+import NVRPluginHost
+import NVRRecorder
+import NVRTime
 
 /// The JSON API's routes over the index (design/api.md; the OpenAPI document is at
 /// /api/openapi.json).

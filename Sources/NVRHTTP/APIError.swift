@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import NVRAccess
-import NVRCore
 import NVRMedia
 import NVRPlayback
 

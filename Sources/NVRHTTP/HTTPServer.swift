@@ -1,17 +1,20 @@
 import Foundation
 import Hummingbird
-import HummingbirdTLS
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
+import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Logging
-import NVRCore
 import NVRIndex
+import NVRMedia
+import NVRPlayback
+import NVRPluginHost
+import NVRRecorder
+import NVRStorage
 import ServiceLifecycle
 import Synchronization
-import NVRPlayback
 
 /// The HTTP server of `nvr serve` (Hummingbird 2), over HTTP or HTTPS: the JSON API,
 /// view.mp4 and snapshots, all answered from the index and the segment files, for users who
@@ -32,12 +35,6 @@ public final class HTTPServer: Sendable {
         public var connectionLimits = ConnectionLimits()
         public init(bind: String, allowUnauthenticated: Bool = false, maxViewSeconds: Int = 86_400) {
             self.bind = bind; self.allowUnauthenticated = allowUnauthenticated; self.maxViewSeconds = maxViewSeconds
-        }
-        public init(config: NVRConfig, allowUnauthenticated: Bool) {
-            self.init(bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
-            tlsCert = config.tlsCert; tlsKey = config.tlsKey; allowedHosts = config.allowedHosts; sessionDays = config.sessionDays
-            pluginsDir = config.resolvedPluginsDir
-            connectionLimits.maxConnectionsPerAddress = config.maxConnectionsPerAddress
         }
         public var usesTLS: Bool { tlsCert != nil && tlsKey != nil }
     }
@@ -74,7 +71,7 @@ public final class HTTPServer: Sendable {
         self.port = port
         self.logger = logger
         self.options = options
-        let plugins = recorder?.plugins ?? PluginHost(directory: options.pluginsDir ?? NVRConfig().resolvedPluginsDir)
+        let plugins = recorder?.plugins ?? PluginHost(directory: options.pluginsDir ?? PluginHost.executableDirectory)
         self.api = API(index: index, storage: storage, recorder: recorder, plugins: plugins, maxViewSeconds: options.maxViewSeconds,
                        sessionDays: options.sessionDays, secureCookies: options.usesTLS, connectionLimits: options.connectionLimits)
     }

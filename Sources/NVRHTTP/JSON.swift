@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NVRCore
 import NVRPlayback
 
 /// JSON answers: one encoder setup for every route.

@@ -1,6 +1,8 @@
 import Foundation
-import NVRCore
 import NVRIndex
+import NVRRecorder
+import NVRStorage
+import NVRTime
 import Prometheus
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import NVRCore
 import NVRPlayback
+import NVRTime
 
 /// Query parameters, with 400s that say what was wrong.
 struct Query {

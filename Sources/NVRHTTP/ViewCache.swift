@@ -1,10 +1,9 @@
 import Crypto
 import Foundation
-import NVRCore
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRPlayback
+import Synchronization
 
 /// Recently built view.mp4 files. A player fetches one file as many Range requests; building
 /// the moov of an hour takes milliseconds, so the same (camera, start, end) is built once and

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where things live under the storage root: the recorder writes there, playback reads.
-/// (Making the folders is the recorder's: `prepare()` in NVRCore.)
+/// (Making the folders is the storage layer's: `prepare()` in NVRStorage.)
 public struct StorageLayout: Sendable {
     public let root: String
 

@@ -6,6 +6,13 @@ import Synchronization
 /// A plugin that fails to load is an error for the cameras that use it only.
 public final class PluginHost: Sendable {
     public let directory: String
+
+    /// The running executable's directory (/proc/self/exe on Linux): where the package and a
+    /// build put the plugin libraries when nvr.toml names no other.
+    public static var executableDirectory: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: exe).deletingLastPathComponent().path
+    }
     private let cache = Mutex<[String: Result<LoadedPlugin, PluginError>]>([:])
 
     public init(directory: String) { self.directory = directory }

@@ -1,9 +1,12 @@
 import Foundation
+import NVRCommands
 import NVRIndex
-import Testing
-import TestSupport
-@testable import NVRCore
 import NVRPlayback
+import NVRRecorder
+import NVRStorage
+import NVRTime
+import TestSupport
+import Testing
 
 /// `nvr db check`, `recordings days/list --date/delete` on a real index with real files.
 @Suite(.serialized, .tags(.system)) struct AdminCommandTests {

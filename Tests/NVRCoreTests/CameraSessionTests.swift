@@ -1,10 +1,12 @@
 import Foundation
 import NVRIndex
 import NVRMedia
+import NVRPluginHost
+import NVRRecorder
+import NVRTime
 import Synchronization
-import Testing
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// A camera in memory, for a session run in-process: each connection the session opens gets
 /// the next entry of the script — packets delivered as fast as the session reads them, then a

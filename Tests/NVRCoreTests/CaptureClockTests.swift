@@ -1,7 +1,6 @@
-import Testing
 import NVRIndex
-@testable import NVRCore
 @testable import NVRRecorder
+import Testing
 
 /// The one place capture time is computed: packets that arrive late (a probing buffer, a
 /// network stall), cameras whose clocks run fast or slow, timestamps that jump.

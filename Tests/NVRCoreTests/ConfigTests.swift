@@ -1,6 +1,8 @@
 import Foundation
+import NVRCommands
+import NVRStorage
+import NVRTime
 import Testing
-@testable import NVRCore
 
 @Suite struct ConfigTests {
     @Test func parsesEveryKey() throws {

@@ -1,9 +1,10 @@
 import Foundation
 import NVRIndex
-import Testing
-import TestSupport
-@testable import NVRCore
 import NVRPlayback
+import NVRStorage
+import NVRTime
+import TestSupport
+import Testing
 
 /// `kill -9` of `nvr serve` mid-segment, then a restart: the segment is recovered, plays,
 /// and index and files agree, with at most ~2 s lost before the kill.

@@ -1,10 +1,12 @@
 import Foundation
 import NVRIndex
 import NVRMedia
+import NVRRecorder
+import NVRStorage
+import NVRTime
 import Synchronization
-import Testing
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// Event recording without a camera: the tracker's merging and pulses, and the recording gate
 /// fed from a file with an injected clock (pre/post-roll, schedules across a DST change).

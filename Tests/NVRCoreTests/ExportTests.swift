@@ -1,10 +1,10 @@
 import Foundation
 import NVRIndex
 import NVRMedia
-import Testing
-import TestSupport
-@testable import NVRCore
 import NVRPlayback
+import NVRStorage
+import TestSupport
+import Testing
 
 /// `nvr export` / RangeExport: one MP4 of any range, built from the index alone.
 @Suite(.serialized, .tags(.system)) struct ExportTests {

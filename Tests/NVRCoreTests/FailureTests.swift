@@ -1,8 +1,10 @@
 import Foundation
+import NVRCameras
 import NVRIndex
-import Testing
+import NVRPluginHost
+import NVRTime
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// Bad input gets a clear error and loses nothing.
 @Suite(.serialized, .tags(.system)) struct FailureTests {

@@ -1,9 +1,9 @@
 import Foundation
 import NVRIndex
-import Testing
-import TestSupport
-@testable import NVRCore
 import NVRPlayback
+import NVRTime
+import TestSupport
+import Testing
 
 /// One `nvr serve` records a good GStreamer camera beside hostile ones (every mode of
 /// Tests/Support/hostile_rtsp_camera.py): the process never dies, the good camera records

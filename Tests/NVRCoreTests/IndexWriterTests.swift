@@ -1,11 +1,13 @@
 import Foundation
 import NVRIndex
 import NVRMedia
-import Synchronization
-import Testing
-import TestSupport
-@testable import NVRCore
 import NVRPlayback
+import NVRRecorder
+import NVRStorage
+import NVRTime
+import Synchronization
+import TestSupport
+import Testing
 
 /// The index writer: camera threads hand rows over and never wait for SQLite; a full index
 /// waits for retention and loses nothing; recovery removes a file whose row a crash kept out.

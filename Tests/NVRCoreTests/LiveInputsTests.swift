@@ -1,6 +1,7 @@
 import Foundation
-import NVRCore
 import NVRMedia
+import NVRPluginHost
+import NVRRecorder
 import Testing
 
 /// The rtsp plugin's documented `timeout` option reaches the native RTSP client (it used to

@@ -1,9 +1,9 @@
 import Foundation
 import NVRMedia
-import Testing
-import TestSupport
-@testable import NVRCore
+import NVRRecorder
 @testable import NVRRecorder
+import TestSupport
+import Testing
 
 /// The motion detector on encoded clips with known content (ffmpeg lavfi): a still grid, a
 /// white square crossing its top from 2 s to 4 s, or the whole picture 40 % brighter from 2 s.

@@ -1,10 +1,10 @@
 import CNVRPlugin
 import Foundation
 import NVRMedia
-import Testing
-@testable import NVRCore
+import NVRPluginHost
 @testable import NVRPluginHost
 @testable import NVRRecorder
+import Testing
 
 /// What a plugin hands the host in push mode is checked and converted in one place
 /// (`PluginStreams`); the session watchdog notices connections that stopped yielding video.

@@ -1,8 +1,8 @@
 import Foundation
 import NVRIndex
-import Testing
+import NVRTime
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// Events a plugin reports (the demo plugin's event timer) become events, and in `events`
 /// mode the only recordings.

@@ -1,8 +1,7 @@
 import Foundation
 import NVRIndex
-import Testing
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// Stopping the recorder while cameras are being added (from the API, or `nvr camera add` in
 /// another process): once `stop` returns, no camera records, and none starts later.

@@ -1,6 +1,5 @@
-import Testing
-@testable import NVRCore
 @testable import NVRRecorder
+import Testing
 
 /// The judgement behind `streaming` and `stalled`, on simulated time: frames arriving at
 /// 15 a second, with a share of them refused.

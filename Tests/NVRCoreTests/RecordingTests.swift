@@ -1,9 +1,9 @@
 import Foundation
 import NVRIndex
 import NVRMedia
-import Testing
+import NVRTime
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// A recorder on a temp storage root with the given cameras, for one test.
 extension RecorderHarness {

@@ -1,9 +1,9 @@
 import Foundation
 import NVRIndex
 import NVRPlayback
-import Testing
+import NVRStorage
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// Retention's rules on simulated time, in-process: a storage root whose segments are rows
 /// and small files made by the test (no camera), and `enforce(now:)` called at the times a

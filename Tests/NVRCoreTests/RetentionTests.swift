@@ -1,8 +1,11 @@
 import Foundation
+import NVRCameras
 import NVRIndex
-import Testing
+import NVRRecorder
+import NVRStorage
+import NVRTime
 import TestSupport
-@testable import NVRCore
+import Testing
 
 @Suite(.serialized, .tags(.system)) struct RetentionTests {
     /// A recorder root with ≥ `count` real demo segments (1 s target, 2 s GOP → ~2 s each).

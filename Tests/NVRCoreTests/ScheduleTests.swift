@@ -1,6 +1,8 @@
 import Foundation
+import NVRRecorder
+import NVRStorage
+import NVRTime
 import Testing
-@testable import NVRCore
 
 /// The weekly schedule: grammar, local times, days that last 23 or 25 hours.
 @Suite struct ScheduleTests {

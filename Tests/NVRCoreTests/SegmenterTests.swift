@@ -1,9 +1,10 @@
 import Foundation
 import NVRIndex
 import NVRMedia
-import Testing
+import NVRRecorder
+import NVRTime
 import TestSupport
-@testable import NVRCore
+import Testing
 
 /// The segmenter fed straight from real encoded files (ffmpeg), no camera in between.
 @Suite struct SegmenterTests {

@@ -1,7 +1,6 @@
 import Foundation
-import NVRCore
-import Testing
 import TestSupport
+import Testing
 
 /// A push-mode camera (the demo plugin, in-process) whose timestamps start jumping back and
 /// forth: its frames keep arriving on the plugin's thread, almost none can be recorded, and

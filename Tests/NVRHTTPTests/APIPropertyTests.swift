@@ -1,8 +1,7 @@
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
 import TestSupport
+import Testing
 
 /// The whole HTTP API driven from its own OpenAPI document by schemathesis (PyPI; installed
 /// into .build/test-venv by `scripts/install-deps.sh test`) against a real `nvr serve`

@@ -1,10 +1,10 @@
 import Foundation
 import NVRAccess
-import NVRCore
 import NVRIndex
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRTime
+import TestSupport
+import Testing
 
 /// Logins, roles, CSRF, sessions, tokens, throttling and the Host check, against the real
 /// HTTP server and index, every route taken from the served OpenAPI document.

@@ -1,10 +1,10 @@
 import Foundation
-import NVRCore
-import NVRIndex
-import Testing
 import NVRHTTP
-import TestSupport
+import NVRIndex
 import NVRPlayback
+import NVRTime
+import TestSupport
+import Testing
 
 /// /days and /timeline on synthetic index rows: DST days (23 h and 25 h), a half-hour zone,
 /// and the API's error answers.

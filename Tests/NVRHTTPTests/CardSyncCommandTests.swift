@@ -1,9 +1,10 @@
 import CamSim
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
+import NVRStorage
+import NVRTime
 import TestSupport
+import Testing
 
 /// `nvr card sync` and `nvr card list` on a card holding a real MP4 (made by ffmpeg, moov at
 /// the end) from an hour ago, with a camera clock one hour and 7 s ahead: only the asked

@@ -1,10 +1,9 @@
 import Foundation
-import NVRCore
 import NVRHTTP
 import NVRIndex
 import NVRPlayback
-import Testing
 import TestSupport
+import Testing
 
 /// What a hostile or broken client gets from the HTTP server, over real sockets to a real
 /// server: an answer and a close for every malformed request, a timeout for headers sent too

@@ -1,9 +1,10 @@
 import CamSim
 import Foundation
 import GoProAPI
-import NVRCore
-import Testing
+import NVRPluginHost
+import NVRRecorder
 import TestSupport
+import Testing
 
 /// The GoPro plugin's decoders against GoPro's own OpenAPI description (a copy of
 /// ../shared/reference/open-gopro-http-openapi.json in Tests/Fixtures), and the simulator's

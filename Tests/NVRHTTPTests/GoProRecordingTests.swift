@@ -1,10 +1,11 @@
 import CamSim
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRRecorder
+import NVRTime
+import TestSupport
+import Testing
 
 /// A GoPro end to end against the simulator: live preview over UDP MPEG-TS, the camera's
 /// state in the API and CLI, keep-alives, restarts after silence, bad answers, and a Wi-Fi

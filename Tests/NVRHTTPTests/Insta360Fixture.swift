@@ -1,7 +1,7 @@
 import CamSim
 import Foundation
-import NVRCore
 import NVRIndex
+import NVRRecorder
 import TestSupport
 
 /// The Insta360 simulator in-process on a free loopback port with its own card folder, and a

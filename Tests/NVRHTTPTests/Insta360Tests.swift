@@ -1,10 +1,11 @@
 import CamSim
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRRecorder
+import NVRTime
+import TestSupport
+import Testing
 
 /// An Insta360 end to end against the OSC simulator and an ffmpeg RTMP pusher: live recording
 /// through the NVR's RTMP listener (with a pusher that drops and comes back), the camera's

@@ -1,8 +1,8 @@
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
+import NVRTime
 import TestSupport
+import Testing
 
 /// A real `nvr serve` with logins: cameras added and changed through the API and from the CLI
 /// in another process take effect while it records; secrets never come back out; HTTPS with a

@@ -1,10 +1,11 @@
 import Foundation
-import NVRCore
 import NVRIndex
 import NVRMedia
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRRecorder
+import NVRTime
+import TestSupport
+import Testing
 
 /// Motion detection end to end: a GStreamer camera shows a scripted scene (still, then a
 /// square crossing it from 8 s to 14 s, then the whole picture 40 % brighter from 20 s to

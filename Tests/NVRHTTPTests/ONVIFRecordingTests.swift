@@ -1,8 +1,9 @@
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
+import NVRRecorder
+import NVRTime
 import TestSupport
+import Testing
 
 /// An ONVIF camera end to end: two GStreamer RTSP streams behind the ONVIF simulator (whose
 /// clock is an hour ahead), added with nothing but its address, user and password.

@@ -1,9 +1,9 @@
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRTime
+import TestSupport
+import Testing
 
 /// The page against a real `nvr serve` recording real RTSP cameras: in Debian's chromium
 /// (Tests/Browser/page_test.py, playwright from .build/test-venv), and a live viewer that stops

@@ -1,10 +1,10 @@
 import Foundation
-import NVRCore
 import NVRIndex
 import NVRMedia
-import Testing
-import TestSupport
 import NVRPlayback
+import NVRTime
+import TestSupport
+import Testing
 
 /// view.mp4, snapshots and thumbnails over HTTP, on a camera recorded for real (GStreamer RTSP
 /// server → recorder → index), with a reconnect gap in the middle.

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Logging
-import NVRCore
+import NVRRecorder
 import NVRHTTP
 import NVRIndex
 import Synchronization

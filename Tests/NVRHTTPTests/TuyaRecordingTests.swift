@@ -1,10 +1,11 @@
 import CamSim
 import Foundation
-import NVRCore
 import NVRIndex
-import Testing
-import TestSupport
+import NVRRecorder
+import NVRTime
 import Synchronization
+import TestSupport
+import Testing
 import TuyaAPI
 
 /// A Tuya camera end to end: the cloud simulator allocates a fresh URL to a real GStreamer RTSP

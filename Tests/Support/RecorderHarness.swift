@@ -1,6 +1,9 @@
 import Foundation
-import NVRCore
+import NVRCameras
+import NVRCommands
 import NVRIndex
+import NVRRecorder
+import NVRStorage
 
 /// A Recorder on a temporary storage root, for tests that record real cameras.
 public final class RecorderHarness {

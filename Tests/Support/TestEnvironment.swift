@@ -1,13 +1,14 @@
 import Foundation
 import Logging
-import NVRCore
+import NVRCommands
+import NVRPluginHost
 import Synchronization
 
 /// Paths and helpers shared by the tests.
 public enum TestEnvironment {
     /// The build folder holding this test binary, the `nvr` executable and the plugin libraries.
     public static var buildDir: String {
-        URL(fileURLWithPath: executablePath()).deletingLastPathComponent().path
+        PluginHost.executableDirectory
     }
 
     public static var nvrExecutable: String { buildDir + "/nvr" }

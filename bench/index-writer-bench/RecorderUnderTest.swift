@@ -1,9 +1,11 @@
 import Foundation
 import Logging
-import NVRCore
 import NVRIndex
 import NVRMedia
 import NVRPlayback
+import NVRRecorder
+import NVRStorage
+import NVRTime
 
 /// The recording path as a camera thread drives it: a Segmenter writing files, handing its
 /// rows to the server's one IndexWriter.

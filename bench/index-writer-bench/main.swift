@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NVRCore
+import NVRStorage
 import NVRIndex
 import NVRMedia
 import NVRTime

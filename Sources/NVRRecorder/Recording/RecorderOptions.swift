@@ -1,6 +1,6 @@
 extension Recorder {
     /// What the recorder is told: where to record, where plugins are, how long segments are,
-    /// how cards are looked after. The command layer makes it from nvr.toml (NVRCore's
+    /// how cards are looked after. The command layer makes it from nvr.toml (NVRCommands'
     /// `Recorder.Options(config:)`); the recorder never reads a config file.
     public struct Options: Sendable {
         public var storageRoot: String

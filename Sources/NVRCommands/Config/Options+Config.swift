@@ -1,4 +1,5 @@
 import Logging
+import NVRHTTP
 import NVRRecorder
 
 extension Recorder.Options {
@@ -13,5 +14,15 @@ extension Recorder {
     /// A recorder for nvr.toml's settings.
     public convenience init(config: NVRConfig, logger: Logger) throws {
         try self.init(options: Options(config: config), logger: logger)
+    }
+}
+
+extension HTTPServer.Options {
+    /// The HTTP server's options as nvr.toml sets them.
+    public init(config: NVRConfig, allowUnauthenticated: Bool) {
+        self.init(bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
+        tlsCert = config.tlsCert; tlsKey = config.tlsKey; allowedHosts = config.allowedHosts; sessionDays = config.sessionDays
+        pluginsDir = config.resolvedPluginsDir
+        connectionLimits.maxConnectionsPerAddress = config.maxConnectionsPerAddress
     }
 }

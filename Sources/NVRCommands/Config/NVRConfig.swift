@@ -1,5 +1,6 @@
 import Foundation
 import TOMLKit
+import NVRPluginHost
 import NVRStorage
 
 /// Server settings from nvr.toml. Cameras live in the index, not here.
@@ -155,12 +156,7 @@ public struct NVRConfig: Sendable, Equatable {
     /// The plugin directory in force: configured, or the executable's own directory.
     public var resolvedPluginsDir: String {
         if let pluginsDir { return pluginsDir }
-        return URL(fileURLWithPath: executablePath()).deletingLastPathComponent().path
+        return PluginHost.executableDirectory
     }
-}
-
-/// The running executable's path (/proc/self/exe on Linux).
-public func executablePath() -> String {
-    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
 }
 
