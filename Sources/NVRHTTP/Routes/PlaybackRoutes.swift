@@ -3,9 +3,24 @@ import HTTPTypes
 import Hummingbird
 import NVRIndex
 import NVRMedia
+import NVRPlayback
 import NVRTime
 
-extension API {
+/// A camera's recordings as MP4 and JPEG: view.mp4 of any range, snapshots, thumbnails.
+struct PlaybackRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let storage: StorageLayout
+    let snapshots: Snapshots
+    let views: ViewCache
+    let maxViewSeconds: Int
+
+    func register(on router: Router<NVRContext>) {
+        router.get("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
+        router.head("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/snapshot.jpg") { r, c in try await snapshot(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/thumbnails") { r, c in try await thumbnails(r, try await camera(c)) }
+    }
+
     /// GET/HEAD /api/cameras/{name}/view.mp4?start=&end= — one ordinary MP4 of the range,
     /// built from the index; media bytes are streamed from the segment files as asked.
     func view(_ r: Request, _ cam: CameraRecord) async throws -> Response {

@@ -4,10 +4,21 @@ import Hummingbird
 import NVRAccess
 import NVRCameras
 import NVRIndex
+import NVRRecorder
 import NVRTime
 
-extension API {
-    func registerSession(on router: Router<NVRContext>) {
+/// Logging in and out, who is logged in, one's own password, and health.
+struct SessionRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let recorder: Recorder?
+    let accounts: Accounts
+    let sessions: SessionStore
+    let throttle: LoginThrottle
+    let audit: AuditLog
+    /// Cookies carry Secure (the server speaks HTTPS).
+    let secureCookies: Bool
+
+    func register(on router: Router<NVRContext>) {
         router.post("/api/login") { r, c in try await login(r, c) }
         router.post("/api/logout") { _, c in
             if case .session(let id, _)? = c.identity?.via {
@@ -116,30 +127,5 @@ extension API {
         let bad = details.filter { !$0.healthy }.count
         let out = HealthJSON(status: bad == 0 ? "ok" : "degraded", cameras: details.count, unhealthy: bad, details: visible)
         return try JSON.response(out, status: bad == 0 ? .ok : .serviceUnavailable)
-    }
-
-    /// A JSON request body: `Content-Type: application/json` is required (a form on another
-    /// site cannot send it without asking first), and malformed JSON is a 400 that says where.
-    func decode<T: Decodable>(_ type: T.Type, _ r: Request, _ c: NVRContext) async throws -> T {
-        guard r.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as JSON with Content-Type: application/json")
-        }
-        let buffer: ByteBuffer
-        do { buffer = try await r.body.collect(upTo: c.maxUploadSize) } catch {
-            throw APIError(.contentTooLarge, "too_large", "the body is larger than \(c.maxUploadSize / 1024) KB")
-        }
-        do { return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView)) } catch let e as DecodingError {
-            throw APIError.badRequest("the body is not the JSON this call takes: \(Self.describe(e))")
-        }
-    }
-
-    static func describe(_ e: DecodingError) -> String {
-        switch e {
-        case .keyNotFound(let k, _): return "\"\(k.stringValue)\" is missing"
-        case .typeMismatch(_, let ctx), .valueNotFound(_, let ctx):
-            return "\"\(ctx.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        case .dataCorrupted(let ctx): return ctx.codingPath.isEmpty ? "not JSON" : "\"\(ctx.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
-        @unknown default: return "invalid"
-        }
     }
 }

@@ -4,11 +4,17 @@ import Hummingbird
 import NVRAccess
 import NVRIndex
 import NVRPluginHost
-import NVRStorage
 import NVRTime
 
-extension API {
-    func registerAdmin(on router: Router<NVRContext>) {
+/// Users, API tokens, login sessions and the audit log.
+struct AccountRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let accounts: Accounts
+    let sessions: SessionStore
+    let tokens: TokenStore
+    let audit: AuditLog
+
+    func register(on router: Router<NVRContext>) {
         // Users (admin).
         router.get("/api/users") { _, c in
             try admin(c)
@@ -76,11 +82,6 @@ extension API {
             let before = try q.int("before", in: 1...Int.max).map(Int64.init)
             return try await offload { [index] in try JSON.response(["entries": try index.audit(limit: limit, before: before).map(AuditJSON.init)]) }
         }
-        router.get("/api/retention") { _, c in
-            try admin(c)
-            return try await offload { try JSON.response(try retentionJSON()) }
-        }
-        router.put("/api/retention") { r, c in try await setRetention(r, c) }
     }
 
     // MARK: users
@@ -188,98 +189,5 @@ extension API {
             id = a.id ?? 0; time = Time90k.rfc3339(a.time90k); time90k = a.time90k; user = a.user; action = a.action; target = a.target
             detail = a.detail.flatMap { try? JSONValue(text: $0) }; address = a.address
         }
-    }
-
-    // MARK: retention
-
-    struct RetentionJSON: Encodable {
-        struct Storage: Encodable { var maxBytes: Int64?; var minFreePercent: Double }
-        struct Camera: Encodable { var camera: String; var continuousDays: Double?; var eventDays: Double?; var maxBytes: Int64?; var bytes: Int64; var segments: Int }
-        var storage: Storage
-        var cameras: [Camera]
-    }
-
-    func retentionJSON() throws -> RetentionJSON {
-        let r = Retention(index: index, storage: storage, logger: .init(label: "nvr"))
-        let s = try r.settings()
-        let cams = try index.cameras().map { c -> RetentionJSON.Camera in
-            let limits = try index.retention(cameraID: c.id ?? 0)
-            let sum = try index.storageSummary(cameraID: c.id ?? 0)
-            return .init(camera: c.name, continuousDays: limits?.continuousDays, eventDays: limits?.eventDays, maxBytes: limits?.maxBytes,
-                         bytes: sum.bytes, segments: sum.segments)
-        }
-        return RetentionJSON(storage: .init(maxBytes: s.rootMaxBytes, minFreePercent: s.minFreePercent), cameras: cams)
-    }
-
-    struct RetentionBody: Decodable {
-        struct Camera: Decodable {
-            var camera: String; var continuousDays: Patch<Double>?; var eventDays: Patch<Double>?; var maxBytes: Patch<Int64>?
-            enum CodingKeys: String, CodingKey { case camera, continuousDays, eventDays, maxBytes }
-            init(from decoder: any Decoder) throws {
-                let c = try decoder.container(keyedBy: CodingKeys.self)
-                camera = try c.decode(String.self, forKey: .camera)
-                continuousDays = try c.patch(.continuousDays); eventDays = try c.patch(.eventDays); maxBytes = try c.patch(.maxBytes)
-            }
-        }
-        var maxBytes: Patch<Int64>?
-        var minFreePercent: Double?
-        var cameras: [Camera]?
-        enum CodingKeys: String, CodingKey { case maxBytes, minFreePercent, cameras }
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            maxBytes = try c.patch(.maxBytes)
-            minFreePercent = try c.decodeIfPresent(Double.self, forKey: .minFreePercent)
-            cameras = try c.decodeIfPresent([Camera].self, forKey: .cameras)
-        }
-    }
-
-    /// PUT /api/retention: storage-wide cap and free space, and per-camera limits; null clears a
-    /// limit, a field left out stays. Applied at the next retention pass (within a minute).
-    func setRetention(_ r: Request, _ c: NVRContext) async throws -> Response {
-        let who = try admin(c)
-        let body = try await decode(RetentionBody.self, r, c)
-        let out = try await offload { () throws -> RetentionJSON in
-            if let p = body.minFreePercent, !(p.isFinite && (0...50).contains(p)) { throw APIError.badRequest("minFreePercent must be 0…50") }
-            var updates: [(CameraRetention)] = []
-            for cam in body.cameras ?? [] {
-                guard let rec = try index.camera(named: cam.camera), let id = rec.id else { throw APIError.notFound("no camera named '\(cam.camera.prefix(64))'") }
-                var limits = try index.retention(cameraID: id) ?? CameraRetention(cameraID: id)
-                for (patch, path) in [(cam.continuousDays, \CameraRetention.continuousDays), (cam.eventDays, \CameraRetention.eventDays)] {
-                    guard let patch else { continue }
-                    if case .value(let d) = patch, !(d.isFinite && d > 0) { throw APIError.badRequest("days must be positive (or null for none)") }
-                    limits[keyPath: path] = patch.value
-                }
-                if let m = cam.maxBytes {
-                    if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
-                    limits.maxBytes = m.value
-                }
-                updates.append(limits)
-            }
-            if let m = body.maxBytes {
-                if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
-                try index.setSetting(RetentionSettings.rootMaxKey, m.value.map(String.init))
-            }
-            if let p = body.minFreePercent { try index.setSetting(RetentionSettings.minFreeKey, String(p)) }
-            for u in updates { try index.setRetention(u) }
-            return try retentionJSON()
-        }
-        audit.record(who.name, "retention.set", detail: ["cameras": (body.cameras ?? []).map(\.camera).joined(separator: ",")], address: c.remoteAddress)
-        return try JSON.response(out)
-    }
-}
-
-/// A JSON field that may be left out (no change: nil), null (clear) or a value (set).
-enum Patch<T: Decodable & Sendable>: Sendable {
-    case null
-    case value(T)
-    var value: T? { if case .value(let v) = self { return v } else { return nil } }
-}
-
-extension KeyedDecodingContainer {
-    /// nil when the key is absent, .null for JSON null, else the value (synthesized Decodable
-    /// cannot tell absent from null).
-    func patch<T: Decodable & Sendable>(_ key: Key) throws -> Patch<T>? {
-        guard contains(key) else { return nil }
-        return try decodeNil(forKey: key) ? .null : .value(decode(T.self, forKey: key))
     }
 }

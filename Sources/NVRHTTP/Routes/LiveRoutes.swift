@@ -3,16 +3,20 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
-import NVRAccess
+import NVRIndex
 import NVRRecorder
 
-extension API {
+/// The live view: a WebSocket per viewer on the upgrade router, and the plain GET that says so.
+struct LiveRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let recorder: Recorder?
+
     /// GET /api/cameras/{name}/live[?stream=sub] (WebSocket): the camera's live video as
     /// fragmented MP4 for Media Source Extensions. Text messages say what comes (`init` with
     /// the codec and which stream, `skip`, `waiting`); binary messages are the init segment,
     /// then one fragment per frame. `stream=sub` asks for the sub-stream (the grid's), and gets
     /// the main stream when the camera has no sub-stream running.
-    func registerLive(on router: Router<NVRContext>) {
+    func registerUpgrade(on router: Router<NVRContext>) {
         router.ws("/api/cameras/{name}/live", shouldUpgrade: { r, c in
             // A browser says which page opens the socket: only the NVR's own page may (another
             // site's page would otherwise ride on the viewer's login).
@@ -30,7 +34,7 @@ extension API {
     }
 
     /// The same path without the upgrade (on the plain router): answers why it cannot serve it.
-    func registerLivePlainGET(on router: Router<NVRContext>) {
+    func register(on router: Router<NVRContext>) {
         router.get("/api/cameras/{name}/live") { r, c -> Response in
             _ = try await camera(c)
             _ = try Self.wantsSubstream(r)

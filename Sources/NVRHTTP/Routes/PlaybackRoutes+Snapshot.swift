@@ -5,7 +5,7 @@ import NVRIndex
 import NVRPlayback
 import NVRTime
 
-extension API {
+extension PlaybackRoutes {
     /// GET /api/cameras/{name}/snapshot.jpg[?at=T][&width=W] — the newest key frame (cached
     /// for a second) or the recorded frame nearest T.
     func snapshot(_ r: Request, _ cam: CameraRecord) async throws -> Response {

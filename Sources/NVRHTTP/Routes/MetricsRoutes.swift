@@ -1,8 +1,16 @@
 import Hummingbird
 import NIOCore
+import NVRIndex
+import NVRRecorder
 
-extension API {
-    func registerMetrics(on router: Router<NVRContext>) {
+/// GET /metrics.
+struct MetricsRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let recorder: Recorder?
+    let metrics: MetricsExporter
+    let connections: ConnectionRegistry
+
+    func register(on router: Router<NVRContext>) {
         router.get("/metrics") { _, c in try await metricsText(c) }
     }
 

@@ -7,8 +7,15 @@ import NVRPlayback
 import NVRRecorder
 import NVRTime
 
-extension API {
-    func registerEvents(on router: Router<NVRContext>) {
+/// Events: the list, one event, its clip and its snapshot; an admin deletes one.
+struct EventRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let storage: StorageLayout
+    let snapshots: Snapshots
+    let audit: AuditLog
+    let playback: PlaybackRoutes
+
+    func register(on router: Router<NVRContext>) {
         router.get("/api/events") { r, c in try await events(r, try identity(c)) }
         router.get("/api/events/{id}") { _, c in
             let (e, cam) = try await event(c)
@@ -95,7 +102,7 @@ extension API {
                 throw APIError(.notFound, "nothing_recorded", "event \(e.id!) has no recording (deleted by retention, or the camera was off)")
             }
         }
-        return try await mp4(r, cameraID: e.cameraID, range: range)
+        return try await playback.mp4(r, cameraID: e.cameraID, range: range)
     }
 
     /// GET /api/events/{id}/snapshot.jpg[?width=W] — the frame that shows the event best.
@@ -108,6 +115,6 @@ extension API {
                 throw APIError(.notFound, "nothing_recorded", "event \(e.id!) has no recorded frame at \(Time90k.rfc3339(at))")
             }
         }
-        return Self.jpeg(shot, cacheControl: "private, max-age=3600")
+        return PlaybackRoutes.jpeg(shot, cacheControl: "private, max-age=3600")
     }
 }

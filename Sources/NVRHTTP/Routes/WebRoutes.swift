@@ -11,11 +11,15 @@ struct Asset: Sendable {
     var bytes: [UInt8] { [UInt8](Data(base64Encoded: base64, options: .ignoreUnknownCharacters) ?? Data()) }
 }
 
-extension API {
-    /// GET / and /app/{file}: the page, from files embedded in the binary (web/ in the
+struct WebRoutes: APIRoutes {
+    /// GET /api/openapi.json (public), GET / and /app/{file}: the page, from files embedded in the binary (web/ in the
     /// repository). Public — the page itself asks for a login — and locked down with a
     /// content security policy (same origin only, no inline script).
-    func registerWeb(on router: Router<NVRContext>) {
+    func register(on router: Router<NVRContext>) {
+        router.get("/api/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
         let files = WebAssets.files.mapValues { (asset: $0, bytes: $0.bytes) }
         let page: @Sendable (Request, String) throws -> Response = { r, name in
             guard let f = files[name] else { throw APIError.notFound("no file \(name.prefix(64))") }

@@ -4,13 +4,22 @@ import Hummingbird
 import NVRAccess
 import NVRCameras
 import NVRIndex
+import NVRPlayback
 import NVRPluginHost
 import NVRRecorder
 import NVRStorage
 import NVRTime
 
-extension API {
-    func registerCameraAdmin(on router: Router<NVRContext>) {
+/// Cameras changed by an admin: add, change, remove, recording settings, deleting recordings;
+/// the plugins and what they find on the LAN.
+struct CameraAdminRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let storage: StorageLayout
+    let plugins: PluginHost
+    let recorder: Recorder?
+    let audit: AuditLog
+
+    func register(on router: Router<NVRContext>) {
         router.post("/api/cameras") { r, c in try await addCamera(r, c) }
         router.patch("/api/cameras/{name}") { r, c in try await changeCamera(r, c) }
         router.delete("/api/cameras/{name}") { r, c in try await removeCamera(r, c) }
@@ -83,7 +92,7 @@ extension API {
         let admin = cameraAdmin, wanted = config
         let cam = try await cameraChange { try admin.add(name: body.name, plugin: body.plugin, config: wanted, enabled: body.enabled ?? true) }
         audit.record(who.name, "camera.add", target: cam.name, detail: config.merging(["plugin": cam.plugin]) { a, _ in a }, address: c.remoteAddress)
-        return try await offload { try JSON.response(try cameraJSON(cam), status: .created) }
+        return try await offload { try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, cam), status: .created) }
     }
 
     struct ChangeCameraBody: Decodable {
@@ -109,7 +118,7 @@ extension API {
         if let e = body.enabled { detail["enabled"] = String(e) }
         if let n = body.name { detail["name"] = n }
         audit.record(who.name, "camera.update", target: cam.name, detail: detail, address: c.remoteAddress)
-        return try await offload { try JSON.response(try cameraJSON(updated)) }
+        return try await offload { try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, updated)) }
     }
 
     /// DELETE /api/cameras/{name}[?recordings=delete]: recordings are kept unless asked.

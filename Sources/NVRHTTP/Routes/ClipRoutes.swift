@@ -5,8 +5,13 @@ import NVRAccess
 import NVRIndex
 import NVRTime
 
-extension API {
-    func registerClips(on router: Router<NVRContext>) {
+/// Kept clips: ranges retention never deletes, listed, added, removed and played.
+struct ClipRoutes: IndexedRoutes {
+    let index: IndexDatabase
+    let audit: AuditLog
+    let playback: PlaybackRoutes
+
+    func register(on router: Router<NVRContext>) {
         router.get("/api/clips") { r, c in
             let who = try identity(c)
             let cameraName = Query(request: r).string("camera")
@@ -39,7 +44,7 @@ extension API {
         }
         router.get("/api/clips/{id}/clip.mp4") { r, c in
             let (clip, _) = try await protectedClip(c)
-            return try await mp4(r, cameraID: clip.cameraID, range: clip.start90k..<clip.end90k)
+            return try await playback.mp4(r, cameraID: clip.cameraID, range: clip.start90k..<clip.end90k)
         }
     }
 
