@@ -3,19 +3,27 @@
 #   make test   install what is missing, build, and run every test
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 
-.PHONY: run test test-fast build build-tests deps-run deps-test fuzz deb
+.PHONY: run test test-fast build build-tests deps-run deps-test fuzz deb format format-check
 
 run: deps-run build
 	.build/debug/nvr serve
 
-# The fast tier (in-process, seconds), then the system tier (real cameras, browsers, the
-# package) in parallel processes: scripts/test.sh says how.
-test: deps-test build-tests
+# The house style first (seconds), then the fast tier (in-process, seconds), then the system
+# tier (real cameras, browsers, the package) in parallel processes: scripts/test.sh says how.
+test: deps-test format-check build-tests
 	scripts/test.sh
 
 # Only the fast tier: what to run after every change.
 test-fast: deps-test build-tests
 	scripts/test.sh fast
+
+# swift format with .swift-format: `make format` rewrites, `make format-check` (part of make
+# test) fails on any file that differs.
+format:
+	scripts/format.sh
+
+format-check:
+	scripts/format.sh --check
 
 build-tests:
 	$(SWIFT) build --build-tests

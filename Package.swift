@@ -40,7 +40,9 @@ let package = Package(
     ],
     targets: [
         // C libraries and the plugin ABI: the only code host and plugins share.
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "CNVRPlugin"),
 
@@ -49,8 +51,13 @@ let package = Package(
         .target(name: "NVRTime", swiftSettings: swiftSettings),
         // A thread that can be told to stop (and is joined): the host's and the plugins' loops.
         .target(name: "NVRWorker", swiftSettings: swiftSettings),
-        .target(name: "NVRMedia", dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")], swiftSettings: swiftSettings),
-        .target(name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
+        .target(
+            name: "NVRMedia",
+            dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
 
         // The read side: where recordings live, timelines by local day, any range as one MP4,
         // snapshots. Needs the index and the files, never the recorder.
@@ -61,110 +68,184 @@ let package = Package(
         // deletion, the integrity check, the serve lock; and the plain words errors are said in.
         .target(
             name: "NVRStorage",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         // Loading plugins (dlopen), one camera's plugin instance, the C ABI's structs and callbacks.
-        .target(name: "NVRPluginHost", dependencies: ["NVRTime", "NVRMedia", "CNVRPlugin"], swiftSettings: swiftSettings),
+        .target(
+            name: "NVRPluginHost", dependencies: ["NVRTime", "NVRMedia", "CNVRPlugin"], swiftSettings: swiftSettings),
         // The recorder: each camera's session, the recording gate, the segmenter, events and
         // motion, live fan-out, card backfill, the upkeep thread; on NVRStorage's index writer.
         .target(
             name: "NVRRecorder",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRWorker", "CNVRPlugin",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRWorker",
+                "CNVRPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings),
         // Cameras as the user manages them: admin (add, change, rename, remove), discovery on
         // the LAN, the probe, the overview the API and CLI list.
         .target(
             name: "NVRCameras",
-            dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder", "CNVRPlugin",
-                           .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder",
+                "CNVRPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
         .target(
             name: "NVRAccess",
-            dependencies: ["NVRIndex", "NVRTime", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "NVRIndex", "NVRTime", .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "NVRHTTP",
             dependencies: [
-                "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRTime", "NVRAccess",
+                "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
+                "NVRTime", "NVRAccess",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "NVRCommands",
-            dependencies: ["NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex", "NVRTime",
-                           "NVRHTTP", "NVRAccess", "TOMLKit",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            dependencies: [
+                "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
+                "NVRTime",
+                "NVRHTTP", "NVRAccess", "TOMLKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "nvr", dependencies: ["NVRCommands"], swiftSettings: swiftSettings),
 
         // Camera plugins: dynamic libraries that share only the C ABI with the host.
-        .target(name: "RTSPPlugin", dependencies: ["CNVRPlugin", "PluginSupport"], path: "Plugins/RTSP", swiftSettings: swiftSettings),
-        .target(name: "DemoPlugin", dependencies: ["CNVRPlugin", "CFFmpeg", "PluginSupport"], path: "Plugins/Demo", swiftSettings: swiftSettings),
-        .target(name: "GoProPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "GoProAPI"], path: "Plugins/GoPro", swiftSettings: swiftSettings),
-        .target(name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
+        .target(
+            name: "RTSPPlugin", dependencies: ["CNVRPlugin", "PluginSupport"], path: "Plugins/RTSP",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "DemoPlugin", dependencies: ["CNVRPlugin", "CFFmpeg", "PluginSupport"], path: "Plugins/Demo",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "GoProPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "GoProAPI"], path: "Plugins/GoPro",
+            swiftSettings: swiftSettings),
+        .target(
+            name: "PluginSupport", dependencies: ["CNVRPlugin"], path: "Plugins/Support", swiftSettings: swiftSettings),
         // The GoPro API's answers, decoded: shared by the plugin and the tests that check it against GoPro's OpenAPI.
         .target(name: "GoProAPI", path: "Plugins/GoProAPI", swiftSettings: swiftSettings),
-        .target(name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"], path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(
+            name: "Insta360Plugin", dependencies: ["CNVRPlugin", "PluginSupport", "Insta360API"],
+            path: "Plugins/Insta360", exclude: ["README.md"], swiftSettings: swiftSettings),
         // OSC answers, Insta360 file names and MP4 header reading: shared by the plugin and its tests.
         .target(name: "Insta360API", path: "Plugins/Insta360API", swiftSettings: swiftSettings),
-        .target(name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya", exclude: ["README.md"], swiftSettings: swiftSettings),
+        .target(
+            name: "TuyaPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "TuyaAPI"], path: "Plugins/Tuya",
+            exclude: ["README.md"], swiftSettings: swiftSettings),
         // Tuya: cloud request signing, LAN framing and encryption; shared by the plugin and its tests.
-        .target(name: "TuyaAPI", dependencies: ["PluginSupport", "NVRWorker", .product(name: "Crypto", package: "swift-crypto"),
-                                                .product(name: "_CryptoExtras", package: "swift-crypto")],
-                path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
+        .target(
+            name: "TuyaAPI",
+            dependencies: [
+                "PluginSupport", "NVRWorker", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Plugins/TuyaAPI", swiftSettings: swiftSettings),
 
-        .target(name: "ONVIFPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "ONVIFAPI", "NVRWorker"], path: "Plugins/ONVIF", exclude: ["README.md"],
-                swiftSettings: swiftSettings),
+        .target(
+            name: "ONVIFPlugin", dependencies: ["CNVRPlugin", "PluginSupport", "ONVIFAPI", "NVRWorker"],
+            path: "Plugins/ONVIF", exclude: ["README.md"],
+            swiftSettings: swiftSettings),
         // SOAP, WS-Security and the ONVIF calls (device, media, PullPoint events): shared by the plugin and its tests.
-        .target(name: "ONVIFAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto")], path: "Plugins/ONVIFAPI",
-                swiftSettings: swiftSettings),
+        .target(
+            name: "ONVIFAPI", dependencies: ["PluginSupport", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/ONVIFAPI",
+            swiftSettings: swiftSettings),
 
         // Camera simulators for tests, also runnable by hand: swift run camsim gopro
-        .target(name: "CamSim", dependencies: ["TuyaAPI", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
-                                               .product(name: "NIOCore", package: "swift-nio"),
-                                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
-                path: "Tests/CamSim", swiftSettings: swiftSettings),
-        .executableTarget(name: "camsim", dependencies: ["CamSim", "TuyaAPI", .product(name: "Logging", package: "swift-log")], path: "Tests/CamSimMain",
-                          swiftSettings: swiftSettings),
+        .target(
+            name: "CamSim",
+            dependencies: [
+                "TuyaAPI", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/CamSim", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "camsim", dependencies: ["CamSim", "TuyaAPI", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/CamSimMain",
+            swiftSettings: swiftSettings),
 
         // bench/index-writer: packet delays of recording cameras while retention deletes (bench/README.md).
-        .executableTarget(name: "IndexWriterBench", dependencies: ["NVRRecorder", "NVRStorage", "NVRPlayback", "NVRIndex", "NVRMedia", "NVRTime",
-                                                                  .product(name: "Logging", package: "swift-log")],
-                          path: "bench/index-writer-bench", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "IndexWriterBench",
+            dependencies: [
+                "NVRRecorder", "NVRStorage", "NVRPlayback", "NVRIndex", "NVRMedia", "NVRTime",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/index-writer-bench", swiftSettings: swiftSettings),
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
-        .target(name: "NVRFuzzTargets", dependencies: ["NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRRecorder", "NVRPluginHost", "NVRHTTP", "GoProAPI", "Insta360API",
-                                                      "TuyaAPI", "PluginSupport",
-                                                      .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
-                                                      .product(name: "NIOHTTP1", package: "swift-nio")],
-                path: "Fuzz/Targets", swiftSettings: swiftSettings),
-        .target(name: "TestSupport", dependencies: ["NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRCommands", "NVRTime", "NVRPlayback", "NVRIndex", .product(name: "Logging", package: "swift-log")], path: "Tests/Support",
-                exclude: ["rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py", "mdns_service.py"], swiftSettings: swiftSettings),
+        .target(
+            name: "NVRFuzzTargets",
+            dependencies: [
+                "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRRecorder", "NVRPluginHost", "NVRHTTP", "GoProAPI",
+                "Insta360API",
+                "TuyaAPI", "PluginSupport",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Fuzz/Targets", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRCommands", "NVRTime", "NVRPlayback",
+                "NVRIndex", .product(name: "Logging", package: "swift-log"),
+            ], path: "Tests/Support",
+            exclude: [
+                "rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py",
+                "mdns_service.py",
+            ], swiftSettings: swiftSettings),
         .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRPlaybackTests", dependencies: ["NVRPlayback", "NVRIndex"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRHTTPTests", dependencies: ["NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
-                                                      .product(name: "NIOEmbedded", package: "swift-nio")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NVRHTTPTests",
+            dependencies: [
+                "NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
-        .testTarget(name: "PluginProtocolTests", dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],
-                    swiftSettings: swiftSettings),
-        .testTarget(name: "NVRCoreTests", dependencies: ["NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PluginProtocolTests",
+            dependencies: ["CamSim", "Insta360API", "TuyaAPI", "ONVIFAPI", "PluginSupport", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NVRCoreTests",
+            dependencies: [
+                "NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands",
+                "TestSupport",
+            ], swiftSettings: swiftSettings),
     ]
 )

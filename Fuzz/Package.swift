@@ -11,6 +11,7 @@ let package = Package(
     products: [.executable(name: "nvr-fuzz", targets: ["nvr-fuzz"])],
     dependencies: [.package(name: "nvr", path: "..")],
     targets: [
-        .executableTarget(name: "nvr-fuzz", dependencies: [.product(name: "NVRFuzzTargets", package: "nvr")], path: "Runner"),
+        .executableTarget(
+            name: "nvr-fuzz", dependencies: [.product(name: "NVRFuzzTargets", package: "nvr")], path: "Runner")
     ]
 )

@@ -7,7 +7,8 @@ import NVRFuzzTargets
 private let target: FuzzTargets.Target = {
     let name = ProcessInfo.processInfo.environment["NVR_FUZZ_TARGET"] ?? ""
     guard let t = FuzzTargets.all[name] else {
-        FileHandle.standardError.write(Data("NVR_FUZZ_TARGET must be one of: \(FuzzTargets.names.joined(separator: " "))\n".utf8))
+        FileHandle.standardError.write(
+            Data("NVR_FUZZ_TARGET must be one of: \(FuzzTargets.names.joined(separator: " "))\n".utf8))
         exit(2)
     }
     return t
@@ -22,8 +23,11 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 // SwiftPM links an executable with `main` defined as `<module>_main` (so tests can link
 // executables); libFuzzer's own driver is reached from there.
 @_silgen_name("LLVMFuzzerRunDriver")
-private func runDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                       _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+private func runDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
 
 @_cdecl("nvr_fuzz_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {

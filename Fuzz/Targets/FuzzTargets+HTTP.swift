@@ -15,12 +15,15 @@ extension FuzzTargets {
             precondition(Time90k.isSupported(t))
             // Every supported time prints as RFC 3339 that reads back to the same millisecond.
             let printed = Time90k.rfc3339(t)
-            precondition(Time90k.parse(printed).map { Time90k.floorDiv($0, 90) == Time90k.floorDiv(t, 90) } == true, printed)
+            precondition(
+                Time90k.parse(printed).map { Time90k.floorDiv($0, 90) == Time90k.floorDiv(t, 90) } == true, printed)
         case .failure: break
         }
         let zone = try? LocalDays(tz: part(1).isEmpty ? "UTC" : part(1))
         if let zone {
-            if let day = try? zone.day(part(2)) { precondition(day.lowerBound < day.upperBound && Time90k.length(day) <= 26 * 3600 * 90_000) }
+            if let day = try? zone.day(part(2)) {
+                precondition(day.lowerBound < day.upperBound && Time90k.length(day) <= 26 * 3600 * 90_000)
+            }
             _ = try? zone.month(part(2))
         }
         let size = Int64(part(3)) ?? 1_000_000

@@ -23,7 +23,9 @@ extension FuzzTargets {
             let sync = channel.pipeline.syncOperations
             try sync.addHandler(encoder)
             try sync.addHandler(ConnectionGuard.BytesSide(guardian))
-            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, limitConfiguration: decoderLimits)))
+            try sync.addHandler(
+                ByteToMessageHandler(
+                    HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes, limitConfiguration: decoderLimits)))
             try sync.addHandler(ConnectionGuard.RequestsSide(guardian))
             try sync.addHandler(answers)
             try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
@@ -65,7 +67,9 @@ extension FuzzTargets {
             guard case .end = unwrapInboundIn(data) else { return }
             var headers = HTTPHeaders()
             headers.add(name: "Content-Length", value: "0")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil
+            )
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
     }

@@ -17,10 +17,15 @@ extension FuzzTargets {
         }
         if let listing = try? CardListing(json: json, now90k: now) {
             for item in listing.items {
-                precondition(Time90k.isSupported(item.start90k) && Time90k.isSupported(item.end90k) && item.start90k <= item.end90k && item.bytes >= 0)
+                precondition(
+                    Time90k.isSupported(item.start90k) && Time90k.isSupported(item.end90k)
+                        && item.start90k <= item.end90k && item.bytes >= 0)
             }
         }
-        if let v = try? JSONValue(text: json) { _ = v[text: "summary"]; _ = try? JSONEncoder().encode(v) }
+        if let v = try? JSONValue(text: json) {
+            _ = v[text: "summary"]
+            _ = try? JSONEncoder().encode(v)
+        }
         _ = try? JSONDecoder().decode(LiveSource.self, from: Data(json.utf8))
     }
 
@@ -35,7 +40,9 @@ extension FuzzTargets {
         let infos = parts.dropFirst().compactMap { try? GoProMediaInfo(json: $0) }
         guard !infos.isEmpty else { return }
         let videos = list.items.prefix(64).enumerated().map { (item: $0.element, info: infos[$0.offset % infos.count]) }
-        for v in GoProCardVideo.spans(videos) { precondition(v.durationSeconds >= 0 && GoProAPI.plausibleTime(v.startLocal + v.durationSeconds)) }
+        for v in GoProCardVideo.spans(videos) {
+            precondition(v.durationSeconds >= 0 && GoProAPI.plausibleTime(v.startLocal + v.durationSeconds))
+        }
     }
 
     /// OSC answers as an Insta360 camera gives them, file names and capture times.
@@ -46,7 +53,11 @@ extension FuzzTargets {
         if let o = try? OSC.object(d, from: "fuzz") {
             _ = OSCOptions(results: o)
             if let page = try? OSCFilePage(results: o) {
-                for e in page.entries { _ = e.path; _ = Insta360FileName(e.name); _ = Insta360CardVideo.span(dateTimeZone: e.dateTimeZone, duration: 10) }
+                for e in page.entries {
+                    _ = e.path
+                    _ = Insta360FileName(e.name)
+                    _ = Insta360CardVideo.span(dateTimeZone: e.dateTimeZone, duration: 10)
+                }
             }
         }
         let s = text(Array(data))
@@ -62,7 +73,8 @@ extension FuzzTargets {
         _ = try? MP4Header.duration(size: Int64(bytes.count)) { offset, length in
             reads += 1
             precondition(reads <= 400 && offset >= 0 && length >= 0 && offset < Int64(bytes.count))
-            let start = Int(offset), end = min(bytes.count, start + length)
+            let start = Int(offset)
+            let end = min(bytes.count, start + length)
             return Array(bytes[start..<end])
         }
     }
@@ -75,11 +87,15 @@ extension FuzzTargets {
         for version in [TuyaLAN.Version.v33, .v34] {
             var rest = buffer
             var frames = 0
-            while frames < 64, let (frame, consumed) = try? TuyaLAN.decode(rest, version: version, integrityKey: key, fromDevice: true) {
+            while frames < 64,
+                let (frame, consumed) = try? TuyaLAN.decode(rest, version: version, integrityKey: key, fromDevice: true)
+            {
                 precondition(consumed > 0 && consumed <= rest.count)
                 rest = rest.dropFirst(consumed)
                 frames += 1
-                if let plain = try? TuyaLAN.open(frame.payload, version: version, key: key) { _ = TuyaLANClient.dataPoints(plain) }
+                if let plain = try? TuyaLAN.open(frame.payload, version: version, key: key) {
+                    _ = TuyaLANClient.dataPoints(plain)
+                }
             }
         }
         _ = TuyaLANClient.dataPoints(buffer)?.values.map(\.description)
@@ -95,14 +111,19 @@ extension FuzzTargets {
         setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int>.size))
         let written = data.isEmpty ? 0 : send(fds[1], data.baseAddress, data.count, Int32(MSG_NOSIGNAL))
         close(fds[1])
-        guard written == data.count else { close(fds[0]); return }
+        guard written == data.count else {
+            close(fds[0])
+            return
+        }
         let conn = TCPConnection(connected: fds[0], peer: "camera", timeout: 1)
         defer { conn.close() }
         var received = 0
-        _ = try? HTTPClient(timeout: 1).readResponse(conn, method: "GET", sink: { chunk in
-            received += chunk.count
-            return received <= data.count
-        })
+        _ = try? HTTPClient(timeout: 1).readResponse(
+            conn, method: "GET",
+            sink: { chunk in
+                received += chunk.count
+                return received <= data.count
+            })
         precondition(received <= data.count)
     }
 }

@@ -26,7 +26,7 @@ extension FuzzTargets {
             } catch {
                 return
             }
-            packets += 1 // reads that complete nothing count too: the input is finite
+            packets += 1  // reads that complete nothing count too: the input is finite
         }
     }
 
@@ -35,7 +35,9 @@ extension FuzzTargets {
         let parsed = SDP.parse(text(Array(data)))
         for m in parsed.media {
             _ = AACDepacketizer.check(m)
-            let ps = SDP.parameterSets([m.fmtp["sprop-parameter-sets"], m.fmtp["sprop-vps"], m.fmtp["sprop-sps"], m.fmtp["sprop-pps"]])
+            let ps = SDP.parameterSets([
+                m.fmtp["sprop-parameter-sets"], m.fmtp["sprop-vps"], m.fmtp["sprop-sps"], m.fmtp["sprop-pps"],
+            ])
             for codec in [Codec.h264, .h265] {
                 if let size = SPSParser.size(annexB: ps, codec: codec) { precondition(size.0 > 0 && size.1 > 0) }
                 _ = SPSParser.isComplete(annexB: ps, codec: codec)
@@ -53,7 +55,9 @@ extension FuzzTargets {
         let annexB = ParameterSets.annexB(from: body, codec: codec, lengthPrefixed: first & 2 != 0)
         for ps in [annexB, Array(body)] {
             if let size = SPSParser.size(annexB: ps, codec: codec) {
-                precondition(size.0 >= 1 && size.0 <= Int32(SPSParser.maxSide) && size.1 >= 1 && size.1 <= Int32(SPSParser.maxSide))
+                precondition(
+                    size.0 >= 1 && size.0 <= Int32(SPSParser.maxSide) && size.1 >= 1
+                        && size.1 <= Int32(SPSParser.maxSide))
             }
             _ = ParameterSets.pictureSize(annexB: ps, codec: codec)
         }
@@ -66,9 +70,11 @@ extension FuzzTargets {
     /// the first piece sets the AAC header widths.
     static let rtpDepacketizer: Target = { data in
         let parts = pieces(data, max: 512)
-        let h264 = VideoDepacketizer(codec: .h264), h265 = VideoDepacketizer(codec: .h265)
-        var media = SDPMedia(kind: "audio", payloadType: 97, encoding: "MPEG4-GENERIC", clockRate: 48_000, channels: 1,
-                             fmtp: ["mode": "AAC-hbr", "config": "1188"], control: "", frameRate: nil)
+        let h264 = VideoDepacketizer(codec: .h264)
+        let h265 = VideoDepacketizer(codec: .h265)
+        var media = SDPMedia(
+            kind: "audio", payloadType: 97, encoding: "MPEG4-GENERIC", clockRate: 48_000, channels: 1,
+            fmtp: ["mode": "AAC-hbr", "config": "1188"], control: "", frameRate: nil)
         if let head = parts.first, head.count >= 2 {
             media.fmtp["sizelength"] = String(Int(Int8(bitPattern: head[0])))
             media.fmtp["indexlength"] = String(Int(Int8(bitPattern: head[1])))
@@ -79,7 +85,10 @@ extension FuzzTargets {
                 for v in [h264, h265] {
                     if !v.add(raw) { v.reset() }
                     precondition(v.au.count <= VideoDepacketizer.maxAccessUnit)
-                    if i % 7 == 6 { _ = v.complete; v.reset() }
+                    if i % 7 == 6 {
+                        _ = v.complete
+                        v.reset()
+                    }
                 }
                 _ = aac?.split(raw) { off, size in precondition(off >= 0 && size > 0 && off + size <= raw.count) }
             }

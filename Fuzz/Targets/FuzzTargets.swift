@@ -32,10 +32,13 @@ public enum FuzzTargets {
 
     /// Splits fuzz input into pieces at a separator byte sequence (inputs that need several
     /// strings or packets): the fuzzer learns the separator from the seeds.
-    static func pieces(_ data: UnsafeRawBufferPointer, separator: [UInt8] = Array("\n--\n".utf8), max: Int = 64) -> [[UInt8]] {
+    static func pieces(_ data: UnsafeRawBufferPointer, separator: [UInt8] = Array("\n--\n".utf8), max: Int = 64)
+        -> [[UInt8]]
+    {
         var out: [[UInt8]] = []
         let bytes = Array(data)
-        var start = 0, i = 0
+        var start = 0
+        var i = 0
         while i + separator.count <= bytes.count, out.count < max - 1 {
             if bytes[i..<(i + separator.count)].elementsEqual(separator) {
                 out.append(Array(bytes[start..<i]))

@@ -11,7 +11,8 @@ final class Encoder: @unchecked Sendable {
 
     init(width: Int, height: Int, fps: Int, bitRate: Int, gop: Int) throws {
         guard let codec = avcodec_find_encoder_by_name("libx264") ?? avcodec_find_encoder(AV_CODEC_ID_H264),
-              let c = avcodec_alloc_context3(codec) else { throw EncoderError("no H.264 encoder in this libavcodec") }
+            let c = avcodec_alloc_context3(codec)
+        else { throw EncoderError("no H.264 encoder in this libavcodec") }
         ctx = c
         c.pointee.width = Int32(width)
         c.pointee.height = Int32(height)
@@ -28,8 +29,13 @@ final class Encoder: @unchecked Sendable {
         av_dict_set(&opts, "tune", "zerolatency", 0)
         let rc = avcodec_open2(c, codec, &opts)
         av_dict_free(&opts)
-        guard rc >= 0 else { avcodec_free_context(&ctx); throw EncoderError("cannot open H.264 encoder (\(rc))") }
-        extradata = c.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(c.pointee.extradata_size))) } ?? []
+        guard rc >= 0 else {
+            avcodec_free_context(&ctx)
+            throw EncoderError("cannot open H.264 encoder (\(rc))")
+        }
+        extradata =
+            c.pointee.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(c.pointee.extradata_size))) }
+            ?? []
         frame = av_frame_alloc()
         packet = av_packet_alloc()
         guard let f = frame else { throw EncoderError("out of memory") }
@@ -47,12 +53,16 @@ final class Encoder: @unchecked Sendable {
 
     /// Draws a frame into the reused buffer, encodes it and passes each packet to `emit`.
     /// Returns 0, a negative libav error, or emit's non-zero answer.
-    func encode(pts: Int64,
-                draw: (UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int) -> Void,
-                emit: (UnsafeMutablePointer<AVPacket>) -> Int32) -> Int32 {
+    func encode(
+        pts: Int64,
+        draw: (UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int) -> Void,
+        emit: (UnsafeMutablePointer<AVPacket>) -> Int32
+    ) -> Int32 {
         guard let c = ctx, let f = frame, let p = packet else { return -1 }
         guard av_frame_make_writable(f) >= 0 else { return -1 }
-        draw(f.pointee.data.0!, Int(f.pointee.linesize.0), f.pointee.data.1!, f.pointee.data.2!, Int(f.pointee.linesize.1))
+        draw(
+            f.pointee.data.0!, Int(f.pointee.linesize.0), f.pointee.data.1!, f.pointee.data.2!,
+            Int(f.pointee.linesize.1))
         f.pointee.pts = pts
         var rc = avcodec_send_frame(c, f)
         guard rc >= 0 else { return rc }

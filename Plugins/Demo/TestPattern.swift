@@ -5,14 +5,19 @@ struct TestPattern {
     private var background: [UInt8]
 
     init(width: Int, height: Int) {
-        self.width = width; self.height = height
+        self.width = width
+        self.height = height
         background = [UInt8](repeating: 0, count: width * height)
-        for y in 0..<height { for x in 0..<width { background[y * width + x] = UInt8(40 + (x * 120 / width) + (y * 60 / height)) } }
+        for y in 0..<height {
+            for x in 0..<width { background[y * width + x] = UInt8(40 + (x * 120 / width) + (y * 60 / height)) }
+        }
     }
 
     /// Draws frame `n` (of `fps` per second) showing `clock` ("HH:MM:SS").
-    func draw(frame n: Int, fps: Int, clock: String, y: UnsafeMutablePointer<UInt8>, yStride: Int,
-              u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, uvStride: Int) {
+    func draw(
+        frame n: Int, fps: Int, clock: String, y: UnsafeMutablePointer<UInt8>, yStride: Int,
+        u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, uvStride: Int
+    ) {
         background.withUnsafeBufferPointer { bg in
             for row in 0..<height { (y + row * yStride).update(from: bg.baseAddress! + row * width, count: width) }
         }

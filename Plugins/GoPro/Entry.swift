@@ -5,8 +5,10 @@ import PluginSupport
 nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1> = {
     return cameraEntry(
         name: "gopro", version: "1.0.0",
-        description: "GoPro HERO9–13 over the Open GoPro HTTP API: preview or webcam stream (UDP MPEG-TS), state, SD card listing and download",
-        capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_CARD_LIST) | UInt64(NVR_CAP_CARD_DOWNLOAD) | UInt64(NVR_CAP_DISCOVERY),
+        description:
+            "GoPro HERO9–13 over the Open GoPro HTTP API: preview or webcam stream (UDP MPEG-TS), state, SD card listing and download",
+        capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_CARD_LIST) | UInt64(NVR_CAP_CARD_DOWNLOAD)
+            | UInt64(NVR_CAP_DISCOVERY),
         create: { json, host, error in createCamera(json, host, error) { try GoProCamera(configJSON: $0, host: $1) } },
         card: cardCameraFunctions,
         // mDNS _gopro-web._tcp, and the access point and USB link addresses (GoProFinder).

@@ -12,9 +12,15 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
 
     /// Where the live stream is, like the vendor SDK's player: stopped, starting, streaming, failed.
     enum StreamState: Equatable {
-        case stopped, starting, streaming, failed(String)
+        case stopped, starting, streaming
+        case failed(String)
         var name: String {
-            switch self { case .stopped: "stopped"; case .starting: "starting"; case .streaming: "streaming"; case .failed: "failed" }
+            switch self {
+            case .stopped: "stopped"
+            case .starting: "starting"
+            case .streaming: "streaming"
+            case .failed: "failed"
+            }
         }
     }
 
@@ -70,7 +76,9 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         }
         guard r.status == 200 else {
             let detail = r.text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(120)
-            throw GoProError("camera answered HTTP \(r.status) to \(path.split(separator: "?").first ?? "")\(detail.isEmpty ? "" : ": \(detail)")")
+            throw GoProError(
+                "camera answered HTTP \(r.status) to \(path.split(separator: "?").first ?? "")\(detail.isEmpty ? "" : ": \(detail)")"
+            )
         }
         return r.body
     }
@@ -96,12 +104,16 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
 
     /// Starts the keep-alive/state thread once (not in create: `nvr camera add` only validates).
     private func ensureKeeper() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard keeper == nil, !stopping else { return }
         let t = Thread { [weak self] in
             self?.keepAliveLoop()
             guard let self else { return }
-            self.lock.lock(); self.keeperRunning = false; self.lock.broadcast(); self.lock.unlock()
+            self.lock.lock()
+            self.keeperRunning = false
+            self.lock.broadcast()
+            self.lock.unlock()
         }
         t.name = "gopro keep-alive"
         keeper = t
@@ -109,7 +121,11 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         t.start()
     }
 
-    private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
 
     private func keepAliveLoop() {
         var nextKeepAlive = Date()
@@ -117,7 +133,10 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         while true {
             let now = Date()
             if now >= nextKeepAlive {
-                do { try call("/gopro/camera/keep_alive"); note(error: nil) } catch { note(error: "\(error)") }
+                do {
+                    try call("/gopro/camera/keep_alive")
+                    note(error: nil)
+                } catch { note(error: "\(error)") }
                 nextKeepAlive = now.addingTimeInterval(config.keepAliveSeconds)
             }
             if now >= nextState, !isStopping {
@@ -126,7 +145,10 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
                 nextState = now.addingTimeInterval(min(max(config.statusSeconds, Double(poll) / 1000), 60))
             }
             lock.lock()
-            if stopping { lock.unlock(); return }
+            if stopping {
+                lock.unlock()
+                return
+            }
             _ = lock.wait(until: min(nextKeepAlive, nextState))
             let stop = stopping
             lock.unlock()
@@ -177,7 +199,10 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
             setStream(.failed("\(error)"))
             throw error
         }
-        lock.lock(); streamStarts += 1; if config.mode == "webcam" { stream = .streaming }; lock.unlock()
+        lock.lock()
+        streamStarts += 1
+        if config.mode == "webcam" { stream = .streaming }
+        lock.unlock()
         let timeout = config.silenceSeconds * 1_000_000
         return jsonText([
             "url": "udp://@:\(config.port)?timeout=\(timeout)&fifo_size=1000000&overrun_nonfatal=1&buffer_size=4194304",
@@ -186,17 +211,23 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
     }
 
     private func setStream(_ s: StreamState) {
-        lock.lock(); stream = s; lock.unlock()
+        lock.lock()
+        stream = s
+        lock.unlock()
     }
 
     /// USB: wired control on; then claim control from the camera's own UI (HERO10+; older
     /// models answer an error, which is fine).
     private func prepare() throws {
-        lock.lock(); let done = prepared; lock.unlock()
+        lock.lock()
+        let done = prepared
+        lock.unlock()
         guard !done else { return }
         if config.usb { try call("/gopro/camera/control/wired_usb?p=1") }
         _ = try? call("/gopro/camera/control/set_ui_controller?p=2")
-        lock.lock(); prepared = true; lock.unlock()
+        lock.lock()
+        prepared = true
+        lock.unlock()
     }
 
     /// Waits while status 8 (busy) is set, up to busy_wait_seconds.
@@ -217,7 +248,11 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
     /// Status for the NVR's camera list and API.
     func statusJSON() -> String {
         lock.lock()
-        let s = state, reachable = self.reachable, lastError = self.lastError, stream = self.stream, starts = streamStarts
+        let s = state
+        let reachable = self.reachable
+        let lastError = self.lastError
+        let stream = self.stream
+        let starts = streamStarts
         lock.unlock()
         var o: [String: Any] = ["stream": stream.name, "stream_starts": starts]
         if case .failed(let why) = stream { o["stream_error"] = why }
@@ -225,8 +260,14 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         if let lastError { o["last_error"] = lastError }
         var summary: [String] = []
         if let s {
-            if let p = s.batteryPercent { o["battery_percent"] = p; summary.append("battery \(p) %") }
-            if let b = s.batteryBars { o["battery_bars"] = b; if b == 4 { summary.append("charging") } }
+            if let p = s.batteryPercent {
+                o["battery_percent"] = p
+                summary.append("battery \(p) %")
+            }
+            if let b = s.batteryBars {
+                o["battery_bars"] = b
+                if b == 4 { summary.append("charging") }
+            }
             o["busy"] = s.busy
             o["encoding"] = s.encoding
             if let d = s.encodingSeconds { o["encoding_seconds"] = d }
@@ -256,18 +297,26 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         var videos: [(item: GoProMediaList.Item, info: GoProMediaInfo)] = []
         for item in list.items where item.isVideo {
             let key = "\(item.path) \(item.size) \(item.created)"
-            lock.lock(); let cached = infoCache[key]; lock.unlock()
+            lock.lock()
+            let cached = infoCache[key]
+            lock.unlock()
             let info: GoProMediaInfo
-            if let cached { info = cached } else {
+            if let cached {
+                info = cached
+            } else {
                 let path = item.path.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? item.path
                 info = try GoProMediaInfo(json: try call("/gopro/media/info?path=\(path)"))
-                lock.lock(); infoCache[key] = info; lock.unlock()
+                lock.lock()
+                infoCache[key] = info
+                lock.unlock()
             }
             videos.append((item, info))
         }
         // The cache follows the card: entries for files no longer listed go.
         let listed = Set(list.items.map { "\($0.path) \($0.size) \($0.created)" })
-        lock.lock(); infoCache = infoCache.filter { listed.contains($0.key) }; lock.unlock()
+        lock.lock()
+        infoCache = infoCache.filter { listed.contains($0.key) }
+        lock.unlock()
         let media = GoProCardVideo.spans(videos).map { v -> [String: Any] in
             ["id": v.path, "name": v.name, "start_local": v.startLocal, "duration": v.durationSeconds, "size": v.size]
         }
@@ -275,7 +324,9 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
         // camera gives whole seconds: watching for the tick pins it down to a few tens of ms
         // (a card key frame then lands next to the live footage it continues).
         var out: [String: Any] = ["media": media]
-        if let clock = try? preciseCameraClock(read: { Double(try GoProDateTime(json: try call("/gopro/camera/get_date_time")).localEpoch) }) {
+        if let clock = try? preciseCameraClock(read: {
+            Double(try GoProDateTime(json: try call("/gopro/camera/get_date_time")).localEpoch)
+        }) {
             out["clock_local"] = clock
         }
         return jsonText(out)
@@ -284,7 +335,9 @@ final class GoProCamera: CardCamera, URLCamera, @unchecked Sendable {
     /// Streams a byte range of a card file from /videos/DCIM with an HTTP Range request.
     /// Returns false when the sink cancelled.
     func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
-        guard !id.contains(".."), id.split(separator: "/").count == 2 else { throw GoProError("'\(id)' is not a card file (DIR/NAME)") }
+        guard !id.contains(".."), id.split(separator: "/").count == 2 else {
+            throw GoProError("'\(id)' is not a card file (DIR/NAME)")
+        }
         let path = "/videos/DCIM/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)
         do {
             return try http.readRange(config.baseURL + path, offset: offset, length: length, sink: sink)

@@ -24,13 +24,17 @@ struct GoProConfig {
     /// Longest wait for the camera to stop being busy before a command.
     var busyWaitSeconds: Double
 
-    static let options: Set<String> = ["base_url", "connection", "serial", "mode", "res", "fov", "port", "send_port",
-                                       "silence_seconds", "keepalive_seconds", "status_seconds", "http_timeout", "busy_wait_seconds"]
+    static let options: Set<String> = [
+        "base_url", "connection", "serial", "mode", "res", "fov", "port", "send_port",
+        "silence_seconds", "keepalive_seconds", "status_seconds", "http_timeout", "busy_wait_seconds",
+    ]
 
     init(json: String) throws {
         let c = try PluginConfig(json: json, allowed: Self.options)
         let connection = try c.string("connection")?.lowercased() ?? "wifi"
-        guard ["wifi", "usb"].contains(connection) else { throw PluginConfigError("option 'connection' must be wifi or usb") }
+        guard ["wifi", "usb"].contains(connection) else {
+            throw PluginConfigError("option 'connection' must be wifi or usb")
+        }
         usb = connection == "usb"
         if let base = try c.string("base_url") {
             guard let u = URLComponents(string: base), u.scheme == "http", u.host?.isEmpty == false else {
@@ -38,13 +42,17 @@ struct GoProConfig {
             }
             baseURL = base.hasSuffix("/") ? String(base.dropLast()) : base
         } else if usb {
-            guard let serial = try c.string("serial") else { throw PluginConfigError("a USB camera needs option 'serial' (or 'base_url')") }
+            guard let serial = try c.string("serial") else {
+                throw PluginConfigError("a USB camera needs option 'serial' (or 'base_url')")
+            }
             do { baseURL = try GoProAPI.usbBaseURL(serial: serial) } catch { throw PluginConfigError("\(error)") }
         } else {
             baseURL = "http://10.5.5.9:8080"
         }
         mode = try c.string("mode")?.lowercased() ?? "preview"
-        guard ["preview", "webcam"].contains(mode) else { throw PluginConfigError("option 'mode' must be preview or webcam") }
+        guard ["preview", "webcam"].contains(mode) else {
+            throw PluginConfigError("option 'mode' must be preview or webcam")
+        }
         switch try c.string("res") ?? "720" {
         case "480", "480p", "4": webcamResolution = 4
         case "720", "720p", "7": webcamResolution = 7

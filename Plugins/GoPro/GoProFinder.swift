@@ -1,8 +1,9 @@
 import Foundation
 import GoProAPI
 import PluginSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Discovery for the gopro plugin. A GoPro on a network (wired USB, or a home network)
@@ -21,9 +22,13 @@ enum GoProFinder {
         let id = UInt16.random(in: 1...UInt16.max)
         var mdnsFailure: String?
         do {
-            try MulticastQuery.ask(group: "224.0.0.251", port: 5353, message: DNSMessage.query(id: id, name: service, type: DNSMessage.typePTR),
-                                   seconds: seconds) { datagram, sender in
-                for c in self.candidates(in: datagram, id: id, sender: sender) where !candidates.contains(where: { $0.address == c.address }) {
+            try MulticastQuery.ask(
+                group: "224.0.0.251", port: 5353,
+                message: DNSMessage.query(id: id, name: service, type: DNSMessage.typePTR),
+                seconds: seconds
+            ) { datagram, sender in
+                for c in self.candidates(in: datagram, id: id, sender: sender)
+                where !candidates.contains(where: { $0.address == c.address }) {
                     candidates.append(c)
                 }
                 return candidates.count < 32
@@ -31,7 +36,9 @@ enum GoProFinder {
         } catch {
             mdnsFailure = "\(error)"
         }
-        for a in linkAddresses() where !candidates.contains(where: { $0.address == a }) { candidates.append(Candidate(address: a, serial: nil)) }
+        for a in linkAddresses() where !candidates.contains(where: { $0.address == a }) {
+            candidates.append(Candidate(address: a, serial: nil))
+        }
         // Nothing could be asked at all: say why rather than "nothing answered".
         if candidates.isEmpty, let mdnsFailure { throw PluginConfigError("mDNS: \(mdnsFailure)") }
         // Every candidate at once, for a few seconds at most: any host on the LAN can answer
@@ -49,7 +56,9 @@ enum GoProFinder {
         var found: [[String: Any]] = []
         var seen: Set<String> = []
         for (i, c) in candidates.prefix(32).enumerated() {
-            guard let camera = confirmed.get(i), seen.insert(camera["id"] as? String ?? c.address).inserted else { continue }
+            guard let camera = confirmed.get(i), seen.insert(camera["id"] as? String ?? c.address).inserted else {
+                continue
+            }
             found.append(camera)
         }
         return jsonText(["found": found])
@@ -61,7 +70,9 @@ enum GoProFinder {
         private let lock = NSLock()
         private var answers: [[String: Any]?]
         init(count: Int) { answers = Array(repeating: nil, count: count) }
-        func set(_ i: Int, _ answer: [String: Any]?) { lock.withLock { if answers.indices.contains(i) { answers[i] = answer } } }
+        func set(_ i: Int, _ answer: [String: Any]?) {
+            lock.withLock { if answers.indices.contains(i) { answers[i] = answer } }
+        }
         func get(_ i: Int) -> [String: Any]? { lock.withLock { answers.indices.contains(i) ? answers[i] : nil } }
     }
 
@@ -74,19 +85,26 @@ enum GoProFinder {
     /// The GoPro instances an mDNS answer names, each at the A record of its SRV target, or at
     /// the sender when the answer leaves those out.
     static func candidates(in datagram: Data, id: UInt16, sender: String) -> [Candidate] {
-        guard let (answerID, records) = DNSMessage.response(datagram), answerID == id || answerID == 0 else { return [] }
+        guard let (answerID, records) = DNSMessage.response(datagram), answerID == id || answerID == 0 else {
+            return []
+        }
         func same(_ a: String, _ b: String) -> Bool { a.caseInsensitiveCompare(b) == .orderedSame }
         let instances = records.compactMap { r -> String? in
-            guard r.type == DNSMessage.typePTR, same(r.name, service), case .ptr(let instance) = r.data else { return nil }
+            guard r.type == DNSMessage.typePTR, same(r.name, service), case .ptr(let instance) = r.data else {
+                return nil
+            }
             return instance
         }
         return instances.prefix(32).map { instance in
             // "C3501324500789._gopro-web._tcp.local." names the camera by its serial number.
             let label = instance.split(separator: ".").first.map(String.init) ?? ""
-            let serial = !label.isEmpty && label.count <= 32 && label.allSatisfy({ $0.isLetter || $0.isNumber }) ? label : nil
+            let serial =
+                !label.isEmpty && label.count <= 32 && label.allSatisfy({ $0.isLetter || $0.isNumber }) ? label : nil
             for r in records where same(r.name, instance) {
                 guard case .srv(_, let host) = r.data else { continue }
-                for h in records where same(h.name, host) { if case .a(let a) = h.data { return Candidate(address: a, serial: serial) } }
+                for h in records where same(h.name, host) {
+                    if case .a(let a) = h.data { return Candidate(address: a, serial: serial) }
+                }
             }
             return Candidate(address: sender, serial: serial)
         }
@@ -97,7 +115,8 @@ enum GoProFinder {
     static func linkAddresses() -> [String] {
         var out: [String] = []
         for i in MulticastQuery.interfaces() {
-            let a = UInt32(bigEndian: i.address.s_addr), mask = UInt32(bigEndian: i.netmask.s_addr)
+            let a = UInt32(bigEndian: i.address.s_addr)
+            let mask = UInt32(bigEndian: i.netmask.s_addr)
             if a & 0xffff_ff00 == 0x0a05_0500, a != 0x0a05_0509 { out.append("10.5.5.9") }
             if a & 0xfff0_0000 == 0xac10_0000, mask == 0xffff_ff00, a & 0xff != 51 {
                 out.append(MulticastQuery.text(in_addr(s_addr: (a & 0xffff_ff00 | 51).bigEndian)))
@@ -117,7 +136,8 @@ enum GoProFinder {
         }
         if info.isEmpty {
             guard let r = try? client.get(base + "/gopro/version", maxBody: 4096), r.status == 200,
-                  let v = try? GoProAPI.object(r.body, from: "/gopro/version"), v["version"] is String else { return nil }
+                let v = try? GoProAPI.object(r.body, from: "/gopro/version"), v["version"] is String
+            else { return nil }
         }
         func field(_ k: String) -> String? {
             guard let s = info[k] as? String, !s.isEmpty, s.count <= 64 else { return nil }
@@ -126,7 +146,7 @@ enum GoProFinder {
         let serial = field("serial_number") ?? c.serial
         var options: [String: String] = ["base_url": base]
         if c.address == "10.5.5.9" {
-            options = [:] // the plugin's default address
+            options = [:]  // the plugin's default address
         } else if let serial, let usb = try? GoProAPI.usbBaseURL(serial: serial), usb == base {
             options = ["connection": "usb", "serial": serial]
         }

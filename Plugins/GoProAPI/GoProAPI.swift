@@ -47,7 +47,13 @@ public struct GoProError: Error, CustomStringConvertible, Sendable {
 /// `GET /gopro/camera/state`: the statuses an NVR shows and acts on.
 public struct GoProState: Sendable, Equatable {
     public enum Storage: Int64, Sendable {
-        case unknown = -1, ok = 0, full = 1, removed = 2, formatError = 3, busy = 4, swapped = 8
+        case unknown = -1
+        case ok = 0
+        case full = 1
+        case removed = 2
+        case formatError = 3
+        case busy = 4
+        case swapped = 8
         public var text: String {
             switch self {
             case .unknown: "unknown"
@@ -115,10 +121,16 @@ public struct GoProDateTime: Sendable, Equatable {
         guard let date = root["date"] as? String, let time = root["time"] as? String else {
             throw GoProError("malformed answer from /gopro/camera/get_date_time: no date or time")
         }
-        let d = date.split(separator: "_").compactMap { Int($0) }, t = time.split(separator: "_").compactMap { Int($0) }
+        let d = date.split(separator: "_").compactMap { Int($0) }
+        let t = time.split(separator: "_").compactMap { Int($0) }
         guard d.count == 3, t.count == 3 else { throw GoProError("unreadable camera date/time '\(date) \(time)'") }
         var c = DateComponents()
-        c.year = d[0]; c.month = d[1]; c.day = d[2]; c.hour = t[0]; c.minute = t[1]; c.second = t[2]
+        c.year = d[0]
+        c.month = d[1]
+        c.day = d[2]
+        c.hour = t[0]
+        c.minute = t[1]
+        c.second = t[2]
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = TimeZone(identifier: "UTC")!
         guard let when = cal.date(from: c) else { throw GoProError("unreadable camera date/time '\(date) \(time)'") }
@@ -141,8 +153,15 @@ public struct GoProMediaList: Sendable, Equatable {
         /// Set for grouped media (bursts, lapses): the group type b, c, n or t.
         public var groupType: String?
         public var path: String { directory + "/" + name }
-        public init(directory: String, name: String, created: Int64, modified: Int64, size: Int64, groupType: String? = nil) {
-            self.directory = directory; self.name = name; self.created = created; self.modified = modified; self.size = size; self.groupType = groupType
+        public init(
+            directory: String, name: String, created: Int64, modified: Int64, size: Int64, groupType: String? = nil
+        ) {
+            self.directory = directory
+            self.name = name
+            self.created = created
+            self.modified = modified
+            self.size = size
+            self.groupType = groupType
         }
         public var isVideo: Bool { groupType == nil && name.uppercased().hasSuffix(".MP4") }
     }
@@ -167,8 +186,10 @@ public struct GoProMediaList: Sendable, Equatable {
                 }
                 // A file stamped outside 1970–9999 or with a negative size is not listed.
                 guard GoProAPI.plausibleTime(cre), s >= 0 else { continue }
-                out.append(Item(directory: d, name: n, created: cre, modified: GoProAPI.int(f["mod"]) ?? cre, size: s,
-                                groupType: f["g"] != nil ? (f["t"] as? String ?? "?") : nil))
+                out.append(
+                    Item(
+                        directory: d, name: n, created: cre, modified: GoProAPI.int(f["mod"]) ?? cre, size: s,
+                        groupType: f["g"] != nil ? (f["t"] as? String ?? "?") : nil))
             }
         }
         items = out
@@ -195,7 +216,9 @@ public struct GoProMediaInfo: Sendable, Equatable {
         guard GoProAPI.plausibleTime(cre), s >= 0, (0...7 * 86_400).contains(dur) else {
             throw GoProError("\(endpoint): implausible cre \(cre), size \(s) or dur \(dur)")
         }
-        created = cre; size = s; durationSeconds = dur
+        created = cre
+        size = s
+        durationSeconds = dur
         width = GoProAPI.int(root["w"]).map(Int.init)
         height = GoProAPI.int(root["h"]).map(Int.init)
         if let n = GoProAPI.int(root["fps"]), n > 0 {
@@ -215,10 +238,14 @@ public struct GoProFileName: Sendable, Equatable {
         let base = name.uppercased()
         guard base.hasSuffix(".MP4") else { return nil }
         let stem = Array(base.dropLast(4))
-        if stem.count == 8, stem[0] == "G", let ch = Int(String(stem[2...3])), let id = Int(String(stem[4...7])), "XHMLOP".contains(stem[1]) || stem[1].isNumber {
-            chapter = ch; recording = id
+        if stem.count == 8, stem[0] == "G", let ch = Int(String(stem[2...3])), let id = Int(String(stem[4...7])),
+            "XHMLOP".contains(stem[1]) || stem[1].isNumber
+        {
+            chapter = ch
+            recording = id
         } else if stem.count == 8, String(stem[0...3]) == "GOPR", let id = Int(String(stem[4...7])) {
-            chapter = 1; recording = id
+            chapter = 1
+            recording = id
         } else {
             return nil
         }
@@ -239,18 +266,25 @@ public struct GoProCardVideo: Sendable, Equatable {
     /// with the recording's start) it begins where the previous one ended instead.
     public static func spans(_ videos: [(item: GoProMediaList.Item, info: GoProMediaInfo)]) -> [GoProCardVideo] {
         let sorted = videos.sorted { a, b in
-            let na = GoProFileName(a.item.name), nb = GoProFileName(b.item.name)
-            if let na, let nb, na.recording == nb.recording, a.item.directory == b.item.directory { return na.chapter < nb.chapter }
+            let na = GoProFileName(a.item.name)
+            let nb = GoProFileName(b.item.name)
+            if let na, let nb, na.recording == nb.recording, a.item.directory == b.item.directory {
+                return na.chapter < nb.chapter
+            }
             return (a.item.created, a.item.name) < (b.item.created, b.item.name)
         }
         var out: [GoProCardVideo] = []
         for v in sorted {
             var start = v.item.created
             if let prev = out.last, let pn = GoProFileName(prev.name), let n = GoProFileName(v.item.name),
-               pn.recording == n.recording, n.chapter == pn.chapter + 1, start < prev.startLocal + prev.durationSeconds {
+                pn.recording == n.recording, n.chapter == pn.chapter + 1, start < prev.startLocal + prev.durationSeconds
+            {
                 start = prev.startLocal + prev.durationSeconds
             }
-            out.append(GoProCardVideo(path: v.item.path, name: v.item.name, startLocal: start, durationSeconds: v.info.durationSeconds, size: v.item.size))
+            out.append(
+                GoProCardVideo(
+                    path: v.item.path, name: v.item.name, startLocal: start, durationSeconds: v.info.durationSeconds,
+                    size: v.item.size))
         }
         return out
     }

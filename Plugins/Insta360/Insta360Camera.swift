@@ -61,11 +61,16 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
 
     /// Calls the host unless stopping, holding the lock so stop() cannot slip in between.
     private func report(_ f: (PluginHostCallbacks) -> Void) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if !stopping { f(host) }
     }
 
-    private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
+    private var isStopping: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopping
+    }
 
     private func note(error: String?) {
         lock.lock()
@@ -81,7 +86,8 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
 
     /// Starts the state watcher once (not in create: `nvr camera add` only validates).
     private func ensureWatcher() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard watcher == nil, !stopping else { return }
         let t = Thread { [weak self] in self?.watch() }
         t.name = "insta360 state"
@@ -96,7 +102,9 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
         var optionsRead = Date.distantPast
         while !isStopping {
             do {
-                lock.lock(); let haveInfo = info != nil; lock.unlock()
+                lock.lock()
+                let haveInfo = info != nil
+                lock.unlock()
                 if !haveInfo { try readInfo() }
                 if fingerprint == nil || Date().timeIntervalSince(optionsRead) > 30 {
                     fingerprint = try refreshState().fingerprint
@@ -105,13 +113,16 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
                 }
                 let asked = Date()
                 let wait = config.updatesWaitSeconds
-                let data = try osc.request("/osc/checkForUpdates", body: ["stateFingerprint": fingerprint ?? "", "waitTimeout": wait],
-                                           what: "checkForUpdates", timeout: Double(wait))
+                let data = try osc.request(
+                    "/osc/checkForUpdates", body: ["stateFingerprint": fingerprint ?? "", "waitTimeout": wait],
+                    what: "checkForUpdates", timeout: Double(wait))
                 let o = try OSC.object(data, from: "checkForUpdates")
                 let latest = o["stateFingerprint"] as? String
                 note(error: nil)
                 if let latest, latest != fingerprint {
-                    lock.lock(); stateChanges += 1; lock.unlock()
+                    lock.lock()
+                    stateChanges += 1
+                    lock.unlock()
                     fingerprint = try refreshState().fingerprint
                     try refreshOptions()
                     optionsRead = Date()
@@ -120,7 +131,7 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
                 // A camera that answers at once (rather than holding the request) is asked again
                 // after its throttle time or our status period.
                 if Date().timeIntervalSince(asked) < Double(wait) / 2 {
-                    pause(max(OSC.double(o["throttleTimeout"]) ?? 0, config.statusSeconds)) // throttleTimeout: seconds
+                    pause(max(OSC.double(o["throttleTimeout"]) ?? 0, config.statusSeconds))  // throttleTimeout: seconds
                 }
             } catch {
                 note(error: "\(error)")
@@ -139,14 +150,18 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     private func readInfo() throws {
         let o = try OSC.object(try osc.request("/osc/info", body: nil, what: "/osc/info"), from: "/osc/info")
         lock.lock()
-        info = (o["model"] as? String ?? "?", o["serialNumber"] as? String ?? "?", o["firmwareVersion"] as? String ?? "?")
+        info = (
+            o["model"] as? String ?? "?", o["serialNumber"] as? String ?? "?", o["firmwareVersion"] as? String ?? "?"
+        )
         lock.unlock()
     }
 
     @discardableResult
     func refreshState() throws -> OSCState {
         let s = try OSCState(json: try osc.request("/osc/state", body: [:], what: "/osc/state"))
-        lock.lock(); state = s; lock.unlock()
+        lock.lock()
+        state = s
+        lock.unlock()
         note(error: nil)
         return s
     }
@@ -155,15 +170,27 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     /// (invalidParameterName): then the standard ones only, and the status says so.
     @discardableResult
     func refreshOptions() throws -> OSCOptions {
-        lock.lock(); let vendor = !vendorOptionsRefused; lock.unlock()
+        lock.lock()
+        let vendor = !vendorOptionsRefused
+        lock.unlock()
         let names = OSCOptions.standard + (vendor ? OSCOptions.vendor : [])
         do {
-            let o = OSCOptions(results: try osc.execute("camera.getOptions", ["optionNames": names], wait: config.httpTimeout * 2))
-            lock.lock(); options = o; lock.unlock()
+            let o = OSCOptions(
+                results: try osc.execute("camera.getOptions", ["optionNames": names], wait: config.httpTimeout * 2))
+            lock.lock()
+            options = o
+            lock.unlock()
             return o
         } catch let e as OSCError where e.code == "invalidParameterName" && vendor {
-            lock.lock(); vendorOptionsRefused = true; lock.unlock()
-            report { $0.log(NVR_LOG_INFO, "camera does not know the vendor options \(OSCOptions.vendor.joined(separator: ", ")) (\(e)); reading the standard ones only") }
+            lock.lock()
+            vendorOptionsRefused = true
+            lock.unlock()
+            report {
+                $0.log(
+                    NVR_LOG_INFO,
+                    "camera does not know the vendor options \(OSCOptions.vendor.joined(separator: ", ")) (\(e)); reading the standard ones only"
+                )
+            }
             return try refreshOptions()
         }
     }
@@ -187,8 +214,9 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     /// of camera-side video from now, extending a capture already running. Returns at once.
     func nvrEvent(json: String) {
         guard config.captureOnEventSeconds > 0,
-              let o = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              o["phase"] as? String == "start" else { return }
+            let o = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            o["phase"] as? String == "start"
+        else { return }
         lock.lock()
         defer { lock.unlock() }
         guard !stopping else { return }
@@ -209,7 +237,10 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
             while !stopping && !(captureWanted && !capturing) && !(capturing && Date() >= captureUntil) {
                 _ = lock.wait(until: capturing ? captureUntil : Date(timeIntervalSinceNow: 60))
             }
-            if stopping { lock.unlock(); return }
+            if stopping {
+                lock.unlock()
+                return
+            }
             let start = !capturing
             captureWanted = false
             lock.unlock()
@@ -219,13 +250,26 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
 
     private func startCapture() {
         do {
-            _ = try osc.execute("camera.setOptions", ["options": ["captureMode": "video"]], wait: config.httpTimeout * 2)
+            _ = try osc.execute(
+                "camera.setOptions", ["options": ["captureMode": "video"]], wait: config.httpTimeout * 2)
             _ = try osc.execute("camera.startCapture", wait: config.httpTimeout * 2)
-            lock.lock(); capturing = true; captureError = nil; captures += 1; let until = captureUntil; lock.unlock()
-            report { $0.log(NVR_LOG_INFO, "camera-side capture started for an NVR event (until \(ISO8601DateFormatter().string(from: until)))") }
+            lock.lock()
+            capturing = true
+            captureError = nil
+            captures += 1
+            let until = captureUntil
+            lock.unlock()
+            report {
+                $0.log(
+                    NVR_LOG_INFO,
+                    "camera-side capture started for an NVR event (until \(ISO8601DateFormatter().string(from: until)))"
+                )
+            }
         } catch {
             let message = "camera-side capture could not start: \(error)"
-            lock.lock(); captureError = message; lock.unlock()
+            lock.lock()
+            captureError = message
+            lock.unlock()
             report { $0.log(NVR_LOG_WARNING, message) }
         }
     }
@@ -234,12 +278,23 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
         do {
             let r = try osc.execute("camera.stopCapture", wait: 60)
             let files = (r["fileUrls"] as? [String]) ?? (r["fileUrl"] as? String).map { [$0] } ?? []
-            lock.lock(); capturing = false; lastCaptureFiles = files; lock.unlock()
-            report { $0.log(NVR_LOG_INFO, "camera-side capture stopped: \(files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", "))") }
+            lock.lock()
+            capturing = false
+            lastCaptureFiles = files
+            lock.unlock()
+            report {
+                $0.log(
+                    NVR_LOG_INFO,
+                    "camera-side capture stopped: \(files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", "))"
+                )
+            }
         } catch {
             let message = "camera-side capture could not stop: \(error)"
             // Assume it still runs: try again in a few seconds.
-            lock.lock(); captureError = message; captureUntil = Date(timeIntervalSinceNow: 5); lock.unlock()
+            lock.lock()
+            captureError = message
+            captureUntil = Date(timeIntervalSinceNow: 5)
+            lock.unlock()
             report { $0.log(NVR_LOG_WARNING, message) }
         }
     }
@@ -249,18 +304,33 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     func statusJSON() -> String {
         ensureWatcher()
         lock.lock()
-        let s = state, o = options, info = self.info, reachable = self.reachable, lastError = self.lastError
-        let capturing = self.capturing, captureError = self.captureError, files = lastCaptureFiles, captures = self.captures
-        let refused = vendorOptionsRefused, changes = stateChanges
+        let s = state
+        let o = options
+        let info = self.info
+        let reachable = self.reachable
+        let lastError = self.lastError
+        let capturing = self.capturing
+        let captureError = self.captureError
+        let files = lastCaptureFiles
+        let captures = self.captures
+        let refused = vendorOptionsRefused
+        let changes = stateChanges
         lock.unlock()
         var out: [String: Any] = ["rtmp": config.publicURL, "state_changes": changes]
         var summary: [String] = []
-        if let info { out["model"] = info.model; out["serial"] = info.serial; out["firmware"] = info.firmware }
+        if let info {
+            out["model"] = info.model
+            out["serial"] = info.serial
+            out["firmware"] = info.firmware
+        }
         if let reachable { out["reachable"] = reachable }
         if let lastError { out["last_error"] = lastError }
         if let s {
             out["fingerprint"] = s.fingerprint
-            if let b = s.batteryLevel { out["battery_percent"] = Int((b * 100).rounded()); summary.append("battery \(Int((b * 100).rounded())) %") }
+            if let b = s.batteryLevel {
+                out["battery_percent"] = Int((b * 100).rounded())
+                summary.append("battery \(Int((b * 100).rounded())) %")
+            }
             if let c = s.cardText { out["card_state"] = c }
         }
         if let o {
@@ -272,7 +342,9 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
         if refused { out["vendor_options"] = "not supported by this model" }
         var card = "card \(s?.cardDescription ?? "?")"
         if let r = o?.remainingSpace {
-            card += String(format: " (%.1f GB free", Double(r) / 1e9) + (o?.totalSpace.map { String(format: " of %.1f GB)", Double($0) / 1e9) } ?? ")")
+            card +=
+                String(format: " (%.1f GB free", Double(r) / 1e9)
+                + (o?.totalSpace.map { String(format: " of %.1f GB)", Double($0) / 1e9) } ?? ")")
         }
         summary.append(card)
         if config.captureOnEventSeconds > 0 {
@@ -298,8 +370,12 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
         var entries: [OSCFileEntry] = []
         var position = 0
         for _ in 0..<10_000 {
-            let r = try osc.execute("camera.listFiles", ["fileType": "video", "startPosition": position, "entryCount": config.listPageSize,
-                                                         "maxThumbSize": NSNull()], wait: config.httpTimeout * 4)
+            let r = try osc.execute(
+                "camera.listFiles",
+                [
+                    "fileType": "video", "startPosition": position, "entryCount": config.listPageSize,
+                    "maxThumbSize": NSNull(),
+                ], wait: config.httpTimeout * 4)
             let page = try OSCFilePage(results: r)
             entries += page.entries
             position += page.entries.count
@@ -319,11 +395,18 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
                 unreadable.append("\(e.name): unreadable dateTimeZone '\(e.dateTimeZone)'")
                 continue
             }
-            media.append(["id": e.path, "name": e.name, "start_utc": span.start, "duration": duration, "size": e.size,
-                          "timeline": name.onTimeline])
+            media.append([
+                "id": e.path, "name": e.name, "start_utc": span.start, "duration": duration, "size": e.size,
+                "timeline": name.onTimeline,
+            ])
         }
         if !unreadable.isEmpty {
-            report { $0.log(NVR_LOG_INFO, "card files left out (a file still being written has no index yet): \(unreadable.prefix(5).joined(separator: "; "))") }
+            report {
+                $0.log(
+                    NVR_LOG_INFO,
+                    "card files left out (a file still being written has no index yet): \(unreadable.prefix(5).joined(separator: "; "))"
+                )
+            }
         }
         var out: [String: Any] = ["media": media]
         // The camera's clock, read last. Insta360's `_dateTime` has no zone; OSC's standard
@@ -335,7 +418,11 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
             _ = try readClockUTC(zoneFallback: zone)
             out["clock_utc"] = try preciseCameraClock(read: { try readClockUTC(zoneFallback: zone) })
         } catch {
-            report { $0.log(NVR_LOG_WARNING, "the camera's clock is unknown (\(error)): card times are taken as they are, uncorrected") }
+            report {
+                $0.log(
+                    NVR_LOG_WARNING,
+                    "the camera's clock is unknown (\(error)): card times are taken as they are, uncorrected")
+            }
         }
         return jsonText(out)
     }
@@ -343,16 +430,25 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     /// The camera's clock in UTC seconds (see OSCOptions.clockUTC). A model that refuses the
     /// standard option is asked the vendor one alone from then on.
     private func readClockUTC(zoneFallback: Int?) throws -> Double {
-        lock.lock(); let names = clockOptionNames; lock.unlock()
+        lock.lock()
+        let names = clockOptionNames
+        lock.unlock()
         let o: OSCOptions
         do {
-            o = OSCOptions(results: try osc.execute("camera.getOptions", ["optionNames": names], wait: config.httpTimeout * 2))
+            o = OSCOptions(
+                results: try osc.execute("camera.getOptions", ["optionNames": names], wait: config.httpTimeout * 2))
         } catch let e as OSCError where e.code == "invalidParameterName" && names.count > 1 {
-            lock.lock(); clockOptionNames = ["_dateTime"]; lock.unlock()
+            lock.lock()
+            clockOptionNames = ["_dateTime"]
+            lock.unlock()
             return try readClockUTC(zoneFallback: zoneFallback)
         }
         guard let t = o.clockUTC(zoneFallback: zoneFallback) else {
-            throw OSCError(code: "noClock", message: "the camera gave neither dateTimeZone nor a _dateTime whose zone is known (\(o.dateTime ?? "none"))")
+            throw OSCError(
+                code: "noClock",
+                message:
+                    "the camera gave neither dateTimeZone nor a _dateTime whose zone is known (\(o.dateTime ?? "none"))"
+            )
         }
         return t
     }
@@ -360,7 +456,9 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     /// A card video's length from its MP4 header: a few Range reads, cached per file.
     private func duration(of e: OSCFileEntry) throws -> Double {
         let key = "\(e.path) \(e.size)"
-        lock.lock(); let cached = durations[key]; lock.unlock()
+        lock.lock()
+        let cached = durations[key]
+        lock.unlock()
         if let cached { return cached }
         let d = try MP4Header.duration(size: e.size) { offset, length in
             var bytes: [UInt8] = []
@@ -371,7 +469,9 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
             }
             return bytes
         }
-        lock.lock(); durations[key] = d; lock.unlock()
+        lock.lock()
+        durations[key] = d
+        lock.unlock()
         return d
     }
 
@@ -381,10 +481,14 @@ final class Insta360Camera: CardCamera, URLCamera, @unchecked Sendable {
     /// Streams a byte range of a card file (id: its path, as listed). Returns false when the
     /// sink cancelled.
     func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
-        guard !id.contains(".."), !id.hasPrefix("/"), id.hasPrefix("DCIM/") else { throw OSCError(code: "invalidParameterValue", message: "'\(id)' is not a card file (DCIM/…)") }
+        guard !id.contains(".."), !id.hasPrefix("/"), id.hasPrefix("DCIM/") else {
+            throw OSCError(code: "invalidParameterValue", message: "'\(id)' is not a card file (DCIM/…)")
+        }
         do { return try osc.readFile(path: id, offset: offset, length: length, sink: sink) } catch {
             // The host says which file; this says why.
-            throw OSCError(code: "readFailed", message: "\(error)".hasSuffix("HTTP 404") ? "no such file on the card (HTTP 404)" : "\(error)")
+            throw OSCError(
+                code: "readFailed",
+                message: "\(error)".hasSuffix("HTTP 404") ? "no such file on the card (HTTP 404)" : "\(error)")
         }
     }
 }

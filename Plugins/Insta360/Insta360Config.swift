@@ -23,8 +23,10 @@ struct Insta360Config {
     /// Seconds between status polls of an in-progress OSC command.
     var commandPollSeconds: Double
 
-    static let options: Set<String> = ["base_url", "rtmp_address", "rtmp_port", "rtmp_app", "stream_key", "capture_on_event_seconds",
-                                       "http_timeout", "updates_wait_seconds", "status_seconds", "list_page_size", "command_poll_ms"]
+    static let options: Set<String> = [
+        "base_url", "rtmp_address", "rtmp_port", "rtmp_app", "stream_key", "capture_on_event_seconds",
+        "http_timeout", "updates_wait_seconds", "status_seconds", "list_page_size", "command_poll_ms",
+    ]
 
     init(json: String) throws {
         let c = try PluginConfig(json: json, allowed: Self.options)
@@ -37,16 +39,23 @@ struct Insta360Config {
             baseURL = "http://192.168.42.1:80"
         }
         rtmpAddress = try c.string("rtmp_address") ?? "0.0.0.0"
-        guard !rtmpAddress.isEmpty, rtmpAddress.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" || $0.isLetter || $0 == "-" }) else {
+        guard !rtmpAddress.isEmpty,
+            rtmpAddress.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" || $0.isLetter || $0 == "-" })
+        else {
             throw PluginConfigError("option 'rtmp_address' must be an address to listen on, e.g. 0.0.0.0")
         }
         rtmpPort = try c.int("rtmp_port", in: 1...65535) ?? 1935
         rtmpApp = try c.string("rtmp_app") ?? "live"
         guard let key = try c.string("stream_key") else {
-            throw PluginConfigError("option 'stream_key' is required: the camera pushes to rtmp://NVR:\(rtmpPort)/\(rtmpApp)/KEY")
+            throw PluginConfigError(
+                "option 'stream_key' is required: the camera pushes to rtmp://NVR:\(rtmpPort)/\(rtmpApp)/KEY")
         }
-        let safe: (String) -> Bool = { !$0.isEmpty && $0.count <= 128 && $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }
-        guard safe(key) else { throw PluginConfigError("option 'stream_key' must be letters, digits, - _ . (up to 128)") }
+        let safe: (String) -> Bool = {
+            !$0.isEmpty && $0.count <= 128 && $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
+        }
+        guard safe(key) else {
+            throw PluginConfigError("option 'stream_key' must be letters, digits, - _ . (up to 128)")
+        }
         guard safe(rtmpApp) else { throw PluginConfigError("option 'rtmp_app' must be letters, digits, - _ .") }
         streamKey = key
         captureOnEventSeconds = try c.int("capture_on_event_seconds", in: 0...3600) ?? 0
@@ -58,7 +67,9 @@ struct Insta360Config {
     }
 
     /// The listener URL libavformat opens (the key stays out of logs: see `publicURL`).
-    var listenURL: String { "rtmp://\(rtmpAddress.contains(":") ? "[\(rtmpAddress)]" : rtmpAddress):\(rtmpPort)/\(rtmpApp)/\(streamKey)" }
+    var listenURL: String {
+        "rtmp://\(rtmpAddress.contains(":") ? "[\(rtmpAddress)]" : rtmpAddress):\(rtmpPort)/\(rtmpApp)/\(streamKey)"
+    }
     /// What to tell people: where to push, key hidden.
     var publicURL: String { "rtmp://<nvr>:\(rtmpPort)/\(rtmpApp)/<stream_key>" }
 }

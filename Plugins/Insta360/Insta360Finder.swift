@@ -14,14 +14,20 @@ enum Insta360Finder {
             let a = UInt32(bigEndian: i.address.s_addr)
             return a & 0xffff_ff00 == 0xc0a8_2a00 && a != 0xc0a8_2a01
         }
-        guard onAccessPoint, let camera = confirm(timeout: min(max(seconds, 0.5), 3)) else { return jsonText(["found": [Any]()]) }
+        guard onAccessPoint, let camera = confirm(timeout: min(max(seconds, 0.5), 3)) else {
+            return jsonText(["found": [Any]()])
+        }
         return jsonText(["found": [camera]])
     }
 
     /// The camera at the access point address as the host's discovery list wants it.
     static func confirm(timeout: Double) -> [String: Any]? {
-        guard let r = try? HTTPClient(timeout: timeout).fetch("http://\(accessPoint)/osc/info", headers: OSC.requestHeaders, maxBody: 64 << 10),
-              r.status == 200, let info = try? OSC.object(r.body, from: "/osc/info"), info["api"] is [Any] || info["model"] is String else { return nil }
+        guard
+            let r = try? HTTPClient(timeout: timeout).fetch(
+                "http://\(accessPoint)/osc/info", headers: OSC.requestHeaders, maxBody: 64 << 10),
+            r.status == 200, let info = try? OSC.object(r.body, from: "/osc/info"),
+            info["api"] is [Any] || info["model"] is String
+        else { return nil }
         func field(_ k: String) -> String? {
             guard let s = info[k] as? String, !s.isEmpty, s.count <= 64 else { return nil }
             return s
@@ -31,7 +37,10 @@ enum Insta360Finder {
         // live streaming to rtmp://NVR:1935/live/KEY.
         var o: [String: Any] = ["address": accessPoint, "options": [String: String](), "needs": ["stream_key"]]
         if let serial = field("serialNumber") { o["id"] = serial }
-        if let model { o["name"] = model; o["model"] = model + (field("firmwareVersion").map { " (\($0))" } ?? "") }
+        if let model {
+            o["name"] = model
+            o["model"] = model + (field("firmwareVersion").map { " (\($0))" } ?? "")
+        }
         return o
     }
 }

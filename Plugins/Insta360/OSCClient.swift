@@ -28,16 +28,21 @@ final class OSCClient: @unchecked Sendable {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let r: HTTPClient.Response
         do {
-            r = try client.fetch(baseURL + path, method: data == nil ? "GET" : "POST", headers: OSC.requestHeaders, body: data)
+            r = try client.fetch(
+                baseURL + path, method: data == nil ? "GET" : "POST", headers: OSC.requestHeaders, body: data)
         } catch {
             throw OSCError(code: "unreachable", message: "camera unreachable at \(baseURL) (\(what)): \(error)")
         }
         guard r.status == 200 else {
-            if let o = try? OSC.object(r.body, from: what), let e = o["error"] as? [String: Any], let code = e["code"] as? String {
+            if let o = try? OSC.object(r.body, from: what), let e = o["error"] as? [String: Any],
+                let code = e["code"] as? String
+            {
                 throw OSCError(code: code, message: "\(what): \(e["message"] as? String ?? "")")
             }
             let detail = r.text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(120)
-            throw OSCError(code: "http\(r.status)", message: "camera answered HTTP \(r.status) to \(what)\(detail.isEmpty ? "" : ": \(detail)")")
+            throw OSCError(
+                code: "http\(r.status)",
+                message: "camera answered HTTP \(r.status) to \(what)\(detail.isEmpty ? "" : ": \(detail)")")
         }
         return r.body
     }
@@ -55,7 +60,9 @@ final class OSCClient: @unchecked Sendable {
             result = try command("/osc/commands/status", ["id": id], what: "\(name) status")
         }
         if let e = result.error ?? (result.state == .error ? OSCError(code: "unknown", message: name) : nil) {
-            throw OSCError(code: e.code, message: e.message.isEmpty || e.message.hasPrefix(name) ? e.message : "\(name): \(e.message)")
+            throw OSCError(
+                code: e.code,
+                message: e.message.isEmpty || e.message.hasPrefix(name) ? e.message : "\(name): \(e.message)")
         }
         return result.results
     }
@@ -69,7 +76,10 @@ final class OSCClient: @unchecked Sendable {
 
     /// Streams a byte range of a file the camera serves (card files) to `sink`.
     func readFile(path: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
-        let encoded = path.split(separator: "/").map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String($0) }
-        return try http.readRange(baseURL + "/" + encoded.joined(separator: "/"), offset: offset, length: length, sink: sink)
+        let encoded = path.split(separator: "/").map {
+            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? String($0)
+        }
+        return try http.readRange(
+            baseURL + "/" + encoded.joined(separator: "/"), offset: offset, length: length, sink: sink)
     }
 }

@@ -59,8 +59,11 @@ public enum MP4Header {
             boxes += 1
             guard boxes <= 64 else { throw Failure(description: "no moov box among the first 64 boxes") }
             let header: [UInt8]
-            if offset + 16 <= Int64(head.count) { header = Array(head[Int(offset)..<Int(offset) + 16]) }
-            else { header = try read(offset, Int(min(16, size - offset))) }
+            if offset + 16 <= Int64(head.count) {
+                header = Array(head[Int(offset)..<Int(offset) + 16])
+            } else {
+                header = try read(offset, Int(min(16, size - offset)))
+            }
             guard header.count >= 8 else { throw Failure(description: "file ends inside a box header at \(offset)") }
             var boxSize = Int64(be32(header, 0))
             let type = String(decoding: header[4..<8], as: UTF8.self)
@@ -73,17 +76,22 @@ public enum MP4Header {
                 boxSize = size - offset
             }
             // Sizes come from the camera's file: one past the end is damage, not arithmetic to do.
-            guard boxSize >= headerSize, boxSize <= size - offset else { throw Failure(description: "bad box size \(boxSize) at \(offset)") }
+            guard boxSize >= headerSize, boxSize <= size - offset else {
+                throw Failure(description: "bad box size \(boxSize) at \(offset)")
+            }
             if type == "moov" {
-                return try movieDuration(moovStart: offset + headerSize, moovEnd: min(offset + boxSize, size), head: head, read: read)
+                return try movieDuration(
+                    moovStart: offset + headerSize, moovEnd: min(offset + boxSize, size), head: head, read: read)
             }
             offset += boxSize
         }
         throw Failure(description: "no moov box (is the file still being written?)")
     }
 
-    private static func movieDuration(moovStart: Int64, moovEnd: Int64, head: [UInt8],
-                                      read: (Int64, Int) throws -> [UInt8]) throws -> Double {
+    private static func movieDuration(
+        moovStart: Int64, moovEnd: Int64, head: [UInt8],
+        read: (Int64, Int) throws -> [UInt8]
+    ) throws -> Double {
         var offset = moovStart
         var children = 0
         while offset + 8 <= moovEnd {
@@ -92,7 +100,8 @@ public enum MP4Header {
             children += 1
             guard children <= 256 else { throw Failure(description: "no mvhd among the first 256 boxes of moov") }
             let want = Int(min(128, moovEnd - offset))
-            let bytes: [UInt8] = offset + Int64(want) <= Int64(head.count)
+            let bytes: [UInt8] =
+                offset + Int64(want) <= Int64(head.count)
                 ? Array(head[Int(offset)..<Int(offset) + want]) : try read(offset, want)
             guard bytes.count >= 8 else { break }
             let boxSize = Int64(be32(bytes, 0))
@@ -100,7 +109,8 @@ public enum MP4Header {
             if type == "mvhd" {
                 guard bytes.count >= 32 else { throw Failure(description: "truncated mvhd") }
                 let version = bytes[8]
-                let timescale: UInt32, duration: UInt64
+                let timescale: UInt32
+                let duration: UInt64
                 if version == 1 {
                     guard bytes.count >= 44 else { throw Failure(description: "truncated mvhd") }
                     timescale = be32(bytes, 28)

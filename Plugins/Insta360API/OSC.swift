@@ -44,15 +44,23 @@ public enum OSC {
         func num(_ a: Int, _ n: Int) -> Int? {
             var v = 0
             for i in a..<(a + n) {
-                guard i < scalars.count, let d = Int(String(scalars[i])), scalars[i].properties.numericType != nil else { return nil }
+                guard i < scalars.count, let d = Int(String(scalars[i])), scalars[i].properties.numericType != nil
+                else { return nil }
                 v = v * 10 + d
             }
             return v
         }
-        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2), let se = num(17, 2),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61 else { return nil }
+        guard let y = num(0, 4), let mo = num(5, 2), let d = num(8, 2), let h = num(11, 2), let mi = num(14, 2),
+            let se = num(17, 2),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
         var c = DateComponents()
-        c.year = y; c.month = mo; c.day = d; c.hour = h; c.minute = mi; c.second = se
+        c.year = y
+        c.month = mo
+        c.day = d
+        c.hour = h
+        c.minute = mi
+        c.second = se
         var cal = Calendar(identifier: .gregorian)
         cal.timeZone = TimeZone(identifier: "UTC")!
         guard let local = cal.date(from: c) else { return nil }
@@ -64,7 +72,9 @@ public enum OSC {
         let sign: Double = rest.hasPrefix("-") ? -1 : 1
         let digits = rest.dropFirst().filter(\.isNumber)
         guard rest.hasPrefix("+") || rest.hasPrefix("-"), digits.count == 4 || digits.count == 2,
-              let zh = Int(digits.prefix(2)), let zm = Int(digits.count == 4 ? String(digits.suffix(2)) : "0"), zh <= 14, zm < 60 else { return nil }
+            let zh = Int(digits.prefix(2)), let zm = Int(digits.count == 4 ? String(digits.suffix(2)) : "0"), zh <= 14,
+            zm < 60
+        else { return nil }
         return (local.timeIntervalSince1970 - sign * Double(zh * 3600 + zm * 60), true)
     }
 }
@@ -73,7 +83,8 @@ extension OSC {
     /// The zone of an OSC time ("…+08:00") in seconds east of UTC; nil without one.
     public static func zoneSeconds(of s: String) -> Int? {
         let t = s.trimmingCharacters(in: .whitespaces)
-        guard let zoned = parseDateTimeZone(t), zoned.hadZone, let local = parseDateTimeZone(String(t.prefix(19))) else { return nil }
+        guard let zoned = parseDateTimeZone(t), zoned.hadZone, let local = parseDateTimeZone(String(t.prefix(19)))
+        else { return nil }
         return Int((local.epoch - zoned.epoch).rounded())
     }
 }
@@ -83,22 +94,26 @@ extension OSC {
 public struct OSCError: Error, CustomStringConvertible, Sendable, Equatable {
     public let code: String
     public let message: String
-    public init(code: String, message: String) { self.code = code; self.message = message }
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 
     public var description: String {
-        let hint: String? = switch code {
-        case "disabledCommand": "the camera refuses this command in its current mode"
-        case "invalidParameterName": "the camera does not know a parameter or option asked for"
-        case "invalidParameterValue": "the camera rejects a value"
-        case "missingParameter": "a required parameter is missing"
-        case "unknownCommand": "this camera does not have the command"
-        case "cameraInExclusiveUse": "another app controls the camera"
-        case "unactivated": "the camera is not activated yet (activate it in the Insta360 app)"
-        case "corruptedFile": "the file on the card is damaged"
-        case "powerOffSequenceRunning": "the camera is switching off"
-        case "serverError": "the camera had an internal error"
-        default: nil
-        }
+        let hint: String? =
+            switch code {
+            case "disabledCommand": "the camera refuses this command in its current mode"
+            case "invalidParameterName": "the camera does not know a parameter or option asked for"
+            case "invalidParameterValue": "the camera rejects a value"
+            case "missingParameter": "a required parameter is missing"
+            case "unknownCommand": "this camera does not have the command"
+            case "cameraInExclusiveUse": "another app controls the camera"
+            case "unactivated": "the camera is not activated yet (activate it in the Insta360 app)"
+            case "corruptedFile": "the file on the card is damaged"
+            case "powerOffSequenceRunning": "the camera is switching off"
+            case "serverError": "the camera had an internal error"
+            default: nil
+            }
         // Transport failures (unreachable, HTTP status, timeout) carry their whole story in the message.
         guard let hint else { return message.isEmpty ? code : message }
         return message.isEmpty ? "\(code): \(hint)" : "\(code): \(message) (\(hint))"
@@ -233,8 +248,10 @@ public struct OSCFileEntry: Sendable, Equatable {
     public var isProcessed: Bool?
 
     public init(object o: [String: Any]) throws {
-        guard let name = o["name"] as? String, let url = o["fileUrl"] as? String, let dtz = o["dateTimeZone"] as? String else {
-            throw OSCError(code: "malformedAnswer", message: "camera.listFiles entry lacks name, fileUrl or dateTimeZone")
+        guard let name = o["name"] as? String, let url = o["fileUrl"] as? String, let dtz = o["dateTimeZone"] as? String
+        else {
+            throw OSCError(
+                code: "malformedAnswer", message: "camera.listFiles entry lacks name, fileUrl or dateTimeZone")
         }
         self.name = name
         fileUrl = url
@@ -265,7 +282,9 @@ public struct OSCFilePage: Sendable {
             throw OSCError(code: "malformedAnswer", message: "camera.listFiles results have no entries")
         }
         entries = try list.map { item in
-            guard let o = item as? [String: Any] else { throw OSCError(code: "malformedAnswer", message: "camera.listFiles entry is not an object") }
+            guard let o = item as? [String: Any] else {
+                throw OSCError(code: "malformedAnswer", message: "camera.listFiles entry is not an object")
+            }
             return try OSCFileEntry(object: o)
         }
         totalEntries = OSC.int(results["totalEntries"]).map(Int.init) ?? entries.count

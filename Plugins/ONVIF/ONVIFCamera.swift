@@ -22,7 +22,8 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
     init(configJSON: String, host: PluginHostCallbacks) throws {
         config = try ONVIFConfig(json: configJSON)
         self.host = host
-        client = ONVIFClient(deviceURL: config.deviceURL, user: config.user, password: config.password, timeout: config.timeout)
+        client = ONVIFClient(
+            deviceURL: config.deviceURL, user: config.user, password: config.password, timeout: config.timeout)
     }
 
     /// The event subscription starts with the first live source, not in `create`: `camera
@@ -55,8 +56,14 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
             let services = try client.services()
             let profiles = try client.profiles(media: services.media)
             let (main, sub) = try choose(profiles)
-            lock.lock(); let known = info != nil; lock.unlock()
-            if !known, let i = try? client.deviceInformation() { lock.lock(); info = i; lock.unlock() }
+            lock.lock()
+            let known = info != nil
+            lock.unlock()
+            if !known, let i = try? client.deviceInformation() {
+                lock.lock()
+                info = i
+                lock.unlock()
+            }
             let snapshot = substream ? nil : try? client.snapshotURI(media: services.media, profile: main.token)
             lock.lock()
             self.profiles = profiles
@@ -65,8 +72,11 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
             lastError = nil
             lock.unlock()
             guard let profile = substream ? sub : main else {
-                throw PluginConfigError(config.noSubstream ? "the sub-stream is off (sub_profile=none)"
-                                        : "the camera has no second profile for a sub-stream (profiles: \(profiles.map(\.token).joined(separator: ", ")))")
+                throw PluginConfigError(
+                    config.noSubstream
+                        ? "the sub-stream is off (sub_profile=none)"
+                        : "the camera has no second profile for a sub-stream (profiles: \(profiles.map(\.token).joined(separator: ", ")))"
+                )
             }
             let uri = try client.streamURI(media: services.media, profile: profile.token)
             return jsonText([
@@ -76,24 +86,33 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
                 "options": ["rtsp_transport": config.transport, "timeout": String(Int(config.timeout) * 1_000_000)],
             ])
         } catch {
-            lock.lock(); lastError = "\(error)"; lock.unlock()
+            lock.lock()
+            lastError = "\(error)"
+            lock.unlock()
             throw error
         }
     }
 
     /// The main stream: the profile named, else the largest picture. The sub-stream: the
     /// profile named, else the smallest picture smaller than the main one.
-    func choose(_ profiles: [ONVIFClient.MediaProfile]) throws -> (ONVIFClient.MediaProfile, ONVIFClient.MediaProfile?) {
+    func choose(_ profiles: [ONVIFClient.MediaProfile]) throws -> (ONVIFClient.MediaProfile, ONVIFClient.MediaProfile?)
+    {
         let names = profiles.map(\.token).joined(separator: ", ")
-        guard let largest = profiles.max(by: { $0.pixels < $1.pixels }) else { throw ONVIFError(.refused, "the camera has no media profiles") }
+        guard let largest = profiles.max(by: { $0.pixels < $1.pixels }) else {
+            throw ONVIFError(.refused, "the camera has no media profiles")
+        }
         var main = largest
         if let want = config.mainProfile {
-            guard let p = profiles.first(where: { $0.token == want }) else { throw PluginConfigError("the camera has no profile '\(want)' (it has: \(names))") }
+            guard let p = profiles.first(where: { $0.token == want }) else {
+                throw PluginConfigError("the camera has no profile '\(want)' (it has: \(names))")
+            }
             main = p
         }
         if config.noSubstream { return (main, nil) }
         if let want = config.subProfile {
-            guard let p = profiles.first(where: { $0.token == want }) else { throw PluginConfigError("the camera has no profile '\(want)' (it has: \(names))") }
+            guard let p = profiles.first(where: { $0.token == want }) else {
+                throw PluginConfigError("the camera has no profile '\(want)' (it has: \(names))")
+            }
             return (main, p)
         }
         let smaller = profiles.filter { $0.token != main.token && $0.pixels < main.pixels }
@@ -102,12 +121,16 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
 
     /// The camera's RTSP URI with the user and password in it (cameras hand it out without).
     func withCredentials(_ uri: String) throws -> String {
-        guard var u = URLComponents(string: uri), let scheme = u.scheme?.lowercased(), ["rtsp", "rtsps"].contains(scheme),
-              u.host?.isEmpty == false else {
+        guard var u = URLComponents(string: uri), let scheme = u.scheme?.lowercased(),
+            ["rtsp", "rtsps"].contains(scheme),
+            u.host?.isEmpty == false
+        else {
             throw ONVIFError(.malformed, "the camera's stream URI is not an rtsp:// URL: \(uri.prefix(200))")
         }
         // Only for the camera itself: a URI naming another host must not be handed our password.
-        if u.user == nil && !config.user.isEmpty && u.host?.lowercased() == URLComponents(string: config.deviceURL)?.host?.lowercased() {
+        if u.user == nil && !config.user.isEmpty
+            && u.host?.lowercased() == URLComponents(string: config.deviceURL)?.host?.lowercased()
+        {
             u.user = config.user
             u.password = config.password
         }
@@ -117,16 +140,28 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
 
     func statusJSON() -> String {
         lock.lock()
-        let info = self.info, profiles = self.profiles, chosen = self.chosen, snapshot = snapshotURI, lastError = self.lastError, watcher = self.watcher
+        let info = self.info
+        let profiles = self.profiles
+        let chosen = self.chosen
+        let snapshot = snapshotURI
+        let lastError = self.lastError
+        let watcher = self.watcher
         lock.unlock()
-        var out: [String: Any] = ["device_service": config.deviceURL, "clock_offset_seconds": (client.clockOffset * 10).rounded() / 10]
+        var out: [String: Any] = [
+            "device_service": config.deviceURL, "clock_offset_seconds": (client.clockOffset * 10).rounded() / 10,
+        ]
         var summary: [String] = []
         if let info {
-            out["manufacturer"] = info.manufacturer; out["model"] = info.model; out["firmware"] = info.firmware; out["serial"] = info.serial
+            out["manufacturer"] = info.manufacturer
+            out["model"] = info.model
+            out["firmware"] = info.firmware
+            out["serial"] = info.serial
             summary.append("\(info.manufacturer) \(info.model) \(info.firmware)".trimmingCharacters(in: .whitespaces))
         }
         if !profiles.isEmpty {
-            out["profiles"] = profiles.map { ["token": $0.token, "name": $0.name, "encoding": $0.encoding, "width": $0.width, "height": $0.height] }
+            out["profiles"] = profiles.map {
+                ["token": $0.token, "name": $0.name, "encoding": $0.encoding, "width": $0.width, "height": $0.height]
+            }
         }
         if let chosen {
             out["main_profile"] = chosen.main
@@ -148,7 +183,9 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
     static func discover(seconds: Double) throws -> String {
         let found: [[String: Any]] = try WSDiscovery.probe(seconds: min(max(seconds, 0.2), 30)).compactMap { m in
             guard let address = m.address else { return nil }
-            var o: [String: Any] = ["address": address, "id": m.endpoint, "options": ["address": address], "needs": ["user", "password"]]
+            var o: [String: Any] = [
+                "address": address, "id": m.endpoint, "options": ["address": address], "needs": ["user", "password"],
+            ]
             if let name = m.scope("name") { o["name"] = name }
             if let model = m.scope("hardware") { o["model"] = model }
             return o

@@ -1,7 +1,7 @@
 import CNVRPlugin
 import Foundation
-import ONVIFAPI
 import NVRWorker
+import ONVIFAPI
 import PluginSupport
 
 /// The camera's own events, on a thread of their own: a PullPoint subscription pulled in
@@ -67,15 +67,25 @@ final class ONVIFEventWatcher: @unchecked Sendable {
                 guard !isStopping else { break }
                 guard let events = try client.services().events else {
                     update { $0.state = "the camera offers no event service" }
-                    if lastLogged != "none" { host.log(NVR_LOG_INFO, "onvif: the camera offers no event service; no camera events"); lastLogged = "none" }
+                    if lastLogged != "none" {
+                        host.log(NVR_LOG_INFO, "onvif: the camera offers no event service; no camera events")
+                        lastLogged = "none"
+                    }
                     pause(300)
                     continue
                 }
                 guard !isStopping else { break }
                 let sub = try PullPointSubscription(client: client, events: events, seconds: config.subscriptionSeconds)
                 defer { sub.unsubscribe() }
-                update { $0.subscriptions += 1; $0.state = "subscribed"; $0.lastError = nil }
-                host.log(NVR_LOG_INFO, "onvif: subscribed to the camera's events (PullPoint, renewed every \(config.subscriptionSeconds / 2) s)")
+                update {
+                    $0.subscriptions += 1
+                    $0.state = "subscribed"
+                    $0.lastError = nil
+                }
+                host.log(
+                    NVR_LOG_INFO,
+                    "onvif: subscribed to the camera's events (PullPoint, renewed every \(config.subscriptionSeconds / 2) s)"
+                )
                 lastLogged = ""
                 // Renewed on the monotonic clock: a wall-clock step must not skip or force a renew.
                 var renewed = ProcessInfo.processInfo.systemUptime
@@ -92,9 +102,15 @@ final class ONVIFEventWatcher: @unchecked Sendable {
                 if isStopping { break }
                 let message = String("\(error)".prefix(300))
                 let gone = (error as? ONVIFError)?.kind == .subscriptionGone && pulled
-                update { $0.state = gone ? "subscribing again" : "retrying"; $0.lastError = message }
+                update {
+                    $0.state = gone ? "subscribing again" : "retrying"
+                    $0.lastError = message
+                }
                 if message != lastLogged {
-                    host.log(gone ? NVR_LOG_INFO : NVR_LOG_WARNING, "onvif: camera events: \(message); \(gone ? "subscribing again" : "retrying in \(Int(backoff)) s")")
+                    host.log(
+                        gone ? NVR_LOG_INFO : NVR_LOG_WARNING,
+                        "onvif: camera events: \(message); \(gone ? "subscribing again" : "retrying in \(Int(backoff)) s")"
+                    )
                     lastLogged = message
                 }
                 // A dropped subscription is made again at once (events must not wait); anything

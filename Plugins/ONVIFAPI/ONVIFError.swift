@@ -14,5 +14,8 @@ public struct ONVIFError: Error, CustomStringConvertible, Sendable, Equatable {
     }
     public let kind: Kind
     public let description: String
-    public init(_ kind: Kind, _ description: String) { self.kind = kind; self.description = description }
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
 }

@@ -11,7 +11,10 @@ public struct ONVIFNotification: Sendable, Equatable {
     public var source: [String: String]
     public var data: [String: String]
 
-    public init(topic: String, operation: String? = nil, utcTime: String? = nil, source: [String: String] = [:], data: [String: String] = [:]) {
+    public init(
+        topic: String, operation: String? = nil, utcTime: String? = nil, source: [String: String] = [:],
+        data: [String: String] = [:]
+    ) {
         self.topic = topic
         self.operation = operation
         self.utcTime = utcTime
@@ -45,17 +48,27 @@ public struct ONVIFNotification: Sendable, Equatable {
     public var nvrEvent: (type: String, active: Bool)? {
         let t = topic.lowercased()
         let type: String
-        if t.contains("tamper") || t.contains("globalscenechange") { type = "tamper" }
-        else if t.contains("people") || t.contains("person") || t.contains("human") || t.contains("face") { type = "person" }
-        else if t.contains("vehicle") || t.contains("licenseplate") { type = "vehicle" }
-        else if t.contains("motion") { type = "motion" }
-        else if t.contains("objectdetection") || t.contains("linedetector") || t.contains("fielddetector") {
+        if t.contains("tamper") || t.contains("globalscenechange") {
+            type = "tamper"
+        } else if t.contains("people") || t.contains("person") || t.contains("human") || t.contains("face") {
+            type = "person"
+        } else if t.contains("vehicle") || t.contains("licenseplate") {
+            type = "vehicle"
+        } else if t.contains("motion") {
+            type = "motion"
+        } else if t.contains("objectdetection") || t.contains("linedetector") || t.contains("fielddetector") {
             let kind = (data["ClassTypes"] ?? data["ObjectType"] ?? data["Type"] ?? "").lowercased()
-            type = kind.contains("human") || kind.contains("person") ? "person" : kind.contains("vehicle") ? "vehicle" : "object"
-        } else { return nil }
+            type =
+                kind.contains("human") || kind.contains("person")
+                ? "person" : kind.contains("vehicle") ? "vehicle" : "object"
+        } else {
+            return nil
+        }
         // The item that says on/off: the well-known names first, then any boolean.
-        let known = ["IsMotion", "State", "IsTamper", "IsGlobalSceneChange", "IsPeople", "IsHuman", "IsPerson", "IsVehicle",
-                     "IsInside", "IsDetected", "Active"]
+        let known = [
+            "IsMotion", "State", "IsTamper", "IsGlobalSceneChange", "IsPeople", "IsHuman", "IsPerson", "IsVehicle",
+            "IsInside", "IsDetected", "Active",
+        ]
         let raw = known.lazy.compactMap { data[$0] }.first ?? data.values.first { Self.boolean($0) != nil }
         guard let raw, let active = Self.boolean(raw) else { return nil }
         return (type, active)

@@ -13,8 +13,10 @@ public final class PullPointSubscription: @unchecked Sendable {
     /// Subscribes for `seconds` (renew before they run out).
     public init(client: ONVIFClient, events: String, seconds: Int) throws {
         self.client = client
-        let r = try client.call(events, "<tev:CreatePullPointSubscription><tev:InitialTerminationTime>PT\(seconds)S"
-                                + "</tev:InitialTerminationTime></tev:CreatePullPointSubscription>")
+        let r = try client.call(
+            events,
+            "<tev:CreatePullPointSubscription><tev:InitialTerminationTime>PT\(seconds)S"
+                + "</tev:InitialTerminationTime></tev:CreatePullPointSubscription>")
         guard let address = r.text("SubscriptionReference", "Address"), !address.isEmpty else {
             throw ONVIFError(.malformed, "CreatePullPointSubscription: no subscription address in the answer")
         }
@@ -23,14 +25,17 @@ public final class PullPointSubscription: @unchecked Sendable {
 
     /// Waits up to `seconds` for messages (the camera answers as soon as it has one).
     public func pull(seconds: Int, limit: Int = 32) throws -> [ONVIFNotification] {
-        let r = try client.call(address, "<tev:PullMessages><tev:Timeout>PT\(seconds)S</tev:Timeout><tev:MessageLimit>\(limit)"
-                                + "</tev:MessageLimit></tev:PullMessages>", action: Self.pullAction, timeout: Double(seconds) + 10)
+        let r = try client.call(
+            address,
+            "<tev:PullMessages><tev:Timeout>PT\(seconds)S</tev:Timeout><tev:MessageLimit>\(limit)"
+                + "</tev:MessageLimit></tev:PullMessages>", action: Self.pullAction, timeout: Double(seconds) + 10)
         return r.all("NotificationMessage").map(ONVIFNotification.init)
     }
 
     public func renew(seconds: Int) throws {
-        _ = try client.call(address, "<wsnt:Renew><wsnt:TerminationTime>PT\(seconds)S</wsnt:TerminationTime></wsnt:Renew>",
-                            action: Self.renewAction)
+        _ = try client.call(
+            address, "<wsnt:Renew><wsnt:TerminationTime>PT\(seconds)S</wsnt:TerminationTime></wsnt:Renew>",
+            action: Self.renewAction)
     }
 
     /// Ends it; a camera that does not answer is left to let it expire.

@@ -14,7 +14,8 @@ public enum SOAP {
 
     public static func envelope(body: String, header: String = "") -> String {
         let ns = namespaces.sorted { $0.key < $1.key }.map { "xmlns:\($0.key)=\"\($0.value)\"" }.joined(separator: " ")
-        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope \(ns)><s:Header>\(header)</s:Header><s:Body>\(body)</s:Body></s:Envelope>"
+        return
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?><s:Envelope \(ns)><s:Header>\(header)</s:Header><s:Body>\(body)</s:Body></s:Envelope>"
     }
 
     /// Text for an element or attribute.

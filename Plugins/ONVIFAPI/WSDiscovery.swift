@@ -26,7 +26,8 @@ public enum WSDiscovery {
         public var address: String? {
             for x in xaddrs {
                 guard let u = URLComponents(string: x), u.scheme == "http", let host = u.host, !host.isEmpty,
-                      host.split(separator: ".").count == 4 else { continue }
+                    host.split(separator: ".").count == 4
+                else { continue }
                 return u.port.map { $0 == 80 ? host : "\(host):\($0)" } ?? host
             }
             return nil
@@ -52,7 +53,9 @@ public enum WSDiscovery {
         if let relates = doc.child("Header")?.text("RelatesTo"), relates != "urn:uuid:\(messageID)" { return [] }
         return body.all("ProbeMatch").prefix(64).compactMap { m in
             guard let endpoint = m.first("EndpointReference")?.text("Address"), !endpoint.isEmpty else { return nil }
-            func list(_ name: String) -> [String] { (m.child(name)?.value ?? "").split(whereSeparator: \.isWhitespace).prefix(64).map(String.init) }
+            func list(_ name: String) -> [String] {
+                (m.child(name)?.value ?? "").split(whereSeparator: \.isWhitespace).prefix(64).map(String.init)
+            }
             return Match(endpoint: endpoint, xaddrs: list("XAddrs"), scopes: list("Scopes"), types: list("Types"))
         }
     }
@@ -72,8 +75,12 @@ public enum WSDiscovery {
             guard let endpoint = bye.first("EndpointReference")?.text("Address"), !endpoint.isEmpty else { return nil }
             return .bye(endpoint: endpoint)
         }
-        guard let hello = body.child("Hello"), let endpoint = hello.first("EndpointReference")?.text("Address"), !endpoint.isEmpty else { return nil }
-        func list(_ name: String) -> [String] { (hello.child(name)?.value ?? "").split(whereSeparator: \.isWhitespace).prefix(64).map(String.init) }
+        guard let hello = body.child("Hello"), let endpoint = hello.first("EndpointReference")?.text("Address"),
+            !endpoint.isEmpty
+        else { return nil }
+        func list(_ name: String) -> [String] {
+            (hello.child(name)?.value ?? "").split(whereSeparator: \.isWhitespace).prefix(64).map(String.init)
+        }
         let types = list("Types")
         guard types.contains(where: { $0.split(separator: ":").last == "NetworkVideoTransmitter" }) else { return nil }
         return .hello(Match(endpoint: endpoint, xaddrs: list("XAddrs"), scopes: list("Scopes"), types: types))
@@ -86,7 +93,9 @@ public enum WSDiscovery {
         var found: [String: Match] = [:]
         var gone: Set<String> = []
         do {
-            try MulticastQuery.ask(group: group, port: port, message: Array(probeMessage(id: id).utf8), seconds: seconds, overhear: true) { datagram, _ in
+            try MulticastQuery.ask(
+                group: group, port: port, message: Array(probeMessage(id: id).utf8), seconds: seconds, overhear: true
+            ) { datagram, _ in
                 switch announcement(in: datagram) {
                 case .hello(let m)?:
                     gone.remove(m.endpoint)
@@ -95,7 +104,8 @@ public enum WSDiscovery {
                     gone.insert(endpoint)
                     found[endpoint] = nil
                 case nil:
-                    for m in matches(in: datagram, messageID: id) where found[m.endpoint] == nil && !gone.contains(m.endpoint) { found[m.endpoint] = m }
+                    for m in matches(in: datagram, messageID: id)
+                    where found[m.endpoint] == nil && !gone.contains(m.endpoint) { found[m.endpoint] = m }
                 }
                 return found.count < 256 && gone.count < 4096
             }

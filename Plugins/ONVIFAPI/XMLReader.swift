@@ -41,7 +41,10 @@ public enum XMLReader {
 
         mutating func skip(past s: StaticString, what: String) throws {
             while i < bytes.count {
-                if peek(s) { i += s.utf8CodeUnitCount; return }
+                if peek(s) {
+                    i += s.utf8CodeUnitCount
+                    return
+                }
                 i += 1
             }
             throw Failure("unterminated \(what)")
@@ -71,9 +74,13 @@ public enum XMLReader {
         mutating func skipMisc() throws {
             while true {
                 skipSpace()
-                if peek("<?") { try skip(past: "?>", what: "processing instruction") }
-                else if peek("<!--") { try skip(past: "-->", what: "comment") }
-                else { return }
+                if peek("<?") {
+                    try skip(past: "?>", what: "processing instruction")
+                } else if peek("<!--") {
+                    try skip(past: "-->", what: "comment")
+                } else {
+                    return
+                }
             }
         }
 
@@ -92,18 +99,28 @@ public enum XMLReader {
         mutating func element(depth: Int) throws -> XMLNode {
             guard depth < XMLReader.maxDepth else { throw Failure("nested deeper than \(XMLReader.maxDepth)") }
             elements += 1
-            guard elements <= XMLReader.maxElements else { throw Failure("more than \(XMLReader.maxElements) elements") }
-            i += 1 // <
+            guard elements <= XMLReader.maxElements else {
+                throw Failure("more than \(XMLReader.maxElements) elements")
+            }
+            i += 1  // <
             let qname = try name()
             var node = XMLNode(name: Self.local(qname))
             while true {
                 skipSpace()
                 guard i < bytes.count else { throw Failure("unterminated tag <\(qname)>") }
-                if peek("/>") { i += 2; return node }
-                if bytes[i] == UInt8(ascii: ">") { i += 1; break }
+                if peek("/>") {
+                    i += 2
+                    return node
+                }
+                if bytes[i] == UInt8(ascii: ">") {
+                    i += 1
+                    break
+                }
                 let attr = try name()
                 skipSpace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else { throw Failure("attribute \(attr) without a value") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "=") else {
+                    throw Failure("attribute \(attr) without a value")
+                }
                 i += 1
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else {
@@ -165,11 +182,17 @@ public enum XMLReader {
             while let amp = rest.firstIndex(of: "&") {
                 out += rest[..<amp]
                 let after = rest[amp...]
-                guard let semi = after.prefix(12).firstIndex(of: ";") else { out += "&"; rest = rest[rest.index(after: amp)...]; continue }
+                guard let semi = after.prefix(12).firstIndex(of: ";") else {
+                    out += "&"
+                    rest = rest[rest.index(after: amp)...]
+                    continue
+                }
                 let entity = after[after.index(after: after.startIndex)..<semi]
                 if let v = Self.namedEntities[entity] {
                     out += v
-                } else if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let n = UInt32(entity.dropFirst(2), radix: 16), let u = Unicode.Scalar(n) {
+                } else if entity.hasPrefix("#x") || entity.hasPrefix("#X"),
+                    let n = UInt32(entity.dropFirst(2), radix: 16), let u = Unicode.Scalar(n)
+                {
                     out.unicodeScalars.append(u)
                 } else if entity.hasPrefix("#"), let n = UInt32(entity.dropFirst()), let u = Unicode.Scalar(n) {
                     out.unicodeScalars.append(u)

@@ -15,22 +15,29 @@ final class RTSPCamera {
 
     init(configJSON: String) throws {
         let c = try PluginConfig(json: configJSON, allowed: Self.options)
-        guard let raw = try c.string("url"), !raw.isEmpty else { throw PluginConfigError("option 'url' is required (rtsp://host:554/path)") }
+        guard let raw = try c.string("url"), !raw.isEmpty else {
+            throw PluginConfigError("option 'url' is required (rtsp://host:554/path)")
+        }
         let user = try c.string("user")
         let password = try c.string("password")
         url = try Self.validated(raw, user: user, password: password)
         substreamURL = try c.string("substream_url").map { try Self.validated($0, user: user, password: password) }
         transport = try c.string("transport")?.lowercased() ?? "tcp"
-        guard ["tcp", "udp"].contains(transport) else { throw PluginConfigError("option 'transport' must be tcp or udp") }
+        guard ["tcp", "udp"].contains(transport) else {
+            throw PluginConfigError("option 'transport' must be tcp or udp")
+        }
         timeoutSeconds = try c.int("timeout", in: 1...120) ?? 10
         client = try c.string("client")?.lowercased() ?? "native"
-        guard ["native", "libav"].contains(client) else { throw PluginConfigError("option 'client' must be native or libav") }
+        guard ["native", "libav"].contains(client) else {
+            throw PluginConfigError("option 'client' must be native or libav")
+        }
     }
 
     /// Checks the scheme and host, and puts user and password into the URL (percent-encoded).
     static func validated(_ raw: String, user: String?, password: String?) throws -> String {
         guard var comps = URLComponents(string: raw), let scheme = comps.scheme?.lowercased(),
-              ["rtsp", "rtsps"].contains(scheme) else {
+            ["rtsp", "rtsps"].contains(scheme)
+        else {
             throw PluginConfigError("'\(raw)' is not an rtsp:// or rtsps:// URL")
         }
         guard let host = comps.host, !host.isEmpty else { throw PluginConfigError("'\(raw)' has no host") }

@@ -23,15 +23,23 @@ extension URLCamera {
 
 /// The ABI's `create`: a C function, so it cannot carry the camera type; each plugin writes
 /// `{ json, host, error in createCamera(json, host, error) { try MyCamera(configJSON: $0, host: $1) } }`.
-public typealias CreateFunction = @convention(c) (UnsafePointer<CChar>?, UnsafePointer<nvr_host_v1>?,
-                                                  UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer?
+public typealias CreateFunction =
+    @convention(c) (
+        UnsafePointer<CChar>?, UnsafePointer<nvr_host_v1>?,
+        UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> UnsafeMutableRawPointer?
 
 /// Makes a plugin's camera from its config JSON for the ABI's `create`: the camera, retained
 /// for the host, or nil with the error written out.
-public func createCamera(_ json: UnsafePointer<CChar>?, _ host: UnsafePointer<nvr_host_v1>?,
-                         _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                         _ make: (String, PluginHostCallbacks) throws -> any URLCamera) -> UnsafeMutableRawPointer? {
-    guard let host else { reportError(PluginConfigError("no host callbacks"), errorOut); return nil }
+public func createCamera(
+    _ json: UnsafePointer<CChar>?, _ host: UnsafePointer<nvr_host_v1>?,
+    _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ make: (String, PluginHostCallbacks) throws -> any URLCamera
+) -> UnsafeMutableRawPointer? {
+    guard let host else {
+        reportError(PluginConfigError("no host callbacks"), errorOut)
+        return nil
+    }
     do {
         let cam = try make(json.map { String(cString: $0) } ?? "{}", PluginHostCallbacks(host))
         return Unmanaged.passRetained(cam as AnyObject).toOpaque()
@@ -46,37 +54,40 @@ private func urlCamera(_ p: UnsafeMutableRawPointer) -> (any URLCamera)? {
 }
 
 /// The entry struct of a URLCamera plugin; `card` and `control` as the plugin offers them.
-public func cameraEntry(name: String, version: String, description: String, capabilities: UInt64, create: CreateFunction,
-                        card: nvr_card_functions = nvr_card_functions(),
-                        control: nvr_control_functions = nvr_control_functions(),
-                        discovery: nvr_discovery_functions = nvr_discovery_functions()) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
+public func cameraEntry(
+    name: String, version: String, description: String, capabilities: UInt64, create: CreateFunction,
+    card: nvr_card_functions = nvr_card_functions(),
+    control: nvr_control_functions = nvr_control_functions(),
+    discovery: nvr_discovery_functions = nvr_discovery_functions()
+) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
     let e = UnsafeMutablePointer<nvr_plugin_entry_v1>.allocate(capacity: 1)
-    e.initialize(to: nvr_plugin_entry_v1(
-        abi_version: NVR_PLUGIN_ABI_VERSION,
-        struct_size: UInt32(MemoryLayout<nvr_plugin_entry_v1>.size),
-        name: staticCString(name),
-        version: staticCString(version),
-        description: staticCString(description),
-        capabilities: capabilities,
-        create: create,
-        destroy: { p in
-            guard let p else { return }
-            urlCamera(p)?.stop()
-            Unmanaged<AnyObject>.fromOpaque(p).release()
-        },
-        live_source: { p, substream, errorOut in
-            guard let p, let cam = urlCamera(p) else { return nil }
-            do { return makeCString(try cam.liveSource(substream: substream != 0)) } catch {
-                reportError(error, errorOut)
-                return nil
-            }
-        },
-        start_push: nil,
-        stop_push: nil,
-        status: { p in p.flatMap(urlCamera).map { makeCString($0.statusJSON()) } },
-        free_string: freeCString,
-        card: card,
-        control: control,
-        discovery: discovery))
+    e.initialize(
+        to: nvr_plugin_entry_v1(
+            abi_version: NVR_PLUGIN_ABI_VERSION,
+            struct_size: UInt32(MemoryLayout<nvr_plugin_entry_v1>.size),
+            name: staticCString(name),
+            version: staticCString(version),
+            description: staticCString(description),
+            capabilities: capabilities,
+            create: create,
+            destroy: { p in
+                guard let p else { return }
+                urlCamera(p)?.stop()
+                Unmanaged<AnyObject>.fromOpaque(p).release()
+            },
+            live_source: { p, substream, errorOut in
+                guard let p, let cam = urlCamera(p) else { return nil }
+                do { return makeCString(try cam.liveSource(substream: substream != 0)) } catch {
+                    reportError(error, errorOut)
+                    return nil
+                }
+            },
+            start_push: nil,
+            stop_push: nil,
+            status: { p in p.flatMap(urlCamera).map { makeCString($0.statusJSON()) } },
+            free_string: freeCString,
+            card: card,
+            control: control,
+            discovery: discovery))
     return e
 }

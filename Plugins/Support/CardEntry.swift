@@ -12,13 +12,17 @@ public protocol CardCamera: CardLister {
     func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool
 }
 
-private let cardList: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutablePointer<CChar>? = { p, errorOut in
-    guard let p, let cam = Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any CardLister else { return nil }
-    do { return makeCString(try cam.cardList()) } catch {
-        reportError(error, errorOut)
-        return nil
-    }
-}
+private let cardList:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) ->
+        UnsafeMutablePointer<CChar>? = { p, errorOut in
+            guard let p, let cam = Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any CardLister else {
+                return nil
+            }
+            do { return makeCString(try cam.cardList()) } catch {
+                reportError(error, errorOut)
+                return nil
+            }
+        }
 
 /// The card functions of a plugin that only lists (its instances conform to CardLister).
 public let cardListerFunctions = nvr_card_functions(card_list: cardList, card_read: nil)
@@ -28,7 +32,9 @@ public let cardListerFunctions = nvr_card_functions(card_list: cardList, card_re
 public let cardCameraFunctions = nvr_card_functions(
     card_list: cardList,
     card_read: { p, id, offset, length, sink, ctx, errorOut in
-        guard let p, let id, let sink, let cam = Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any CardCamera else { return -1 }
+        guard let p, let id, let sink,
+            let cam = Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any CardCamera
+        else { return -1 }
         do {
             let done = try cam.cardRead(id: String(cString: id), offset: offset, length: length) { chunk in
                 sink(ctx, chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count) == 0

@@ -54,7 +54,8 @@ public enum DNSMessage {
         var records: [Record] = []
         for _ in 0..<min(Int(an) + Int(ns) + Int(ar), 64) {
             guard let (owner, next) = name(b, at), let type = u16(next), let length = u16(next + 8) else { return nil }
-            let start = next + 10, end = start + Int(length)
+            let start = next + 10
+            let end = start + Int(length)
             guard end <= b.count else { return nil }
             var data = RecordData.other
             switch type {
@@ -78,7 +79,10 @@ public enum DNSMessage {
     /// in the message (after the first pointer when it is compressed).
     static func name(_ b: [UInt8], _ offset: Int) -> (String, Int)? {
         var labels: [String] = []
-        var at = offset, after: Int?, total = 0, jumps = 0
+        var at = offset
+        var after: Int?
+        var total = 0
+        var jumps = 0
         while true {
             guard at >= 0, at < b.count else { return nil }
             let len = Int(b[at])

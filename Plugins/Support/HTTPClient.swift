@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small blocking HTTP/1.1 client for cameras' plain-HTTP control APIs (GoPro, OSC).
@@ -11,7 +12,7 @@ import Glibc
 public struct HTTPClient: Sendable {
     public struct Response: Sendable {
         public var status: Int
-        public var headers: [String: String] // lower-cased names
+        public var headers: [String: String]  // lower-cased names
         public var body: Data
         public var text: String { String(decoding: body, as: UTF8.self) }
     }
@@ -27,8 +28,10 @@ public struct HTTPClient: Sendable {
     }
 
     /// Any method (OSC POSTs JSON), the whole answer in memory, capped at `maxBody`.
-    public func fetch(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-                      maxBody: Int = 8 << 20) throws -> Response {
+    public func fetch(
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+        maxBody: Int = 8 << 20
+    ) throws -> Response {
         var collected = Data()
         // The whole answer within a few timeouts: one byte per timeout must not hold the
         // calling thread (a camera's stop, a discovery) for hours.
@@ -44,9 +47,13 @@ public struct HTTPClient: Sendable {
 
     /// GET `url`, handing the body to `sink` chunk by chunk; the sink returns false to cancel
     /// (the result's status is then still the server's). The returned body is empty.
-    public func request(_ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil, deadline: Date? = nil,
-                        sink: (UnsafeRawBufferPointer) -> Bool, onHead: (Response) -> Void = { _ in }) throws -> Response {
-        guard let u = URLComponents(string: url), u.scheme?.lowercased() == "http", let host = u.host, !host.isEmpty else {
+    public func request(
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+        deadline: Date? = nil,
+        sink: (UnsafeRawBufferPointer) -> Bool, onHead: (Response) -> Void = { _ in }
+    ) throws -> Response {
+        guard let u = URLComponents(string: url), u.scheme?.lowercased() == "http", let host = u.host, !host.isEmpty
+        else {
             throw HTTPError("'\(url)' is not an http:// URL")
         }
         let port = u.port ?? 80
@@ -64,8 +71,10 @@ public struct HTTPClient: Sendable {
 
     /// Reads one answer from `conn`: status line, headers, then the body (Content-Length,
     /// chunked, or to the end) handed to `sink`, all of it by `deadline` when one is given.
-    package func readResponse(_ conn: TCPConnection, method: String, deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool,
-                              onHead: (Response) -> Void = { _ in }) throws -> Response {
+    package func readResponse(
+        _ conn: TCPConnection, method: String, deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool,
+        onHead: (Response) -> Void = { _ in }
+    ) throws -> Response {
         let host = conn.peer
         // The whole head within a few timeouts: a camera dribbling header bytes must not hold
         // this thread (and the card work queued behind it) for hours.
@@ -83,7 +92,8 @@ public struct HTTPClient: Sendable {
             lines += 1
             guard lines <= 100 else { throw HTTPError("\(host) sent more than 100 header lines") }
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let response = Response(status: status, headers: headers, body: Data())
         onHead(response)
@@ -91,8 +101,12 @@ public struct HTTPClient: Sendable {
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             while true {
                 let sizeLine = try conn.readLine(deadline: deadline)
-                guard let size = Int(sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "", radix: 16),
-                      size >= 0 else {
+                guard
+                    let size = Int(
+                        sizeLine.split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces)
+                            ?? "", radix: 16),
+                    size >= 0
+                else {
                     throw HTTPError("\(host): bad chunk header '\(sizeLine.prefix(20))'")
                 }
                 if size == 0 { break }
@@ -114,35 +128,43 @@ extension HTTPClient {
     /// one Range request, in chunks; the sink returns false to cancel. A server that ignores
     /// Range (200 with the whole file) still works: the bytes before `offset` are skipped.
     /// Returns false when the sink cancelled; throws on HTTP errors (status in the message).
-    public func readRange(_ url: String, offset: Int64, length: Int64, headers extra: [String: String] = [:],
-                          sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+    public func readRange(
+        _ url: String, offset: Int64, length: Int64, headers extra: [String: String] = [:],
+        sink: (UnsafeRawBufferPointer) -> Bool
+    ) throws -> Bool {
         var headers = extra
         if offset > 0 || length >= 0 {
             headers["Range"] = "bytes=\(offset)-" + (length >= 0 ? String(offset + length - 1) : "")
         }
         var skip: Int64 = 0
-        var remaining = length // -1: to the end
+        var remaining = length  // -1: to the end
         var cancelled = false
         var status = 0
-        let r = try request(url, headers: headers, sink: { chunk in
-            guard status == 206 || status == 200 else { return false }
-            var c = chunk
-            if skip > 0 {
-                let n = Int(min(skip, Int64(c.count)))
-                skip -= Int64(n)
-                c = UnsafeRawBufferPointer(rebasing: c[n...])
-                if c.isEmpty { return true }
-            }
-            if remaining >= 0 {
-                c = UnsafeRawBufferPointer(rebasing: c[..<Int(min(remaining, Int64(c.count)))])
-                remaining -= Int64(c.count)
-            }
-            if !sink(c) { cancelled = true; return false }
-            return remaining != 0
-        }, onHead: { head in
-            status = head.status
-            if head.status == 200 { skip = offset }
-        })
+        let r = try request(
+            url, headers: headers,
+            sink: { chunk in
+                guard status == 206 || status == 200 else { return false }
+                var c = chunk
+                if skip > 0 {
+                    let n = Int(min(skip, Int64(c.count)))
+                    skip -= Int64(n)
+                    c = UnsafeRawBufferPointer(rebasing: c[n...])
+                    if c.isEmpty { return true }
+                }
+                if remaining >= 0 {
+                    c = UnsafeRawBufferPointer(rebasing: c[..<Int(min(remaining, Int64(c.count)))])
+                    remaining -= Int64(c.count)
+                }
+                if !sink(c) {
+                    cancelled = true
+                    return false
+                }
+                return remaining != 0
+            },
+            onHead: { head in
+                status = head.status
+                if head.status == 200 { skip = offset }
+            })
         guard r.status == 206 || r.status == 200 else { throw HTTPError("HTTP \(r.status)") }
         if !cancelled, remaining > 0 { throw HTTPError("the file ended \(remaining) bytes early") }
         return !cancelled
@@ -178,20 +200,31 @@ public final class TCPConnection {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else { throw HTTPError("cannot resolve \(host): \(String(cString: gai_strerror(rc)))") }
+        guard rc == 0, let first = list else {
+            throw HTTPError("cannot resolve \(host): \(String(cString: gai_strerror(rc)))")
+        }
         defer { freeaddrinfo(list) }
         var lastError = "no address"
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let ai = cursor {
             cursor = ai.pointee.ai_next
-            let s = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), ai.pointee.ai_protocol)
-            if s < 0 { lastError = String(cString: strerror(errno)); continue }
+            let s = socket(
+                ai.pointee.ai_family,
+                ai.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                ai.pointee.ai_protocol)
+            if s < 0 {
+                lastError = String(cString: strerror(errno))
+                continue
+            }
             if connect(s, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
                 if Self.wait(s, events: Int16(POLLOUT), timeout: timeout) {
                     var err: Int32 = 0
                     var len = socklen_t(MemoryLayout<Int32>.size)
                     getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &len)
-                    if err == 0 { fd = s; return }
+                    if err == 0 {
+                        fd = s
+                        return
+                    }
                     lastError = String(cString: strerror(err))
                 } else {
                     lastError = "no answer within \(Self.seconds(timeout))"
@@ -228,7 +261,8 @@ public final class TCPConnection {
             return Data(buffer[start..<end])
         }
         guard Self.wait(fd, events: Int16(POLLIN), timeout: wait) else { return nil }
-        start = 0; end = 0
+        start = 0
+        end = 0
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
         if n > 0 { return Data(buffer[0..<n]) }
         if n == 0 { return Data() }
@@ -241,9 +275,14 @@ public final class TCPConnection {
             var off = 0
             while off < raw.count {
                 let n = send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
-                if n > 0 { off += n; continue }
+                if n > 0 {
+                    off += n
+                    continue
+                }
                 if n < 0 && (errno == EAGAIN || errno == EINTR) {
-                    guard Self.wait(fd, events: Int16(POLLOUT), timeout: timeout) else { throw HTTPError("\(peer): send timed out") }
+                    guard Self.wait(fd, events: Int16(POLLOUT), timeout: timeout) else {
+                        throw HTTPError("\(peer): send timed out")
+                    }
                     continue
                 }
                 throw HTTPError("\(peer): send failed: \(String(cString: strerror(errno)))")
@@ -253,14 +292,21 @@ public final class TCPConnection {
 
     /// Refills the buffer; false at end of stream. Past `deadline` (if any) it throws.
     private func fill(deadline: Date? = nil) throws -> Bool {
-        if start == end { start = 0; end = 0 }
+        if start == end {
+            start = 0
+            end = 0
+        }
         if end == buffer.count {
             buffer.replaceSubrange(0..<(end - start), with: buffer[start..<end])
-            end -= start; start = 0
+            end -= start
+            start = 0
         }
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
-            if n > 0 { end += n; return true }
+            if n > 0 {
+                end += n
+                return true
+            }
             if n == 0 { return false }
             if errno == EAGAIN || errno == EINTR {
                 let left = deadline.map { $0.timeIntervalSinceNow } ?? timeout
@@ -291,7 +337,11 @@ public final class TCPConnection {
     func read(exactly count: Int, deadline: Date? = nil, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
         var left = count
         while left > 0 {
-            if start == end { guard try fill(deadline: deadline) else { throw HTTPError("\(peer): connection closed with \(left) bytes missing") } }
+            if start == end {
+                guard try fill(deadline: deadline) else {
+                    throw HTTPError("\(peer): connection closed with \(left) bytes missing")
+                }
+            }
             let n = min(left, end - start)
             let ok = buffer.withUnsafeBytes { sink(UnsafeRawBufferPointer(rebasing: $0[start..<(start + n)])) }
             start += n

@@ -19,7 +19,8 @@ public struct PluginConfig {
     public let values: [String: Any]
 
     public init(json: String, allowed: Set<String>) throws {
-        guard let obj = try? JSONSerialization.jsonObject(with: Data(json.utf8)), let dict = obj as? [String: Any] else {
+        guard let obj = try? JSONSerialization.jsonObject(with: Data(json.utf8)), let dict = obj as? [String: Any]
+        else {
             throw PluginConfigError("config is not a JSON object")
         }
         for k in dict.keys where !allowed.contains(k) {
@@ -38,15 +39,23 @@ public struct PluginConfig {
         guard let v = values[key] else { return nil }
         let n: Int?
         if let s = v as? String { n = Int(s) } else if let d = v as? NSNumber { n = d.intValue } else { n = nil }
-        guard let n, range.contains(n) else { throw PluginConfigError("option '\(key)' must be a whole number in \(range.lowerBound)…\(range.upperBound)") }
+        guard let n, range.contains(n) else {
+            throw PluginConfigError("option '\(key)' must be a whole number in \(range.lowerBound)…\(range.upperBound)")
+        }
         return n
     }
 
     public func bool(_ key: String) throws -> Bool? {
         guard let v = values[key] else { return nil }
         if let s = v as? String {
-            switch s.lowercased() { case "true", "yes", "1": return true; case "false", "no", "0": return false; default: break }
-        } else if let b = v as? Bool { return b }
+            switch s.lowercased() {
+            case "true", "yes", "1": return true
+            case "false", "no", "0": return false
+            default: break
+            }
+        } else if let b = v as? Bool {
+            return b
+        }
         throw PluginConfigError("option '\(key)' must be true or false")
     }
 }
@@ -63,10 +72,15 @@ public struct PluginHostCallbacks: @unchecked Sendable {
 
     public init(_ p: UnsafePointer<nvr_host_v1>) { table = p.pointee }
 
-    public func log(_ level: nvr_log_level, _ message: String) { table.log?(table.host_ctx, Int32(level.rawValue), message) }
+    public func log(_ level: nvr_log_level, _ message: String) {
+        table.log?(table.host_ctx, Int32(level.rawValue), message)
+    }
     public func state(_ s: nvr_connection_state, _ reason: String? = nil) {
-        if let reason { table.connection_state?(table.host_ctx, Int32(s.rawValue), reason) }
-        else { table.connection_state?(table.host_ctx, Int32(s.rawValue), nil) }
+        if let reason {
+            table.connection_state?(table.host_ctx, Int32(s.rawValue), reason)
+        } else {
+            table.connection_state?(table.host_ctx, Int32(s.rawValue), nil)
+        }
     }
     public func event(_ json: String) { table.event?(table.host_ctx, json) }
 }
@@ -87,7 +101,9 @@ public func jsonText(_ obj: [String: Any]) -> String {
 /// `read` returns the clock in seconds; the result is the clock at the moment this returns.
 /// A clock that does not tick within `maxWait` (or fails meanwhile) gives its first reading
 /// plus half a second, the middle of the second it named.
-public func preciseCameraClock(pollInterval: Double = 0.05, maxWait: Double = 1.5, read: () throws -> Double) throws -> Double {
+public func preciseCameraClock(pollInterval: Double = 0.05, maxWait: Double = 1.5, read: () throws -> Double) throws
+    -> Double
+{
     let first = try read()
     let firstAt = Date()
     let deadline = firstAt.addingTimeInterval(maxWait)

@@ -32,7 +32,8 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
             cloud = nil
         }
         if let lanHost = config.lanHost, let key = config.localKey {
-            var c = TuyaLANClient.Config(host: lanHost, deviceID: config.deviceID, localKey: key, version: config.lanVersion)
+            var c = TuyaLANClient.Config(
+                host: lanHost, deviceID: config.deviceID, localKey: key, version: config.lanVersion)
             c.port = config.lanPort
             c.heartbeatSeconds = Double(config.heartbeatSeconds)
             lan = TuyaLANClient(c)
@@ -51,13 +52,15 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     }
 
     private func report(_ f: (PluginHostCallbacks) -> Void) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if !stopping { f(host) }
     }
 
     /// Records `line` as the newest LAN problem; true when it repeats the previous one.
     private func lastLANLine(_ line: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let repeated = previousLANLine == line
         previousLANLine = line
         return repeated
@@ -67,7 +70,10 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     /// only validates).
     private func ensureStarted() {
         lock.lock()
-        guard !started, !stopping else { lock.unlock(); return }
+        guard !started, !stopping else {
+            lock.unlock()
+            return
+        }
         started = true
         lock.unlock()
         if let lan {
@@ -100,10 +106,16 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         guard pushed else { return }
         let now = Int64(Date().timeIntervalSince1970 * 90_000)
         if new["115"] != nil {
-            report { $0.event(#"{"type":"motion","phase":"pulse","time90k":\#(now),"quiet_seconds":\#(config.quietSeconds)}"#) }
+            report {
+                $0.event(
+                    #"{"type":"motion","phase":"pulse","time90k":\#(now),"quiet_seconds":\#(config.quietSeconds)}"#)
+            }
         }
         if new["136"] != nil || new["154"] != nil || new["185"] != nil {
-            report { $0.event(#"{"type":"doorbell","phase":"pulse","time90k":\#(now),"quiet_seconds":\#(config.quietSeconds)}"#) }
+            report {
+                $0.event(
+                    #"{"type":"doorbell","phase":"pulse","time90k":\#(now),"quiet_seconds":\#(config.quietSeconds)}"#)
+            }
         }
     }
 
@@ -112,13 +124,21 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     private func pollCloud() {
         while true {
             lock.lock()
-            if stopping { lock.unlock(); return }
+            if stopping {
+                lock.unlock()
+                return
+            }
             lock.unlock()
             do {
                 let s = try cloud!.deviceStatus(deviceID: config.deviceID).mapValues { "\($0)" }
-                lock.lock(); cloudStatus = s; cloudError = nil; lock.unlock()
+                lock.lock()
+                cloudStatus = s
+                cloudError = nil
+                lock.unlock()
             } catch {
-                lock.lock(); cloudError = "\(error)"; lock.unlock()
+                lock.lock()
+                cloudError = "\(error)"
+                lock.unlock()
             }
             lock.lock()
             if !stopping { _ = lock.wait(until: Date(timeIntervalSinceNow: Double(config.statusSeconds))) }
@@ -135,10 +155,15 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         guard let cloud else { throw PluginConfigError("no cloud credentials to allocate a stream") }
         do {
             let url = try cloud.allocateStream(deviceID: config.deviceID, type: config.streamType)
-            lock.lock(); allocations += 1; cloudError = nil; lock.unlock()
+            lock.lock()
+            allocations += 1
+            cloudError = nil
+            lock.unlock()
             return jsonText(["url": url, "format": config.streamType == "hls" ? "hls" : NSNull()])
         } catch {
-            lock.lock(); cloudError = "\(error)"; lock.unlock()
+            lock.lock()
+            cloudError = "\(error)"
+            lock.unlock()
             throw error
         }
     }
@@ -152,10 +177,13 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         ensureStarted()
         guard let cloud, config.cloudTimelineHours > 0 else { return jsonText(["media": [Any]()]) }
         let now = Int64(Date().timeIntervalSince1970)
-        let slices = try cloud.cloudTimeline(deviceID: config.deviceID, from: now - Int64(config.cloudTimelineHours) * 3600, to: now)
+        let slices = try cloud.cloudTimeline(
+            deviceID: config.deviceID, from: now - Int64(config.cloudTimelineHours) * 3600, to: now)
         let media = slices.map { s -> [String: Any] in
-            ["id": "cloud/\(s.start)", "name": "cloud \(s.start)–\(s.stop)", "start_utc": Double(s.start),
-             "duration": Double(s.stop - s.start), "size": 0, "source": "cloud"]
+            [
+                "id": "cloud/\(s.start)", "name": "cloud \(s.start)–\(s.stop)", "start_utc": Double(s.start),
+                "duration": Double(s.stop - s.start), "size": 0, "source": "cloud",
+            ]
         }
         return jsonText(["media": media])
     }
@@ -165,30 +193,42 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
     func statusJSON() -> String {
         ensureStarted()
         lock.lock()
-        let dps = self.dps, cloudStatus = self.cloudStatus, allocations = self.allocations, cloudError = self.cloudError
+        let dps = self.dps
+        let cloudStatus = self.cloudStatus
+        let allocations = self.allocations
+        let cloudError = self.cloudError
         let motions = motionEvents
         lock.unlock()
-        var o: [String: Any] = ["allocations": allocations, "motion_reports": motions,
-                                "card_playback": "SD-card recordings are reachable only through Tuya's closed P2P SDK; not listed"]
+        var o: [String: Any] = [
+            "allocations": allocations, "motion_reports": motions,
+            "card_playback": "SD-card recordings are reachable only through Tuya's closed P2P SDK; not listed",
+        ]
         var summary: [String] = []
         // LAN data points first, the cloud's status codes as a fallback.
         let sd = dps["110"].map(\.description) ?? cloudStatus["sd_status"]
         var sdSummary: String?
         if let sd {
-            let text = ["1": "ok", "2": "abnormal", "3": "full", "4": "formatting", "5": "no card"][sd] ?? String(sd.prefix(32))
+            let text =
+                ["1": "ok", "2": "abnormal", "3": "full", "4": "formatting", "5": "no card"][sd]
+                ?? String(sd.prefix(32))
             o["sd_status"] = text
             sdSummary = "SD \(text)"
         }
         if let storage = dps["109"].map(\.description) ?? cloudStatus["sd_storge"] {
             let kb = storage.split(separator: "|").compactMap { Int64($0) }
             if kb.count == 3 {
-                o["sd_total_kb"] = kb[0]; o["sd_used_kb"] = kb[1]; o["sd_free_kb"] = kb[2]
+                o["sd_total_kb"] = kb[0]
+                o["sd_used_kb"] = kb[1]
+                o["sd_free_kb"] = kb[2]
                 // Space may be reported without a card status (the device's data points come one by one).
                 sdSummary = (sdSummary ?? "SD") + String(format: " (%.1f GB free)", Double(kb[2]) / 1_048_576)
             }
         }
         if let sdSummary { summary.append(sdSummary) }
-        if let b = dps["145"].map(\.description) ?? cloudStatus["battery_percentage"] { o["battery_percent"] = Int(b) ?? b; summary.append("battery \(b) %") }
+        if let b = dps["145"].map(\.description) ?? cloudStatus["battery_percentage"] {
+            o["battery_percent"] = Int(b) ?? b
+            summary.append("battery \(b) %")
+        }
         if let r = dps["150"].map(\.description) ?? cloudStatus["record_switch"] { o["record_switch"] = r == "true" }
         if let m = dps["151"].map(\.description) ?? cloudStatus["record_mode"] {
             o["record_mode"] = m == "1" ? "event" : m == "2" ? "continuous" : m
@@ -196,14 +236,21 @@ final class TuyaCamera: URLCamera, CardLister, @unchecked Sendable {
         }
         if let lan {
             let s = lan.stats
-            var l: [String: Any] = ["connected": s.connected, "protocol": config.lanVersion.rawValue, "frames_rejected": s.framesRejected,
-                                    "connects": s.connects]
+            var l: [String: Any] = [
+                "connected": s.connected, "protocol": config.lanVersion.rawValue, "frames_rejected": s.framesRejected,
+                "connects": s.connects,
+            ]
             if let e = s.lastError { l["last_error"] = e }
             o["lan"] = l
-            summary.append(s.connected ? "LAN \(config.lanVersion.rawValue) connected" : "LAN down\(s.lastError.map { ": \($0)" } ?? "")")
+            summary.append(
+                s.connected
+                    ? "LAN \(config.lanVersion.rawValue) connected" : "LAN down\(s.lastError.map { ": \($0)" } ?? "")")
         }
         if let cloud { o["token_renewals"] = cloud.tokenRenewals }
-        if let cloudError { o["cloud_error"] = cloudError; summary.append("cloud: \(cloudError)") }
+        if let cloudError {
+            o["cloud_error"] = cloudError
+            summary.append("cloud: \(cloudError)")
+        }
         o["summary"] = summary.joined(separator: ", ")
         return jsonText(o)
     }

@@ -26,15 +26,21 @@ struct TuyaConfig {
     /// Hours of cloud-storage recordings listed for the timeline (0: none).
     var cloudTimelineHours: Int
 
-    static let options: Set<String> = ["device_id", "cloud_host", "client_id", "secret", "local_rtsp_url", "stream_type", "lan_host", "lan_port",
-                                       "lan_version", "local_key", "quiet_seconds", "heartbeat_seconds", "status_seconds", "cloud_timeline_hours"]
+    static let options: Set<String> = [
+        "device_id", "cloud_host", "client_id", "secret", "local_rtsp_url", "stream_type", "lan_host", "lan_port",
+        "lan_version", "local_key", "quiet_seconds", "heartbeat_seconds", "status_seconds", "cloud_timeline_hours",
+    ]
 
     init(json: String) throws {
         let c = try PluginConfig(json: json, allowed: Self.options)
-        guard let id = try c.string("device_id"), !id.isEmpty else { throw PluginConfigError("option 'device_id' is required") }
+        guard let id = try c.string("device_id"), !id.isEmpty else {
+            throw PluginConfigError("option 'device_id' is required")
+        }
         deviceID = id
         cloudHost = try c.string("cloud_host") ?? "https://openapi.tuyaus.com"
-        guard let u = URLComponents(string: cloudHost), ["http", "https"].contains(u.scheme ?? ""), u.host?.isEmpty == false else {
+        guard let u = URLComponents(string: cloudHost), ["http", "https"].contains(u.scheme ?? ""),
+            u.host?.isEmpty == false
+        else {
             throw PluginConfigError("option 'cloud_host' must look like https://openapi.tuyaeu.com")
         }
         clientID = try c.string("client_id")
@@ -47,7 +53,9 @@ struct TuyaConfig {
             throw PluginConfigError("give 'client_id' and 'secret' (cloud stream allocation) or 'local_rtsp_url'")
         }
         streamType = try c.string("stream_type") ?? "rtsp"
-        guard ["rtsp", "hls"].contains(streamType) else { throw PluginConfigError("option 'stream_type' must be rtsp or hls") }
+        guard ["rtsp", "hls"].contains(streamType) else {
+            throw PluginConfigError("option 'stream_type' must be rtsp or hls")
+        }
         lanHost = try c.string("lan_host")
         lanPort = try c.int("lan_port", in: 1...65535) ?? 6668
         switch try c.string("lan_version") ?? "3.3" {
@@ -57,7 +65,9 @@ struct TuyaConfig {
         }
         localKey = try c.string("local_key")
         if lanHost != nil {
-            guard let k = localKey, k.utf8.count == 16 else { throw PluginConfigError("LAN events need option 'local_key' (16 characters)") }
+            guard let k = localKey, k.utf8.count == 16 else {
+                throw PluginConfigError("LAN events need option 'local_key' (16 characters)")
+            }
         }
         quietSeconds = try c.int("quiet_seconds", in: 1...3600) ?? 10
         heartbeatSeconds = try c.int("heartbeat_seconds", in: 1...120) ?? 10

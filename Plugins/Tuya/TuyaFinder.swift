@@ -1,8 +1,9 @@
 import Foundation
 import PluginSupport
 import TuyaAPI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Discovery for the tuya plugin: listens for the devices' own UDP broadcasts (TuyaDiscovery)
@@ -25,9 +26,11 @@ enum TuyaFinder {
         let list: [[String: Any]] = found.values.sorted { $0.deviceID < $1.deviceID }.map { a in
             var options = ["device_id": a.deviceID, "lan_host": a.ip]
             if let v = a.version, ["3.3", "3.4"].contains(v) { options["lan_version"] = v }
-            var o: [String: Any] = ["address": a.ip, "id": a.deviceID, "options": options,
-                                    // The local key for LAN events; a cloud project's id and secret for live video.
-                                    "needs": ["local_key", "client_id", "secret"]]
+            var o: [String: Any] = [
+                "address": a.ip, "id": a.deviceID, "options": options,
+                // The local key for LAN events; a cloud project's id and secret for live video.
+                "needs": ["local_key", "client_id", "secret"],
+            ]
             if let p = a.productKey { o["model"] = p }
             return o
         }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Tuya's cloud OpenAPI (PROTOCOLS.md): signed requests, the access token (got, kept until
@@ -64,15 +65,20 @@ public final class TuyaCloud: @unchecked Sendable {
     }
 
     /// Cloud-storage recordings of a device in [from, to) (unix seconds).
-    public func cloudTimeline(deviceID: String, from: Int64, to: Int64) throws -> [(url: String, start: Int64, stop: Int64)] {
+    public func cloudTimeline(deviceID: String, from: Int64, to: Int64) throws -> [(
+        url: String, start: Int64, stop: Int64
+    )] {
         let uid = try ensureToken().uid
-        let r = try call("GET", "/v1.0/users/\(uid)/devices/\(deviceID)/storage/stream/hls",
-                         query: [("time_g_t", String(from)), ("time_l_t", String(to))])
+        let r = try call(
+            "GET", "/v1.0/users/\(uid)/devices/\(deviceID)/storage/stream/hls",
+            query: [("time_g_t", String(from)), ("time_l_t", String(to))])
         let list = (r as? [String: Any])?["list"] as? [[String: Any]] ?? []
         return list.compactMap { o in
             // Unix seconds from the cloud: a slice must lie between 1970 and 9999 and last under a day.
-            guard let start = (o["start_time"] as? NSNumber)?.int64Value, let stop = (o["stop_time"] as? NSNumber)?.int64Value,
-                  start > 0, start < 253_402_300_800, stop > start, stop - start <= 86_400 else { return nil }
+            guard let start = (o["start_time"] as? NSNumber)?.int64Value,
+                let stop = (o["stop_time"] as? NSNumber)?.int64Value,
+                start > 0, start < 253_402_300_800, stop > start, stop - start <= 86_400
+            else { return nil }
             return (o["url"] as? String ?? "", start, stop)
         }
     }
@@ -81,7 +87,9 @@ public final class TuyaCloud: @unchecked Sendable {
 
     /// A business call: the token is got or renewed as needed; a 1010 answer (token invalid or
     /// expired) renews it once and retries. Returns `result`.
-    public func call(_ method: String, _ path: String, query: [(String, String)] = [], body: [String: Any]? = nil) throws -> Any {
+    public func call(_ method: String, _ path: String, query: [(String, String)] = [], body: [String: Any]? = nil)
+        throws -> Any
+    {
         let token = try ensureToken()
         do {
             return try send(method, path, query: query, body: body, accessToken: token.access)
@@ -94,14 +102,16 @@ public final class TuyaCloud: @unchecked Sendable {
     /// The token, got on first use and refreshed a minute before it expires.
     @discardableResult
     public func ensureToken() throws -> Token {
-        tokenLock.lock(); defer { tokenLock.unlock() }
+        tokenLock.lock()
+        defer { tokenLock.unlock() }
         if let t = currentToken, t.expires.timeIntervalSinceNow > 60 { return t }
         return try renewTokenLocked(after: currentToken)
     }
 
     /// Renews the token unless another call already did since `old` was read.
     private func renewToken(after old: Token?) throws -> Token {
-        tokenLock.lock(); defer { tokenLock.unlock() }
+        tokenLock.lock()
+        defer { tokenLock.unlock() }
         if let t = currentToken, t != old, t.expires.timeIntervalSinceNow > 60 { return t }
         return try renewTokenLocked(after: old)
     }
@@ -121,24 +131,33 @@ public final class TuyaCloud: @unchecked Sendable {
     }
 
     private func parseToken(_ result: Any) throws -> Token {
-        guard let o = result as? [String: Any], let access = o["access_token"] as? String, let refresh = o["refresh_token"] as? String else {
+        guard let o = result as? [String: Any], let access = o["access_token"] as? String,
+            let refresh = o["refresh_token"] as? String
+        else {
             throw TuyaCloudError(code: nil, message: "token answer lacks access_token or refresh_token")
         }
         let seconds = (o["expire_time"] as? NSNumber)?.doubleValue ?? 7200
-        return Token(access: access, refresh: refresh, uid: o["uid"] as? String ?? "", expires: Date(timeIntervalSinceNow: seconds))
+        return Token(
+            access: access, refresh: refresh, uid: o["uid"] as? String ?? "",
+            expires: Date(timeIntervalSinceNow: seconds))
     }
 
     /// One signed request; `result` of a success, else a TuyaCloudError with the cloud's code.
-    private func send(_ method: String, _ path: String, query: [(String, String)] = [], body: [String: Any]? = nil,
-                      accessToken: String?) throws -> Any {
+    private func send(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: [String: Any]? = nil,
+        accessToken: String?
+    ) throws -> Any {
         let url = TuyaSign.canonicalURL(path: path, query: query)
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
         let t = String(Int64(Date().timeIntervalSince1970 * 1000))
         let nonce = UUID().uuidString.lowercased()
-        let sign = TuyaSign.sign(clientID: config.clientID, secret: config.secret, accessToken: accessToken, t: t, nonce: nonce,
-                                 stringToSign: TuyaSign.stringToSign(method: method, body: data, url: url))
+        let sign = TuyaSign.sign(
+            clientID: config.clientID, secret: config.secret, accessToken: accessToken, t: t, nonce: nonce,
+            stringToSign: TuyaSign.stringToSign(method: method, body: data, url: url))
         let encoded = url.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? url
-        guard let u = URL(string: config.baseURL + encoded) else { throw TuyaCloudError(code: nil, message: "bad cloud URL \(config.baseURL + url)") }
+        guard let u = URL(string: config.baseURL + encoded) else {
+            throw TuyaCloudError(code: nil, message: "bad cloud URL \(config.baseURL + url)")
+        }
         var r = URLRequest(url: u, timeoutInterval: config.timeout)
         r.httpMethod = method
         r.setValue(config.clientID, forHTTPHeaderField: "client_id")
@@ -156,7 +175,10 @@ public final class TuyaCloud: @unchecked Sendable {
             throw TuyaCloudError(code: nil, message: "cloud answered HTTP \(status) to \(method) \(path)")
         }
         guard let o = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
-            throw TuyaCloudError(code: nil, message: "malformed JSON from \(method) \(path): '\(String(decoding: answer.prefix(80), as: UTF8.self))'")
+            throw TuyaCloudError(
+                code: nil,
+                message:
+                    "malformed JSON from \(method) \(path): '\(String(decoding: answer.prefix(80), as: UTF8.self))'")
         }
         guard o["success"] as? Bool == true else {
             let code = (o["code"] as? NSNumber)?.intValue
@@ -170,12 +192,20 @@ public final class TuyaCloud: @unchecked Sendable {
         nonisolated(unsafe) var out: (Data, Int)?
         nonisolated(unsafe) var failure: (any Error)?
         URLSession.shared.dataTask(with: request) { data, response, error in
-            if let error { failure = error } else { out = (data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0) }
+            if let error {
+                failure = error
+            } else {
+                out = (data ?? Data(), (response as? HTTPURLResponse)?.statusCode ?? 0)
+            }
             done.signal()
         }.resume()
         done.wait()
         if let out { return out }
-        throw TuyaCloudError(code: nil, message: "cloud unreachable at \(request.url?.host ?? "?"): \(failure.map { "\($0.localizedDescription)" } ?? "no answer")")
+        throw TuyaCloudError(
+            code: nil,
+            message:
+                "cloud unreachable at \(request.url?.host ?? "?"): \(failure.map { "\($0.localizedDescription)" } ?? "no answer")"
+        )
     }
 }
 
@@ -183,18 +213,22 @@ public final class TuyaCloud: @unchecked Sendable {
 public struct TuyaCloudError: Error, CustomStringConvertible, Sendable {
     public let code: Int?
     public let message: String
-    public init(code: Int?, message: String) { self.code = code; self.message = message }
+    public init(code: Int?, message: String) {
+        self.code = code
+        self.message = message
+    }
 
     public var description: String {
         guard let code else { return message }
-        let hint: String = switch code {
-        case 1004: "the cloud refused the signature: check client_id and secret"
-        case 1010: "the access token is invalid or expired"
-        case 1106: "permission denied: unknown device, or not linked to this cloud project"
-        case 1100, 1101: "a parameter is wrong"
-        case 2001: "the device is offline"
-        default: "cloud error"
-        }
+        let hint: String =
+            switch code {
+            case 1004: "the cloud refused the signature: check client_id and secret"
+            case 1010: "the access token is invalid or expired"
+            case 1106: "permission denied: unknown device, or not linked to this cloud project"
+            case 1100, 1101: "a parameter is wrong"
+            case 2001: "the device is offline"
+            default: "cloud error"
+            }
         return "\(message) (code \(code): \(hint))"
     }
 }

@@ -19,7 +19,10 @@ public enum TuyaDiscovery {
         public var productKey: String?
         public var version: String?
         public init(ip: String, deviceID: String, productKey: String? = nil, version: String? = nil) {
-            self.ip = ip; self.deviceID = deviceID; self.productKey = productKey; self.version = version
+            self.ip = ip
+            self.deviceID = deviceID
+            self.productKey = productKey
+            self.version = version
         }
     }
 
@@ -30,25 +33,32 @@ public enum TuyaDiscovery {
         if let v = a.version { o["version"] = v }
         let json = try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])
         let sealed = try TuyaCipher(key: udpKey).encrypt(json)
-        return TuyaLAN.encode(TuyaLAN.Frame(seq: 0, command: command, retcode: 0, payload: sealed), version: .v33, integrityKey: Data())
+        return TuyaLAN.encode(
+            TuyaLAN.Frame(seq: 0, command: command, retcode: 0, payload: sealed), version: .v33, integrityKey: Data())
     }
 
     /// What a received datagram announces, or nil (not a Tuya announcement, damaged, forged).
     public static func announcement(in datagram: Data) -> Announcement? {
         guard datagram.count <= 4096,
-              let (frame, _) = try? TuyaLAN.decode(datagram, version: .v33, integrityKey: Data(), fromDevice: true),
-              frame.command == command || frame.command == 0x12 else { return nil }
+            let (frame, _) = try? TuyaLAN.decode(datagram, version: .v33, integrityKey: Data(), fromDevice: true),
+            frame.command == command || frame.command == 0x12
+        else { return nil }
         let json: Data
-        if frame.payload.first == UInt8(ascii: "{") { json = frame.payload } else {
+        if frame.payload.first == UInt8(ascii: "{") {
+            json = frame.payload
+        } else {
             guard let plain = try? TuyaCipher(key: udpKey).decrypt(frame.payload) else { return nil }
             json = plain
         }
         guard let o = try? JSONSerialization.jsonObject(with: json) as? [String: Any],
-              let ip = o["ip"] as? String, ip.count <= 15, ip.split(separator: ".", omittingEmptySubsequences: false).count == 4,
-              ip.split(separator: ".").allSatisfy({ $0.count <= 3 && UInt8($0) != nil }),
-              let id = o["gwId"] as? String, !id.isEmpty, id.count <= 64,
-              id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else { return nil }
-        return Announcement(ip: ip, deviceID: id, productKey: (o["productKey"] as? String).map { String($0.prefix(64)) },
-                            version: (o["version"] as? String).map { String($0.prefix(8)) })
+            let ip = o["ip"] as? String, ip.count <= 15,
+            ip.split(separator: ".", omittingEmptySubsequences: false).count == 4,
+            ip.split(separator: ".").allSatisfy({ $0.count <= 3 && UInt8($0) != nil }),
+            let id = o["gwId"] as? String, !id.isEmpty, id.count <= 64,
+            id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else { return nil }
+        return Announcement(
+            ip: ip, deviceID: id, productKey: (o["productKey"] as? String).map { String($0.prefix(64)) },
+            version: (o["version"] as? String).map { String($0.prefix(8)) })
     }
 }

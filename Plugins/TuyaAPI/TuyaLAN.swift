@@ -1,6 +1,6 @@
 import Crypto
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// Tuya's local LAN protocol (TCP 6668), versions 3.3 and 3.4, as tinytuya's PROTOCOL.md
 /// describes it (PROTOCOLS.md): framing, payload encryption and the 3.4 session key.
@@ -28,7 +28,10 @@ public enum TuyaLAN {
         public var retcode: UInt32?
         public var payload: Data
         public init(seq: UInt32, command: UInt32, retcode: UInt32? = nil, payload: Data) {
-            self.seq = seq; self.command = command; self.retcode = retcode; self.payload = payload
+            self.seq = seq
+            self.command = command
+            self.retcode = retcode
+            self.payload = payload
         }
     }
 
@@ -62,26 +65,31 @@ public enum TuyaLAN {
 
     /// Reads one frame from the front of `buffer`: nil while more bytes are needed, the frame
     /// and how many bytes it took, or a FrameError saying how many bytes to drop.
-    public static func decode(_ buffer: Data, version: Version, integrityKey: Data, fromDevice: Bool) throws -> (frame: Frame, consumed: Int)? {
+    public static func decode(_ buffer: Data, version: Version, integrityKey: Data, fromDevice: Bool) throws -> (
+        frame: Frame, consumed: Int
+    )? {
         let b = [UInt8](buffer.prefix(16))
         guard b.count >= 4 else { return nil }
         guard be32(b, 0) == prefix else {
             let next = findPrefix(buffer, from: 1)
-            throw FrameError(kind: .badPrefix, skip: next, description: "no frame start (000055AA); skipped \(next) bytes")
+            throw FrameError(
+                kind: .badPrefix, skip: next, description: "no frame start (000055AA); skipped \(next) bytes")
         }
         guard b.count >= 16 else { return nil }
         let length = Int(be32(b, 12))
         let tail = version == .v33 ? 4 : 32
         let minimum = (fromDevice ? 4 : 0) + tail + 4
         guard length >= minimum, length <= maxLength else {
-            throw FrameError(kind: .oversized, skip: findPrefix(buffer, from: 1),
-                             description: "frame length \(length) outside \(minimum)…\(maxLength)")
+            throw FrameError(
+                kind: .oversized, skip: findPrefix(buffer, from: 1),
+                description: "frame length \(length) outside \(minimum)…\(maxLength)")
         }
         let total = 16 + length
         guard buffer.count >= total else { return nil }
         let frame = [UInt8](buffer.prefix(total))
         guard be32(frame, total - 4) == suffix else {
-            throw FrameError(kind: .badSuffix, skip: findPrefix(buffer, from: 1), description: "frame does not end in 0000AA55")
+            throw FrameError(
+                kind: .badSuffix, skip: findPrefix(buffer, from: 1), description: "frame does not end in 0000AA55")
         }
         let body = Data(frame[0..<(total - 4 - tail)])
         if version == .v33 {
@@ -91,21 +99,32 @@ public enum TuyaLAN {
         } else {
             let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: integrityKey))
             guard Data(mac) == Data(frame[(total - 36)..<(total - 4)]) else {
-                throw FrameError(kind: .badHMAC, skip: total, description: "frame HMAC does not match (wrong key, or a damaged frame)")
+                throw FrameError(
+                    kind: .badHMAC, skip: total,
+                    description: "frame HMAC does not match (wrong key, or a damaged frame)")
             }
         }
         var start = 16
         var retcode: UInt32?
-        if fromDevice { retcode = be32(frame, 16); start = 20 }
+        if fromDevice {
+            retcode = be32(frame, 16)
+            start = 20
+        }
         let payload = Data(frame[start..<(total - 4 - tail)])
         return (Frame(seq: be32(frame, 4), command: be32(frame, 8), retcode: retcode, payload: payload), total)
     }
 
     /// Commands whose 3.3 payload carries no "3.3" version header.
     public static func hasVersionHeader(_ command: UInt32, version: Version) -> Bool {
-        let bare: Set<UInt32> = version == .v33 ? [Command.dpQuery.rawValue, Command.heartBeat.rawValue, Command.updateDPs.rawValue]
-            : [Command.dpQuery.rawValue, Command.dpQueryNew.rawValue, Command.heartBeat.rawValue, Command.updateDPs.rawValue,
-               Command.sessionKeyStart.rawValue, Command.sessionKeyResponse.rawValue, Command.sessionKeyFinish.rawValue]
+        let bare: Set<UInt32> =
+            version == .v33
+            ? [Command.dpQuery.rawValue, Command.heartBeat.rawValue, Command.updateDPs.rawValue]
+            : [
+                Command.dpQuery.rawValue, Command.dpQueryNew.rawValue, Command.heartBeat.rawValue,
+                Command.updateDPs.rawValue,
+                Command.sessionKeyStart.rawValue, Command.sessionKeyResponse.rawValue,
+                Command.sessionKeyFinish.rawValue,
+            ]
         return !bare.contains(command)
     }
 
@@ -227,14 +246,19 @@ public enum TuyaSession {
     }
 
     /// Client: checks command 4's answer and returns (remote nonce, payload of command 5).
-    public static func finish(response: Data, localNonce: Data, localKey: Data) throws -> (remoteNonce: Data, finish: Data) {
+    public static func finish(response: Data, localNonce: Data, localKey: Data) throws -> (
+        remoteNonce: Data, finish: Data
+    ) {
         let plain = try TuyaCipher(key: localKey).decrypt(response)
-        guard plain.count >= 48 else { throw TuyaCipher.Failure(description: "session key answer too short (\(plain.count) bytes)") }
+        guard plain.count >= 48 else {
+            throw TuyaCipher.Failure(description: "session key answer too short (\(plain.count) bytes)")
+        }
         let remote = plain.prefix(16)
         let proof = plain.dropFirst(16).prefix(32)
         let expected = Data(HMAC<SHA256>.authenticationCode(for: localNonce, using: SymmetricKey(data: localKey)))
         guard Data(proof) == expected else {
-            throw TuyaCipher.Failure(description: "the device's session key answer does not authenticate (wrong local key?)")
+            throw TuyaCipher.Failure(
+                description: "the device's session key answer does not authenticate (wrong local key?)")
         }
         let mine = Data(HMAC<SHA256>.authenticationCode(for: remote, using: SymmetricKey(data: localKey)))
         return (Data(remote), try TuyaCipher(key: localKey).encrypt(mine))

@@ -19,7 +19,10 @@ public final class TuyaLANClient: @unchecked Sendable {
         public var timeout: Double = 5
         public var reconnectSeconds: Double = 5
         public init(host: String, deviceID: String, localKey: String, version: TuyaLAN.Version) {
-            self.host = host; self.deviceID = deviceID; self.localKey = localKey; self.version = version
+            self.host = host
+            self.deviceID = deviceID
+            self.localKey = localKey
+            self.version = version
         }
     }
 
@@ -60,7 +63,11 @@ public final class TuyaLANClient: @unchecked Sendable {
 
     /// Stops and waits for the thread (at most one read timeout).
     public func stop() {
-        let w = lock.withLock { () -> Worker? in let w = worker; worker = nil; return w }
+        let w = lock.withLock { () -> Worker? in
+            let w = worker
+            worker = nil
+            return w
+        }
         w?.stop()
     }
 
@@ -71,7 +78,10 @@ public final class TuyaLANClient: @unchecked Sendable {
             do {
                 try session(worker)
             } catch {
-                update { $0.lastError = "\(error)"; $0.connected = false }
+                update {
+                    $0.lastError = "\(error)"
+                    $0.connected = false
+                }
                 onLog?("tuya LAN \(config.host): \(error); reconnecting in \(Int(config.reconnectSeconds)) s", true)
             }
             worker.wait(seconds: config.reconnectSeconds)
@@ -90,17 +100,21 @@ public final class TuyaLANClient: @unchecked Sendable {
         // Nothing valid heard on this connection yet: a device that hangs up now refused our
         // first request, which is what a device does with a wrong local key (or version).
         var heardAnything = false
-        var key = localKey // payload key; the 3.4 session key after the exchange
+        var key = localKey  // payload key; the 3.4 session key after the exchange
         let version = config.version
 
         func send(_ command: TuyaLAN.Command, json: [String: Any]?, raw: Data? = nil) throws {
             let payload: Data
-            if let raw { payload = raw } else {
+            if let raw {
+                payload = raw
+            } else {
                 let body = try JSONSerialization.data(withJSONObject: json ?? [:], options: [.sortedKeys])
                 payload = try TuyaLAN.seal(body, command: command.rawValue, version: version, key: key)
             }
-            try conn.write(TuyaLAN.encode(TuyaLAN.Frame(seq: seq, command: command.rawValue, payload: payload), version: version,
-                                          integrityKey: key))
+            try conn.write(
+                TuyaLAN.encode(
+                    TuyaLAN.Frame(seq: seq, command: command.rawValue, payload: payload), version: version,
+                    integrityKey: key))
             seq &+= 1
         }
 
@@ -109,7 +123,9 @@ public final class TuyaLANClient: @unchecked Sendable {
             let deadline = Date(timeIntervalSinceNow: wait)
             while true {
                 do {
-                    if let (frame, used) = try TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: true) {
+                    if let (frame, used) = try TuyaLAN.decode(
+                        buffer, version: version, integrityKey: key, fromDevice: true)
+                    {
                         buffer.removeFirst(used)
                         update { $0.framesRead += 1 }
                         heardAnything = true
@@ -126,8 +142,11 @@ public final class TuyaLANClient: @unchecked Sendable {
                 if left <= 0 || worker.isStopping { return nil }
                 guard let more = try conn.receive(wait: min(left, 0.5)) else { continue }
                 if more.isEmpty {
-                    throw TuyaCipher.Failure(description: heardAnything ? "the device closed the connection"
-                        : "the device closed the connection after our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))")
+                    throw TuyaCipher.Failure(
+                        description: heardAnything
+                            ? "the device closed the connection"
+                            : "the device closed the connection after our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))"
+                    )
                 }
                 buffer.append(more)
             }
@@ -148,15 +167,20 @@ public final class TuyaLANClient: @unchecked Sendable {
                 if let a = answer, a.command != TuyaLAN.Command.sessionKeyResponse.rawValue { answer = nil }
             }
             guard let answer else {
-                throw TuyaCipher.Failure(description: "no session key answer within \(Int(config.timeout)) s: a wrong local key, or not a 3.4 device (check local_key and lan_version)")
+                throw TuyaCipher.Failure(
+                    description:
+                        "no session key answer within \(Int(config.timeout)) s: a wrong local key, or not a 3.4 device (check local_key and lan_version)"
+                )
             }
-            let (remote, finish) = try TuyaSession.finish(response: answer.payload, localNonce: nonce, localKey: localKey)
+            let (remote, finish) = try TuyaSession.finish(
+                response: answer.payload, localNonce: nonce, localKey: localKey)
             try send(.sessionKeyFinish, json: nil, raw: finish)
             key = try TuyaSession.key(localNonce: nonce, remoteNonce: remote, localKey: localKey)
             try send(.dpQueryNew, json: [:])
         } else {
             let t = String(Int(Date().timeIntervalSince1970))
-            try send(.dpQuery, json: ["gwId": config.deviceID, "devId": config.deviceID, "uid": config.deviceID, "t": t])
+            try send(
+                .dpQuery, json: ["gwId": config.deviceID, "devId": config.deviceID, "uid": config.deviceID, "t": t])
         }
         var lastHeard = Date()
         var undecryptable = 0
@@ -170,20 +194,28 @@ public final class TuyaLANClient: @unchecked Sendable {
             }
             if Date().timeIntervalSince(lastHeard) > config.heartbeatSeconds * 3 {
                 // Silence from the start is how a device treats a request it cannot read.
-                throw TuyaCipher.Failure(description: heardAnything ? "nothing from the device for \(Int(config.heartbeatSeconds * 3)) s"
-                    : "the device did not answer our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))")
+                throw TuyaCipher.Failure(
+                    description: heardAnything
+                        ? "nothing from the device for \(Int(config.heartbeatSeconds * 3)) s"
+                        : "the device did not answer our first request: a wrong local key or protocol version (check local_key and lan_version \(version.rawValue))"
+                )
             }
             guard let frame = try nextFrame(wait: min(1, nextBeat.timeIntervalSinceNow + 0.01)) else { continue }
             lastHeard = Date()
             guard !frame.payload.isEmpty, frame.command != TuyaLAN.Command.heartBeat.rawValue else { continue }
             let json: Data
-            do { json = try TuyaLAN.open(frame.payload, version: version, key: key); undecryptable = 0 } catch {
+            do {
+                json = try TuyaLAN.open(frame.payload, version: version, key: key)
+                undecryptable = 0
+            } catch {
                 // One frame that does not decrypt is dropped and the link kept (pushes would be
                 // lost while reconnecting); only a run of them means the key is wrong.
                 undecryptable += 1
                 update { $0.framesRejected += 1 }
                 if undecryptable >= 3 || !announced {
-                    throw TuyaCipher.Failure(description: "cannot decrypt the device's status: a wrong local key (check local_key): \(error)")
+                    throw TuyaCipher.Failure(
+                        description: "cannot decrypt the device's status: a wrong local key (check local_key): \(error)"
+                    )
                 }
                 onLog?("tuya LAN \(config.host): dropped a status that does not decrypt: \(error)", true)
                 continue
@@ -197,7 +229,11 @@ public final class TuyaLANClient: @unchecked Sendable {
                 announced = true
                 // A connection counts once the device answered with a readable status, for 3.3
                 // and 3.4 alike (not when the socket opened, nor at 3.4's key exchange).
-                update { $0.connected = true; $0.lastError = nil; $0.connects += 1 }
+                update {
+                    $0.connected = true
+                    $0.lastError = nil
+                    $0.connects += 1
+                }
                 onLog?("tuya LAN \(config.host): connected (protocol \(version.rawValue))", false)
             }
             onDataPoints?(dps, frame.command == TuyaLAN.Command.status.rawValue)
@@ -214,7 +250,9 @@ public final class TuyaLANClient: @unchecked Sendable {
 
 /// A data point's value: Tuya sends booleans, numbers and strings.
 public enum JSONScalar: Sendable, Equatable, CustomStringConvertible {
-    case bool(Bool), number(Double), string(String)
+    case bool(Bool)
+    case number(Double)
+    case string(String)
 
     init?(_ v: Any) {
         if let n = v as? NSNumber {

@@ -24,12 +24,16 @@ public enum TuyaSign {
         return path + "?" + sorted.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
     }
 
-    public static func stringToSign(method: String, body: Data = Data(), signedHeaders: String = "", url: String) -> String {
+    public static func stringToSign(method: String, body: Data = Data(), signedHeaders: String = "", url: String)
+        -> String
+    {
         "\(method.uppercased())\n\(sha256Hex(body))\n\(signedHeaders)\n\(url)"
     }
 
-    public static func sign(clientID: String, secret: String, accessToken: String?, t: String, nonce: String = "",
-                            stringToSign: String) -> String {
+    public static func sign(
+        clientID: String, secret: String, accessToken: String?, t: String, nonce: String = "",
+        stringToSign: String
+    ) -> String {
         let str = clientID + (accessToken ?? "") + t + nonce + stringToSign
         let mac = HMAC<SHA256>.authenticationCode(for: Data(str.utf8), using: SymmetricKey(data: Data(secret.utf8)))
         return mac.map { String(format: "%02X", $0) }.joined()

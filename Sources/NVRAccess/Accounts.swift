@@ -19,32 +19,43 @@ public struct Accounts: Sendable {
     public init(index: IndexDatabase) { self.index = index }
 
     public static func isValidName(_ name: String) -> Bool {
-        (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }
+        (1...64).contains(name.count)
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-@".contains($0)) }
     }
 
     static func checkPassword(_ password: String) throws {
         guard password.count >= minimumPasswordLength else {
             throw AccessError.badRequest("a password needs at least \(minimumPasswordLength) characters")
         }
-        guard password.utf8.count <= 72 else { throw AccessError.badRequest("a password can have at most 72 bytes (bcrypt's limit)") }
+        guard password.utf8.count <= 72 else {
+            throw AccessError.badRequest("a password can have at most 72 bytes (bcrypt's limit)")
+        }
     }
 
     /// Adds a user. `cameras`: the cameras a viewer may see (nil: all).
     @discardableResult
     public func add(name: String, password: String, role: Role, cameras: [String]? = nil) throws -> UserRecord {
-        guard Self.isValidName(name) else { throw AccessError.badRequest("invalid user name '\(name.prefix(64))': letters, digits, . _ - @ (up to 64)") }
+        guard Self.isValidName(name) else {
+            throw AccessError.badRequest("invalid user name '\(name.prefix(64))': letters, digits, . _ - @ (up to 64)")
+        }
         try Self.checkPassword(password)
         let hash = Bcrypt.hash(password, cost: Self.bcryptCost)
         let list = try cameras.map { String(decoding: try JSONEncoder().encode($0.sorted()), as: UTF8.self) }
-        guard try index.user(named: name) == nil else { throw AccessError.conflict("a user named '\(name)' already exists") }
+        guard try index.user(named: name) == nil else {
+            throw AccessError.conflict("a user named '\(name)' already exists")
+        }
         do {
-            return try index.addUser(UserRecord(name: name, passwordHash: hash, role: role.rawValue, cameras: list, created90k: Time90k.now()))
-        } catch let e as IndexError { throw AccessError.conflict(e.description) } // added meanwhile by another process
+            return try index.addUser(
+                UserRecord(
+                    name: name, passwordHash: hash, role: role.rawValue, cameras: list, created90k: Time90k.now()))
+        } catch let e as IndexError { throw AccessError.conflict(e.description) }  // added meanwhile by another process
     }
 
     /// Sets a new password and ends every session of the user (their old cookies stop working).
     public func setPassword(name: String, password: String) throws {
-        guard var u = try index.user(named: name), let id = u.id else { throw AccessError.notFound("no user named '\(name.prefix(64))'") }
+        guard var u = try index.user(named: name), let id = u.id else {
+            throw AccessError.notFound("no user named '\(name.prefix(64))'")
+        }
         try Self.checkPassword(password)
         u.passwordHash = Bcrypt.hash(password, cost: Self.bcryptCost)
         u.passwordChanged90k = Time90k.now()
@@ -54,20 +65,28 @@ public struct Accounts: Sendable {
 
     /// Changes a user's role or cameras.
     public func update(name: String, role: Role?, cameras: [String]??) throws -> UserRecord {
-        guard var u = try index.user(named: name) else { throw AccessError.notFound("no user named '\(name.prefix(64))'") }
+        guard var u = try index.user(named: name) else {
+            throw AccessError.notFound("no user named '\(name.prefix(64))'")
+        }
         if let role {
-            if role != .admin, u.role == Role.admin.rawValue, try index.users().filter({ $0.role == Role.admin.rawValue }).count == 1 {
+            if role != .admin, u.role == Role.admin.rawValue,
+                try index.users().filter({ $0.role == Role.admin.rawValue }).count == 1
+            {
                 throw AccessError.conflict("'\(name)' is the last admin")
             }
             u.role = role.rawValue
         }
-        if let cameras { u.cameras = try cameras.map { String(decoding: try JSONEncoder().encode($0.sorted()), as: UTF8.self) } }
+        if let cameras {
+            u.cameras = try cameras.map { String(decoding: try JSONEncoder().encode($0.sorted()), as: UTF8.self) }
+        }
         try index.updateUser(u)
         return u
     }
 
     public func remove(name: String) throws {
-        guard let u = try index.user(named: name), let id = u.id else { throw AccessError.notFound("no user named '\(name.prefix(64))'") }
+        guard let u = try index.user(named: name), let id = u.id else {
+            throw AccessError.notFound("no user named '\(name.prefix(64))'")
+        }
         do { try index.removeUser(id: id) } catch let e as IndexError { throw AccessError.conflict(e.description) }
     }
 

@@ -1,4 +1,3 @@
-
 /// Who is asking, once authenticated: by session cookie, by API token, or the local CLI.
 public struct Identity: Sendable, Equatable {
     public enum Via: Sendable, Equatable {
@@ -17,11 +16,16 @@ public struct Identity: Sendable, Equatable {
     public var via: Via
 
     public init(userID: Int64?, name: String, role: Role, cameras: Set<String>?, via: Via) {
-        self.userID = userID; self.name = name; self.role = role; self.cameras = cameras; self.via = via
+        self.userID = userID
+        self.name = name
+        self.role = role
+        self.cameras = cameras
+        self.via = via
     }
 
     /// Anyone, when the server runs with no authentication.
-    public static let anonymousAdmin = Identity(userID: nil, name: "anonymous", role: .admin, cameras: nil, via: .unauthenticated)
+    public static let anonymousAdmin = Identity(
+        userID: nil, name: "anonymous", role: .admin, cameras: nil, via: .unauthenticated)
 
     public var isAdmin: Bool { role == .admin }
 

@@ -6,12 +6,18 @@ import Synchronization
 /// failure, and is answered 429 with Retry-After until then — without checking the password.
 /// In memory: a restart forgets, which costs a guesser nothing it did not have.
 public final class LoginThrottle: Sendable {
-    private struct Entry { var failures: Int; var last: Double }
+    private struct Entry {
+        var failures: Int
+        var last: Double
+    }
     private let entries = Mutex<[String: Entry]>([:])
     public let free: Int
     public let maxWait: Double
 
-    public init(free: Int = 5, maxWait: Double = 60) { self.free = free; self.maxWait = maxWait }
+    public init(free: Int = 5, maxWait: Double = 60) {
+        self.free = free
+        self.maxWait = maxWait
+    }
 
     /// Seconds before `user` may try again from `address` (0: now).
     public func wait(user: String, address: String, now: Double = Date().timeIntervalSince1970) -> Double {

@@ -7,8 +7,10 @@ public enum Secrets {
     public static func randomToken() -> String {
         var rng = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(
+            of: "/", with: "_"
+        )
+        .replacingOccurrences(of: "=", with: "")
     }
 
     /// What the index stores of a token: its SHA-256 (a copy of the index gives no way in).
@@ -16,7 +18,8 @@ public enum Secrets {
 
     /// Constant-time comparison of two strings (CSRF tokens).
     public static func equal(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         var diff: UInt8 = 0
         for i in x.indices { diff |= x[i] ^ y[i] }
@@ -34,14 +37,22 @@ public enum Secrets {
     public static func redact(config: [String: String]) -> [String: String] {
         var out: [String: String] = [:]
         for (k, v) in config {
-            if isSecretKey(k) { out[k] = v.isEmpty ? "" : "***" } else if v.contains("://") { out[k] = redactURL(v) } else { out[k] = v }
+            if isSecretKey(k) {
+                out[k] = v.isEmpty ? "" : "***"
+            } else if v.contains("://") {
+                out[k] = redactURL(v)
+            } else {
+                out[k] = v
+            }
         }
         return out
     }
 
     /// user:password@ in a URL becomes ***@.
     public static func redactURL(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
         let slash = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
         guard at < slash else { return url }
         return String(url[..<scheme.upperBound]) + "***@" + String(url[url.index(after: at)...])

@@ -18,13 +18,16 @@ public final class TokenStore: Sendable {
         guard let id = user.id else { throw AccessError.notFound("user has no id") }
         guard (1...64).contains(name.count) else { throw AccessError.badRequest("a token name has 1 to 64 characters") }
         let token = Self.prefix + Secrets.randomToken()
-        let r = try index.addToken(APITokenRecord(name: name, tokenHash: Secrets.hash(token), userID: id, created90k: Time90k.now()))
+        let r = try index.addToken(
+            APITokenRecord(name: name, tokenHash: Secrets.hash(token), userID: id, created90k: Time90k.now()))
         return (token, r)
     }
 
     public func identify(token: String) throws -> Identity? {
-        guard token.hasPrefix(Self.prefix), token.utf8.count <= 128, let (t, u) = try index.token(hash: Secrets.hash(token)),
-              let id = t.id else { return nil }
+        guard token.hasPrefix(Self.prefix), token.utf8.count <= 128,
+            let (t, u) = try index.token(hash: Secrets.hash(token)),
+            let id = t.id
+        else { return nil }
         let now = Time90k.now()
         let due = touched.withLock { m -> Bool in
             if let last = m[id], now - last < 60 * 90_000 { return false }

@@ -16,7 +16,9 @@ public struct CameraAdmin: Sendable {
     public let plugins: PluginHost
 
     public init(index: IndexDatabase, storage: StorageLayout, plugins: PluginHost) {
-        self.index = index; self.storage = storage; self.plugins = plugins
+        self.index = index
+        self.storage = storage
+        self.plugins = plugins
     }
 
     /// What a change to a camera asks for; nil fields stay as they are.
@@ -28,27 +30,34 @@ public struct CameraAdmin: Sendable {
         public var options: [String: String?] = [:]
         public var enabled: Bool?
         public init(name: String? = nil, url: String? = nil, options: [String: String?] = [:], enabled: Bool? = nil) {
-            self.name = name; self.url = url; self.options = options; self.enabled = enabled
+            self.name = name
+            self.url = url
+            self.options = options
+            self.enabled = enabled
         }
     }
 
     /// Adds a camera after its plugin has accepted the config. A camera removed earlier with
     /// its recordings kept comes back, recordings included, when added under the same name.
     @discardableResult
-    public func add(name: String, plugin: String, config: [String: String], enabled: Bool = true) throws -> CameraRecord {
+    public func add(name: String, plugin: String, config: [String: String], enabled: Bool = true) throws -> CameraRecord
+    {
         try Self.checkName(name)
         if let existing = try index.camera(named: name, includeRemoved: true), existing.removed90k == nil {
             throw Failure(.conflict, "a camera named '\(name)' already exists")
         }
         let json = try Self.json(config)
         try validate(plugin: plugin, configJSON: json)
-        return try index.addCamera(CameraRecord(name: name, plugin: plugin, config: json, enabled: enabled, created90k: Time90k.now()))
+        return try index.addCamera(
+            CameraRecord(name: name, plugin: plugin, config: json, enabled: enabled, created90k: Time90k.now()))
     }
 
     /// Applies `change` to the camera `name` (its plugin checks the new config first).
     @discardableResult
     public func update(name: String, _ change: Change) throws -> CameraRecord {
-        guard var cam = try index.camera(named: name) else { throw Failure(.notFound, "no camera named '\(name.prefix(64))'") }
+        guard var cam = try index.camera(named: name) else {
+            throw Failure(.notFound, "no camera named '\(name.prefix(64))'")
+        }
         var config = Self.dictionary(cam.config)
         if let url = change.url { config["url"] = url }
         for (k, v) in change.options {
@@ -67,7 +76,10 @@ public struct CameraAdmin: Sendable {
         if let newName = change.name, newName != cam.name {
             try Self.checkName(newName)
             if try index.camera(named: newName, includeRemoved: true) != nil {
-                throw Failure(.conflict, "a camera named '\(newName)' already exists (or a removed one keeps its recordings under that name)")
+                throw Failure(
+                    .conflict,
+                    "a camera named '\(newName)' already exists (or a removed one keeps its recordings under that name)"
+                )
             }
             cam.name = newName
         }
@@ -81,7 +93,9 @@ public struct CameraAdmin: Sendable {
     /// camera of that name is added again).
     @discardableResult
     public func remove(name: String, deleteRecordings: Bool) throws -> Int {
-        guard let cam = try index.camera(named: name), let id = cam.id else { throw Failure(.notFound, "no camera named '\(name.prefix(64))'") }
+        guard let cam = try index.camera(named: name), let id = cam.id else {
+            throw Failure(.notFound, "no camera named '\(name.prefix(64))'")
+        }
         guard deleteRecordings else {
             try index.retireCamera(id: id)
             return 0
@@ -105,7 +119,8 @@ public struct CameraAdmin: Sendable {
 
     static func checkName(_ name: String) throws {
         guard StorageLayout.isValidCameraName(name) else {
-            throw Failure(.invalid, "invalid camera name '\(name.prefix(64))': use letters, digits, '-', '_' and '.' (up to 64)")
+            throw Failure(
+                .invalid, "invalid camera name '\(name.prefix(64))': use letters, digits, '-', '_' and '.' (up to 64)")
         }
     }
 
@@ -114,7 +129,10 @@ public struct CameraAdmin: Sendable {
         public enum Kind: Sendable { case notFound, conflict, invalid }
         public let kind: Kind
         public let description: String
-        init(_ kind: Kind, _ message: String) { self.kind = kind; description = message }
+        init(_ kind: Kind, _ message: String) {
+            self.kind = kind
+            description = message
+        }
     }
 
     /// A camera's config JSON as options (non-string values as their text).

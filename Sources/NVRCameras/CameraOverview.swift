@@ -26,13 +26,15 @@ public struct CameraOverview: Sendable {
     /// What of the camera's streams is not recorded, and why (live only).
     public var notes: [String]?
 
-    public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview {
+    public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview
+    {
         let sum = try index.storageSummary(cameraID: c.id!)
         let live = recorder?.session(named: c.name)?.status
         let saved = live == nil ? try index.cameraState(cameraID: c.id!) : nil
-        var o = CameraOverview(camera: c, state: live?.state.rawValue ?? saved?.state, reason: live?.reason ?? saved?.reason,
-                               since90k: live?.since90k ?? saved?.since90k, lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
-                               fps: live?.fps, bitRate: live?.bitRate, storage: sum)
+        var o = CameraOverview(
+            camera: c, state: live?.state.rawValue ?? saved?.state, reason: live?.reason ?? saved?.reason,
+            since90k: live?.since90k ?? saved?.since90k, lastFrame90k: live?.lastFrame90k ?? sum.newest90k,
+            fps: live?.fps, bitRate: live?.bitRate, storage: sum)
         if let live {
             o.mode = live.mode
             o.motion = live.motion
@@ -41,7 +43,8 @@ public struct CameraOverview: Sendable {
             o.mode = settings.mode(at: Time90k.now()).rawValue
             o.motion = settings.motionEnabled ? "on" : "off"
         }
-        o.cameraStatus = try recorder?.session(named: c.name)?.pluginInstance?.status() ?? index.pluginStatus(cameraID: c.id!)?.json
+        o.cameraStatus =
+            try recorder?.session(named: c.name)?.pluginInstance?.status() ?? index.pluginStatus(cameraID: c.id!)?.json
         if let seg = try index.newestSegments(cameraID: c.id!, limit: 1).first {
             o.video = try index.sampleEntry(id: seg.videoEntryID)
             o.audio = try seg.audioEntryID.flatMap { try index.sampleEntry(id: $0) }

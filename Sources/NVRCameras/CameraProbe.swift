@@ -13,8 +13,10 @@ public enum CameraProbe {
         defer { input.close() }
         guard let v = input.streams.first else { throw MediaError(.unsupported, "no video stream") }
         // Measure what actually arrives: bytes and frames over `seconds` of video time.
-        var bytes = 0, frames = 0
-        var first: Int64?, last: Int64 = 0
+        var bytes = 0
+        var frames = 0
+        var first: Int64?
+        var last: Int64 = 0
         let tb = Double(v.timebaseNum) / Double(max(v.timebaseDen, 1))
         let started = Date()
         reading: while Date().timeIntervalSince(started) < seconds + timeout {
@@ -37,9 +39,10 @@ public enum CameraProbe {
         let fps = span > 0 ? Double(frames - 1) / span : (input.frameRate > 0 ? input.frameRate : nil)
         let measured = span > 0 ? Int64(exactly: (Double(bytes) * 8 / span).rounded()) : nil
         let rate = measured ?? (input.bitRate > 0 ? input.bitRate : nil)
-        return ProbeResult(url: Demuxer.redact(source.url), video: v.summary, codec: v.codec.rawValue,
-                           width: Int(v.width), height: Int(v.height), fps: fps, bitRate: rate,
-                           audio: input.streams.count > 1 ? input.streams[1].summary : nil,
-                           notes: input.notes.isEmpty ? nil : input.notes)
+        return ProbeResult(
+            url: Demuxer.redact(source.url), video: v.summary, codec: v.codec.rawValue,
+            width: Int(v.width), height: Int(v.height), fps: fps, bitRate: rate,
+            audio: input.streams.count > 1 ? input.streams[1].summary : nil,
+            notes: input.notes.isEmpty ? nil : input.notes)
     }
 }

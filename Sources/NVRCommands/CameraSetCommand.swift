@@ -13,7 +13,9 @@ extension CameraCommand {
     /// within a few seconds.
     struct SetSettings: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "set", abstract: "Change a camera's URL and options, recording mode, weekly schedule, pre/post-roll and motion detection; prints the settings.",
+            commandName: "set",
+            abstract:
+                "Change a camera's URL and options, recording mode, weekly schedule, pre/post-roll and motion detection; prints the settings.",
             discussion: """
                 Modes: continuous (keep everything; event footage is marked), events (keep only event clips \
                 with their pre/post-roll), off.
@@ -28,27 +30,35 @@ extension CameraCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Camera name.") var name: String
         @Option(help: "New stream URL (the camera reconnects with it).") var url: String?
-        @Option(name: .customLong("option"), help: "Set a plugin option key=value (repeatable), e.g. password=…") var options: [String] = []
+        @Option(name: .customLong("option"), help: "Set a plugin option key=value (repeatable), e.g. password=…")
+        var options: [String] = []
         @Option(help: "Remove a plugin option (repeatable).") var removeOption: [String] = []
         @Option(help: "continuous, events or off.") var mode: String?
         @Option(help: "Weekly schedule of modes (see above); \"\" removes it.") var schedule: String?
         @Option(help: "IANA time zone of the schedule (default: the server's).") var tz: String?
         // .unconditional: "--pre-roll -3" is a bad value to explain, not a missing one.
-        @Option(parsing: .unconditional, help: "Seconds of footage kept before an event (default 5).") var preRoll: Double?
-        @Option(parsing: .unconditional, help: "Seconds of footage kept after an event (default 10).") var postRoll: Double?
+        @Option(parsing: .unconditional, help: "Seconds of footage kept before an event (default 5).") var preRoll:
+            Double?
+        @Option(parsing: .unconditional, help: "Seconds of footage kept after an event (default 10).") var postRoll:
+            Double?
         @Option(help: "Motion detection: auto (on when the camera can record events), on, off.") var motion: String?
         @Option(parsing: .unconditional, help: "Motion sensitivity 1…100 (default 50).") var motionSensitivity: Int?
-        @Option(parsing: .unconditional, help: "Percent of the picture that must change (default 0.3).") var motionMinArea: Double?
+        @Option(parsing: .unconditional, help: "Percent of the picture that must change (default 0.3).")
+        var motionMinArea: Double?
         @Option(help: "Frames the detector decodes: auto, keyframes, all (default auto).") var motionFrames: String?
-        @Option(parsing: .unconditional, help: "Looks per second when decoding all frames (default 5).") var motionFps: Double?
-        @Option(parsing: .unconditional, help: "Seconds without motion that end a motion event (default 2).") var motionQuiet: Double?
+        @Option(parsing: .unconditional, help: "Looks per second when decoding all frames (default 5).") var motionFps:
+            Double?
+        @Option(parsing: .unconditional, help: "Seconds without motion that end a motion event (default 2).")
+        var motionQuiet: Double?
         @Option(help: "Add a mask polygon 'x,y x,y x,y …' (repeatable).") var motionMask: [String] = []
         @Flag(help: "Remove every motion mask first.") var clearMasks = false
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
             let (config, storage, index) = try global.open()
-            guard var cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            guard var cam = try index.camera(named: name), let id = cam.id else {
+                throw CommandFailure("no camera named '\(name)'")
+            }
             if url != nil || !options.isEmpty || !removeOption.isEmpty {
                 if url != nil, try parseOptions(options)["url"] != nil {
                     throw ValidationError("give the URL once: --url or --option url=, not both")
@@ -56,7 +66,8 @@ extension CameraCommand {
                 var c = CameraAdmin.Change(url: url)
                 for (k, v) in try parseOptions(options) { c.options[k] = v }
                 for k in removeOption { c.options[k] = .some(nil) }
-                let admin = CameraAdmin(index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
+                let admin = CameraAdmin(
+                    index: index, storage: storage, plugins: PluginHost(directory: config.resolvedPluginsDir))
                 do { cam = try admin.update(name: name, c) } catch { throw CommandFailure("\(error)") }
                 var detail = try parseOptions(options)
                 if let url { detail["url"] = url }
@@ -64,16 +75,27 @@ extension CameraCommand {
                 AuditLog(index: index).record(AuditLog.cliUser, "camera.update", target: name, detail: detail)
             }
             var change = RecordingSettingsChange()
-            change.mode = mode; change.schedule = schedule; change.tz = tz
-            change.preRollSeconds = preRoll; change.postRollSeconds = postRoll; change.motion = motion
-            change.motionSensitivity = motionSensitivity; change.motionMinArea = motionMinArea; change.motionFrames = motionFrames
-            change.motionFps = motionFps; change.motionQuietSeconds = motionQuiet
+            change.mode = mode
+            change.schedule = schedule
+            change.tz = tz
+            change.preRollSeconds = preRoll
+            change.postRollSeconds = postRoll
+            change.motion = motion
+            change.motionSensitivity = motionSensitivity
+            change.motionMinArea = motionMinArea
+            change.motionFrames = motionFrames
+            change.motionFps = motionFps
+            change.motionQuietSeconds = motionQuiet
             if clearMasks { change.motionMasks = [] }
             change.addMotionMasks = motionMask
             let r: CameraRecordingRecord
-            do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError { throw ValidationError(e.description) }
+            do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError {
+                throw ValidationError(e.description)
+            }
             try index.setRecordingSettings(r)
-            AuditLog(index: index).record(AuditLog.cliUser, "camera.recording", target: name, detail: ["mode": r.mode, "schedule": r.schedule ?? ""])
+            AuditLog(index: index).record(
+                AuditLog.cliUser, "camera.recording", target: name,
+                detail: ["mode": r.mode, "schedule": r.schedule ?? ""])
             try Show.print(cam, r, json: json)
         }
     }
@@ -92,18 +114,25 @@ extension CameraCommand {
 
         func run() throws {
             let (_, _, index) = try global.open()
-            guard let cam = try index.camera(named: name), let id = cam.id else { throw CommandFailure("no camera named '\(name)'") }
+            guard let cam = try index.camera(named: name), let id = cam.id else {
+                throw CommandFailure("no camera named '\(name)'")
+            }
             try Self.print(cam, try index.recordingSettings(cameraID: id), json: json)
         }
 
         static func print(_ cam: CameraRecord, _ r: CameraRecordingRecord, json: Bool) throws {
             let s = try RecordingSettings(r)
-            let out = Output(camera: cam.name, mode: r.mode, schedule: r.schedule, tz: r.tz,
-                             preRollSeconds: Double(r.preRoll90k) / 90_000, postRollSeconds: Double(r.postRoll90k) / 90_000,
-                             motionActive: s.motionEnabled, motion: s.motion)
-            if json { try printJSON(out); return }
+            let out = Output(
+                camera: cam.name, mode: r.mode, schedule: r.schedule, tz: r.tz,
+                preRollSeconds: Double(r.preRoll90k) / 90_000, postRollSeconds: Double(r.postRoll90k) / 90_000,
+                motionActive: s.motionEnabled, motion: s.motion)
+            if json {
+                try printJSON(out)
+                return
+            }
             let m = s.motion
-            Swift.print("""
+            Swift.print(
+                """
                 camera     \(cam.name)
                 mode       \(r.mode)\(r.schedule.map { " outside the schedule\n" + "schedule   \($0)" + " (\(r.tz ?? "server time zone"))" } ?? "")
                 now        \(s.mode(at: Time90k.now()).rawValue)

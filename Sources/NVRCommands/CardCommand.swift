@@ -10,13 +10,16 @@ import NVRTime
 
 /// `nvr card …`: what is on a camera's memory card, and filling the NVR's gaps from it.
 struct CardCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "card", abstract: "A camera's memory card: list its videos, backfill gaps from it.",
-                                                    subcommands: [List.self, Sync.self, Get.self])
+    static let configuration = CommandConfiguration(
+        commandName: "card", abstract: "A camera's memory card: list its videos, backfill gaps from it.",
+        subcommands: [List.self, Sync.self, Get.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Videos on a camera's card on a local day, as the last sync saw them.",
-            discussion: "Times are on the NVR's clock (card times converted with the camera's clock offset). COVERED says how much of each video the NVR already has (recorded live or backfilled). Files kept off the timeline (a 360 camera's second lens) show COVERED 'listed only'; 'nvr card get' downloads any file.")
+            discussion:
+                "Times are on the NVR's clock (card times converted with the camera's clock offset). COVERED says how much of each video the NVR already has (recorded live or backfilled). Files kept off the timeline (a 360 camera's second lens) show COVERED 'listed only'; 'nvr card get' downloads any file."
+        )
         @OptionGroup var global: GlobalOptions
         @Option(help: "Camera name.") var camera: String
         @Option(help: "A local day, YYYY-MM-DD.") var date: String
@@ -33,40 +36,62 @@ struct CardCommand: ParsableCommand {
             let range = try days.day(date)
             let (config, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
-            let slices = try index.cardSlices(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
+            let slices = try index.cardSlices(
+                cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
             let rows = try slices.map { s in
                 let spans = try index.timelineSpans(cameraID: cam.id!, start90k: s.start90k, end90k: s.end90k)
-                let missing = (s.start90k..<max(s.end90k, s.start90k + 1)).gaps(covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0)
-                    .reduce(0) { $0 + $1.count }
-                return Row(file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k),
-                           end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
-                           coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000, onTimeline: s.onTimeline,
-                           source: s.source.rawValue)
+                let missing = (s.start90k..<max(s.end90k, s.start90k + 1)).gaps(
+                    covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0
+                )
+                .reduce(0) { $0 + $1.count }
+                return Row(
+                    file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k,
+                    end: Time90k.rfc3339(s.end90k),
+                    end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
+                    coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000,
+                    onTimeline: s.onTimeline,
+                    source: s.source.rawValue)
             }
             if json {
-                struct Output: Encodable { var camera: String; var date: String; var tz: String; var videos: [Row] }
+                struct Output: Encodable {
+                    var camera: String
+                    var date: String
+                    var tz: String
+                    var videos: [Row]
+                }
                 try printJSON(Output(camera: camera, date: date, tz: days.name, videos: rows))
                 return
             }
             if rows.isEmpty {
                 let plugins = PluginHost(directory: config.resolvedPluginsDir)
                 let hasCard = (try? plugins.plugin(named: cam.plugin))?.listsCard ?? false
-                print(hasCard ? "no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"
-                              : "\(camera) (plugin '\(cam.plugin)') has no memory card the NVR can read")
+                print(
+                    hasCard
+                        ? "no card videos of \(camera) on \(date) (\(days.name)); run 'nvr card sync --camera \(camera)' to list the card"
+                        : "\(camera) (plugin '\(cam.plugin)') has no memory card the NVR can read")
                 return
             }
-            printTable(["FILE", "WHERE", "START", "END", "LENGTH", "SIZE", "COVERED"], rows.map { r in
-                [r.file, r.source, days.format(r.start90k), days.format(r.end90k), Time90k.describeDuration(r.end90k - r.start90k),
-                 String(format: "%.1f MB", Double(r.bytes) / 1_048_576),
-                 !r.onTimeline ? "listed only" : r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-"]
-            })
+            printTable(
+                ["FILE", "WHERE", "START", "END", "LENGTH", "SIZE", "COVERED"],
+                rows.map { r in
+                    [
+                        r.file, r.source, days.format(r.start90k), days.format(r.end90k),
+                        Time90k.describeDuration(r.end90k - r.start90k),
+                        String(format: "%.1f MB", Double(r.bytes) / 1_048_576),
+                        !r.onTimeline
+                            ? "listed only"
+                            : r.seconds > 0 ? String(format: "%.0f %%", 100 * r.coveredSeconds / r.seconds) : "-",
+                    ]
+                })
         }
     }
 
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List a camera's card now and backfill the NVR's gaps from it.",
-            discussion: "Reads only the parts of card files that fill gaps (HTTP Range), and stream-copies them into segments marked 'card'. Without --start/--end it looks back card.backfill_hours (default 24 h). Works while 'nvr serve' runs.")
+            discussion:
+                "Reads only the parts of card files that fill gaps (HTTP Range), and stream-copies them into segments marked 'card'. Without --start/--end it looks back card.backfill_hours (default 24 h). Works while 'nvr serve' runs."
+        )
         @OptionGroup var global: GlobalOptions
         @Option(help: "Camera name.") var camera: String
         @Option(help: "Backfill from (RFC 3339 or 90 kHz ticks).") var start: String?
@@ -75,8 +100,14 @@ struct CardCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         struct Output: Encodable {
-            var camera: String; var files: Int; var clockOffsetSeconds: Double?; var gaps: Int; var segments: Int
-            var backfilledSeconds: Double; var bytesRead: Int64; var errors: [String]
+            var camera: String
+            var files: Int
+            var clockOffsetSeconds: Double?
+            var gaps: Int
+            var segments: Int
+            var backfilledSeconds: Double
+            var bytesRead: Int64
+            var errors: [String]
             /// What may make the result wrong without failing it (a camera that gave no clock).
             var warnings: [String]
         }
@@ -87,31 +118,53 @@ struct CardCommand: ParsableCommand {
             let (config, storage, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let now = Time90k.now()
-            let s = try start.map { try parseTime($0, "--start") } ?? now - Int64(config.cardBackfillHours) * 3600 * 90_000
+            let s =
+                try start.map { try parseTime($0, "--start") } ?? now - Int64(config.cardBackfillHours) * 3600 * 90_000
             let e = try end.map { try parseTime($0, "--end") } ?? now
             guard s < e else { throw ValidationError("--start must be before --end") }
             let plugins = PluginHost(directory: config.resolvedPluginsDir)
-            let instance = try PluginInstance(plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
-            guard instance.offersCardList else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
+            let instance = try PluginInstance(
+                plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
+            guard instance.offersCardList else {
+                throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card")
+            }
             var logger = Logger(label: "nvr")
             logger.logLevel = .warning
             let writer = IndexWriter(index: index, logger: logger)
             defer { writer.close() }
-            let sync = CardSync(camera: cam, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+            let sync = CardSync(
+                camera: cam, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
             let quiet = json
-            let r = try sync.run(instance, window: s..<e, backfill: !listOnly, progress: { r in
-                // One line per gap filled: backfills of long gaps take a while.
-                if !quiet { FileHandle.standardError.write(Data(String(format: "gap %d: %d segments so far, %.1f MB read\n", r.gaps, r.segments, Double(r.bytesFetched) / 1_048_576).utf8)) }
-            })
-            let out = Output(camera: camera, files: r.files, clockOffsetSeconds: r.clockOffsetSeconds, gaps: r.gaps, segments: r.segments,
-                             backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors,
-                             warnings: r.clockOffsetSeconds == nil ? [Self.noClock] : [])
-            if json { try printJSON(out); return }
-            let clock = r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? Self.noClock
+            let r = try sync.run(
+                instance, window: s..<e, backfill: !listOnly,
+                progress: { r in
+                    // One line per gap filled: backfills of long gaps take a while.
+                    if !quiet {
+                        FileHandle.standardError.write(
+                            Data(
+                                String(
+                                    format: "gap %d: %d segments so far, %.1f MB read\n", r.gaps, r.segments,
+                                    Double(r.bytesFetched) / 1_048_576
+                                ).utf8))
+                    }
+                })
+            let out = Output(
+                camera: camera, files: r.files, clockOffsetSeconds: r.clockOffsetSeconds, gaps: r.gaps,
+                segments: r.segments,
+                backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors,
+                warnings: r.clockOffsetSeconds == nil ? [Self.noClock] : [])
+            if json {
+                try printJSON(out)
+                return
+            }
+            let clock =
+                r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? Self.noClock
             print("\(camera): \(r.files) videos on the card (\(clock))")
             if !listOnly {
-                print(String(format: "%d gaps, %d segments backfilled (%.1f s of video, %.1f MB read from the card)",
-                             r.gaps, r.segments, Double(r.backfilled90k) / 90_000, Double(r.bytesFetched) / 1_048_576))
+                print(
+                    String(
+                        format: "%d gaps, %d segments backfilled (%.1f s of video, %.1f MB read from the card)",
+                        r.gaps, r.segments, Double(r.backfilled90k) / 90_000, Double(r.bytesFetched) / 1_048_576))
             }
             for e in r.errors { print("error: \(e)") }
             if !r.errors.isEmpty { throw ExitCode(1) }
@@ -121,7 +174,9 @@ struct CardCommand: ParsableCommand {
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download one file from a camera's card, as it is (360 files too).",
-            discussion: "FILE is the id 'nvr card list' shows. Writes to --out (default: the file's name in the current directory) through a temporary file, so an interrupted download leaves nothing half-written.")
+            discussion:
+                "FILE is the id 'nvr card list' shows. Writes to --out (default: the file's name in the current directory) through a temporary file, so an interrupted download leaves nothing half-written."
+        )
         @OptionGroup var global: GlobalOptions
         @Option(help: "Camera name.") var camera: String
         @Option(help: "The file's id, as 'nvr card list' shows it.") var file: String
@@ -131,24 +186,32 @@ struct CardCommand: ParsableCommand {
             let (config, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let plugins = PluginHost(directory: config.resolvedPluginsDir)
-            let instance = try PluginInstance(plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
-            guard instance.offersCard else { throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card") }
+            let instance = try PluginInstance(
+                plugin: try plugins.plugin(named: cam.plugin), configJSON: cam.config, callbacks: SilentCallbacks())
+            guard instance.offersCard else {
+                throw CommandFailure("camera \(camera)'s plugin '\(cam.plugin)' cannot read a memory card")
+            }
             let target = out ?? String(file.split(separator: "/").last ?? Substring(file))
             let partial = target + ".partial"
-            guard FileManager.default.createFile(atPath: partial, contents: nil), let handle = FileHandle(forWritingAtPath: partial) else {
+            guard FileManager.default.createFile(atPath: partial, contents: nil),
+                let handle = FileHandle(forWritingAtPath: partial)
+            else {
                 throw CommandFailure("cannot write \(partial)")
             }
             var written: Int64 = 0
             var writeError: (any Error)?
             // The size from the card's listing, when the index has it (for the time left).
-            let size = try? index.cardSlices(cameraID: cam.id!, start90k: Time90k.supported.lowerBound, end90k: Time90k.supported.upperBound,
-                                             includeOffTimeline: true).first { $0.fileID == file }?.bytes
+            let size = try? index.cardSlices(
+                cameraID: cam.id!, start90k: Time90k.supported.lowerBound, end90k: Time90k.supported.upperBound,
+                includeOffTimeline: true
+            ).first { $0.fileID == file }?.bytes
             let bar = ProgressBar(label: "downloading \(target)")
             defer { bar.finish() }
             do {
                 _ = try instance.cardRead(id: file, offset: 0, length: -1) { chunk in
                     do {
-                        try handle.write(contentsOf: Data(chunk)); written += Int64(chunk.count)
+                        try handle.write(contentsOf: Data(chunk))
+                        written += Int64(chunk.count)
                         bar.update(bytes: written, of: size ?? nil)
                         return true
                     } catch {

@@ -7,11 +7,13 @@ import NVRTime
 
 /// `nvr events …`: what happened, for installers and admins.
 struct EventsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "events", abstract: "List events (motion, camera-reported).",
-                                                    subcommands: [List.self])
+    static let configuration = CommandConfiguration(
+        commandName: "events", abstract: "List events (motion, camera-reported).",
+        subcommands: [List.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Events of a camera on a local day or between two times, oldest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Events of a camera on a local day or between two times, oldest first.")
         @OptionGroup var global: GlobalOptions
         @Option(help: "Camera name.") var camera: String
         @Option(help: "A local day, YYYY-MM-DD.") var date: String?
@@ -22,34 +24,59 @@ struct EventsCommand: ParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func validate() throws {
-            if date != nil && (start != nil || end != nil) { throw ValidationError("give --date or --start and --end, not both") }
-            if date == nil && (start == nil || end == nil) { throw ValidationError("give --date, or both --start and --end") }
+            if date != nil && (start != nil || end != nil) {
+                throw ValidationError("give --date or --start and --end, not both")
+            }
+            if date == nil && (start == nil || end == nil) {
+                throw ValidationError("give --date, or both --start and --end")
+            }
         }
 
-        struct Output: Encodable { var camera: String; var start: String; var end: String; var events: [EventSummary] }
+        struct Output: Encodable {
+            var camera: String
+            var start: String
+            var end: String
+            var events: [EventSummary]
+        }
 
         func run() throws {
             let days = try LocalDays(tz: tz)
             let range: Range<Int64>
-            if let date { range = try days.day(date) } else {
-                let s = try parseTime(start!, "--start"), e = try parseTime(end!, "--end")
+            if let date {
+                range = try days.day(date)
+            } else {
+                let s = try parseTime(start!, "--start")
+                let e = try parseTime(end!, "--end")
                 guard s < e else { throw ValidationError("--start must be before --end") }
                 range = s..<e
             }
             let (_, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let now = Time90k.now()
-            let events = try index.events(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, type: type, limit: 100_000)
-                .map { EventSummary($0, camera: cam.name, now: now) }
+            let events = try index.events(
+                cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, type: type, limit: 100_000
+            )
+            .map { EventSummary($0, camera: cam.name, now: now) }
             if json {
-                try printJSON(Output(camera: camera, start: Time90k.rfc3339(range.lowerBound), end: Time90k.rfc3339(range.upperBound), events: events))
+                try printJSON(
+                    Output(
+                        camera: camera, start: Time90k.rfc3339(range.lowerBound),
+                        end: Time90k.rfc3339(range.upperBound), events: events))
                 return
             }
-            if events.isEmpty { print("no events of \(camera) in that range"); return }
-            printTable(["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE"], events.map { e in
-                [String(e.id), e.type, e.source, days.format(e.start90k), e.end90k.map(days.format) ?? "in progress",
-                 String(format: "%.1f", e.seconds), e.score.map { String(format: "%.3f", $0) } ?? "-"]
-            })
+            if events.isEmpty {
+                print("no events of \(camera) in that range")
+                return
+            }
+            printTable(
+                ["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE"],
+                events.map { e in
+                    [
+                        String(e.id), e.type, e.source, days.format(e.start90k),
+                        e.end90k.map(days.format) ?? "in progress",
+                        String(format: "%.1f", e.seconds), e.score.map { String(format: "%.3f", $0) } ?? "-",
+                    ]
+                })
         }
     }
 }

@@ -11,7 +11,11 @@ public struct NVRCommand: ParsableCommand {
         commandName: "nvr",
         abstract: "A network video recorder: records cameras into indexed MP4 segments.",
         version: NVRVersion.current,
-        subcommands: [Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self, DiscoverCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self, RetentionCommand.self, DBCommand.self])
+        subcommands: [
+            Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self,
+            DiscoverCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self,
+            RetentionCommand.self, DBCommand.self,
+        ])
 
     public init() {}
 
@@ -37,16 +41,19 @@ func refuseRootInForeignRoot(_ storage: StorageLayout) throws {
     var st = stat()
     guard geteuid() == 0, stat(storage.root, &st) == 0, st.st_uid != 0 else { return }
     let owner = getpwuid(st.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(st.st_uid)"
-    throw CommandFailure("\(storage.root) belongs to \(owner): run this as that user (sudo -u \(owner) nvr …), not as root")
+    throw CommandFailure(
+        "\(storage.root) belongs to \(owner): run this as that user (sudo -u \(owner) nvr …), not as root")
 }
 
 /// A command about to create an empty storage root says so (and which config led there):
 /// otherwise a forgotten --config silently makes ./Storage and reports "no cameras".
 func announceIfNew(_ storage: StorageLayout, config: NVRConfig) {
     guard !FileManager.default.fileExists(atPath: storage.indexPath) else { return }
-    let from = config.source.map { "storage.root of \($0)" }
+    let from =
+        config.source.map { "storage.root of \($0)" }
         ?? "no config file (looked for --config, $NVR_CONFIG, ./nvr.toml, \(NVRConfig.systemPath))"
-    FileHandle.standardError.write(Data("nvr: creating a new, empty storage root \(storage.root) (from \(from))\n".utf8))
+    FileHandle.standardError.write(
+        Data("nvr: creating a new, empty storage root \(storage.root) (from \(from))\n".utf8))
 }
 
 /// NVR_LOG_LEVEL=trace|debug|info|notice|warning|error (default info).
@@ -72,8 +79,10 @@ func printTable(_ header: [String], _ rows: [[String]]) {
     var widths = header.map(\.count)
     for r in rows { for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
     func line(_ cells: [String]) -> String {
-        cells.enumerated().map { i, c in i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-            .joined(separator: "  ")
+        cells.enumerated().map { i, c in
+            i == cells.count - 1 ? c : c.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+        }
+        .joined(separator: "  ")
     }
     print(line(header))
     for r in rows { print(line(r)) }
@@ -81,7 +90,11 @@ func printTable(_ header: [String], _ rows: [[String]]) {
 
 func formatBytes(_ b: Int64) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
-    var v = Double(b), u = 0
-    while v >= 1000 && u < units.count - 1 { v /= 1000; u += 1 }
+    var v = Double(b)
+    var u = 0
+    while v >= 1000 && u < units.count - 1 {
+        v /= 1000
+        u += 1
+    }
     return u == 0 ? "\(b) B" : String(format: "%.1f %@", v, units[u])
 }

@@ -17,8 +17,11 @@ final class ProgressBar {
         let pct = done * 100 / total
         guard pct != last else { return }
         last = pct
-        let width = 30, filled = width * min(done, total) / total
-        draw("\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(pct)% (\(done)/\(total))")
+        let width = 30
+        let filled = width * min(done, total) / total
+        draw(
+            "\(label) [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: width - filled))] \(pct)% (\(done)/\(total))"
+        )
     }
 
     /// Bytes so far, of `total` when known: at most a few redraws a second.

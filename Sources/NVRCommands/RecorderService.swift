@@ -18,11 +18,15 @@ struct RecorderService: Service {
 
     func run() async throws {
         var bound = false
-        for await _ in listening { bound = true; break }
+        for await _ in listening {
+            bound = true
+            break
+        }
         // The group ended first (the HTTP server could not listen), or a stop came before the
         // server listened: no camera starts only to be stopped.
         guard bound, !Task.isShuttingDownGracefully else { return }
-        let recorder = self.recorder, addDemo = addDemoIfEmpty
+        let recorder = self.recorder
+        let addDemo = addDemoIfEmpty
         do { try await Self.offload { try recorder.start(addDemoIfEmpty: addDemo) } } catch {
             throw RecorderStartFailure(description: "\(error)")
         }

@@ -12,7 +12,8 @@ import Synchronization
 
 /// `nvr serve`: records every enabled camera until SIGINT or SIGTERM.
 struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Record every enabled camera and serve the HTTP API on [http] bind.")
+    static let configuration = CommandConfiguration(
+        abstract: "Record every enabled camera and serve the HTTP API on [http] bind.")
 
     @OptionGroup var global: GlobalOptions
 
@@ -34,11 +35,15 @@ struct Serve: ParsableCommand {
         // Without a single plugin no camera can record: say where they were looked for, once,
         // instead of retrying "plugin not found" forever.
         if PluginHost(directory: config.resolvedPluginsDir).discover().isEmpty {
-            throw CommandFailure("no plugins in \(config.resolvedPluginsDir) (\(config.pluginsDir == nil ? "beside the nvr executable" : "plugins.dir of \(config.source ?? "the config")")): no camera could record")
+            throw CommandFailure(
+                "no plugins in \(config.resolvedPluginsDir) (\(config.pluginsDir == nil ? "beside the nvr executable" : "plugins.dir of \(config.source ?? "the config")")): no camera could record"
+            )
         }
         try refuseRootInForeignRoot(StorageLayout(root: config.storageRoot))
         announceIfNew(StorageLayout(root: config.storageRoot), config: config)
-        logger.info("nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)")
+        logger.info(
+            "nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)"
+        )
         let recorder: Recorder
         let http: HTTPServer
         do {
@@ -46,17 +51,21 @@ struct Serve: ParsableCommand {
             try recorder.acquireLock()
             if !allowUnauthenticated, let first = try Accounts(index: recorder.index).bootstrapAdmin() {
                 // Printed once, here: there is no default password.
-                FileHandle.standardError.write(Data("""
+                FileHandle.standardError.write(
+                    Data(
+                        """
 
-                    ┌─ first start: created the user \(first.name) with the password  \(first.password)
-                    │  log in at \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/ (change it with: nvr user passwd \(first.name));
-                    └─ for scripts: nvr token add --user \(first.name) --name scripts
+                        ┌─ first start: created the user \(first.name) with the password  \(first.password)
+                        │  log in at \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/ (change it with: nvr user passwd \(first.name));
+                        └─ for scripts: nvr token add --user \(first.name) --name scripts
 
-                    """.utf8))
-                AuditLog(index: recorder.index).record("nvr serve", "user.add", target: first.name, detail: ["role": "admin", "reason": "first start"])
+                        """.utf8))
+                AuditLog(index: recorder.index).record(
+                    "nvr serve", "user.add", target: first.name, detail: ["role": "admin", "reason": "first start"])
             }
-            http = try HTTPServer(index: recorder.index, storage: recorder.storage, recorder: recorder,
-                                  options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
+            http = try HTTPServer(
+                index: recorder.index, storage: recorder.storage, recorder: recorder,
+                options: .init(config: config, allowUnauthenticated: allowUnauthenticated), logger: logger)
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
@@ -68,19 +77,30 @@ struct Serve: ParsableCommand {
         let (listening, bound) = AsyncStream<Void>.makeStream()
         let group: ServiceGroup
         do {
-            let server = try http.service(onBound: { _ in bound.yield(); bound.finish() })
+            let server = try http.service(onBound: { _ in
+                bound.yield()
+                bound.finish()
+            })
             let recording = RecorderService(
                 recorder: recorder, addDemoIfEmpty: !noDemo, listening: listening, logger: logger,
-                started: "nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C")
-            group = ServiceGroup(configuration: .init(
-                services: [.init(service: server), .init(service: recording, failureTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                started:
+                    "nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C"
+            )
+            group = ServiceGroup(
+                configuration: .init(
+                    services: [
+                        .init(service: server),
+                        .init(service: recording, failureTerminationBehavior: .gracefullyShutdownGroup),
+                    ],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         } catch {
             throw CommandFailure("cannot start: \(error)")
         }
         // A parent may have started us with these blocked; stop must still work.
         var unblock = sigset_t()
-        sigemptyset(&unblock); sigaddset(&unblock, SIGINT); sigaddset(&unblock, SIGTERM)
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let failure = Mutex<(any Error)?>(nil)
         let done = DispatchSemaphore(value: 0)

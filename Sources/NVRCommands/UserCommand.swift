@@ -8,7 +8,8 @@ import NVRTime
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Add, list, remove users; set passwords; list and end their sessions.",
-        discussion: "Roles: admin (everything) and viewer (watch the cameras given with --cameras, or all). Passwords are read from "
+        discussion:
+            "Roles: admin (everything) and viewer (watch the cameras given with --cameras, or all). Passwords are read from "
             + "the terminal (twice, not echoed) or one line of standard input; --generate makes one and prints it once.",
         subcommands: [Add.self, List.self, Remove.self, Passwd.self, Sessions.self])
 
@@ -24,9 +25,15 @@ struct UserCommand: ParsableCommand {
             guard let r = Role(rawValue: role) else { throw ValidationError("--role must be admin or viewer") }
             let (_, _, index) = try global.open()
             let password = generate ? String(Secrets.randomToken().prefix(20)) : try readPassword()
-            let list = cameras.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            do { try Accounts(index: index).add(name: name, password: password, role: r, cameras: list) } catch { throw CommandFailure("\(error)") }
-            AuditLog(index: index).record(AuditLog.cliUser, "user.add", target: name, detail: ["role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all"])
+            let list = cameras.map {
+                $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            do { try Accounts(index: index).add(name: name, password: password, role: r, cameras: list) } catch {
+                throw CommandFailure("\(error)")
+            }
+            AuditLog(index: index).record(
+                AuditLog.cliUser, "user.add", target: name,
+                detail: ["role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all"])
             print("added \(r.rawValue) \(name)" + (generate ? " with password \(password) (shown once)" : ""))
         }
     }
@@ -36,19 +43,40 @@ struct UserCommand: ParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
 
-        struct Row: Encodable { var name: String; var role: String; var cameras: [String]?; var created: String; var sessions: Int; var tokens: Int }
+        struct Row: Encodable {
+            var name: String
+            var role: String
+            var cameras: [String]?
+            var created: String
+            var sessions: Int
+            var tokens: Int
+        }
 
         func run() throws {
             let (_, _, index) = try global.open()
             let rows = try index.users().map { u in
-                Row(name: u.name, role: u.role, cameras: Accounts.identity(u, via: .unauthenticated).cameras.map { $0.sorted() },
-                    created: Time90k.rfc3339(u.created90k), sessions: try index.sessions(userID: u.id).count, tokens: try index.tokens(userID: u.id).count)
+                Row(
+                    name: u.name, role: u.role,
+                    cameras: Accounts.identity(u, via: .unauthenticated).cameras.map { $0.sorted() },
+                    created: Time90k.rfc3339(u.created90k), sessions: try index.sessions(userID: u.id).count,
+                    tokens: try index.tokens(userID: u.id).count)
             }
-            if json { try printJSON(rows); return }
-            if rows.isEmpty { print("no users (add one with: nvr user add NAME --role admin)"); return }
-            printTable(["NAME", "ROLE", "CAMERAS", "SESSIONS", "TOKENS", "CREATED"], rows.map {
-                [$0.name, $0.role, $0.cameras?.joined(separator: ",") ?? "all", String($0.sessions), String($0.tokens), $0.created]
-            })
+            if json {
+                try printJSON(rows)
+                return
+            }
+            if rows.isEmpty {
+                print("no users (add one with: nvr user add NAME --role admin)")
+                return
+            }
+            printTable(
+                ["NAME", "ROLE", "CAMERAS", "SESSIONS", "TOKENS", "CREATED"],
+                rows.map {
+                    [
+                        $0.name, $0.role, $0.cameras?.joined(separator: ",") ?? "all", String($0.sessions),
+                        String($0.tokens), $0.created,
+                    ]
+                })
         }
     }
 
@@ -74,25 +102,38 @@ struct UserCommand: ParsableCommand {
         func run() throws {
             let (_, _, index) = try global.open()
             let password = generate ? String(Secrets.randomToken().prefix(20)) : try readPassword()
-            do { try Accounts(index: index).setPassword(name: name, password: password) } catch { throw CommandFailure("\(error)") }
+            do { try Accounts(index: index).setPassword(name: name, password: password) } catch {
+                throw CommandFailure("\(error)")
+            }
             AuditLog(index: index).record(AuditLog.cliUser, "user.password", target: name)
-            print("password of \(name) changed; their sessions ended" + (generate ? "; new password \(password) (shown once)" : ""))
+            print(
+                "password of \(name) changed; their sessions ended"
+                    + (generate ? "; new password \(password) (shown once)" : ""))
         }
     }
 
     struct Sessions: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List login sessions (of one user or all), or end them.")
+        static let configuration = CommandConfiguration(
+            abstract: "List login sessions (of one user or all), or end them.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Only this user's sessions.") var name: String?
         @Option(help: "End the session with this id.") var revoke: Int64?
         @Flag(help: "End every listed session.") var revokeAll = false
         @Flag(help: "Print JSON.") var json = false
 
-        struct Row: Encodable { var id: Int64; var user: String; var created: String; var lastSeen: String; var expires: String; var address: String? }
+        struct Row: Encodable {
+            var id: Int64
+            var user: String
+            var created: String
+            var lastSeen: String
+            var expires: String
+            var address: String?
+        }
 
         func run() throws {
             let (_, _, index) = try global.open()
-            let users = Dictionary(uniqueKeysWithValues: try index.users().compactMap { u in u.id.map { ($0, u.name) } })
+            let users = Dictionary(
+                uniqueKeysWithValues: try index.users().compactMap { u in u.id.map { ($0, u.name) } })
             var userID: Int64?
             if let name {
                 guard let u = try index.user(named: name) else { throw CommandFailure("no user named '\(name)'") }
@@ -100,7 +141,9 @@ struct UserCommand: ParsableCommand {
             }
             let sessions = try index.sessions(userID: userID)
             if let revoke {
-                guard sessions.contains(where: { $0.id == revoke }) else { throw CommandFailure("no session \(revoke)") }
+                guard sessions.contains(where: { $0.id == revoke }) else {
+                    throw CommandFailure("no session \(revoke)")
+                }
                 try index.removeSession(id: revoke)
                 AuditLog(index: index).record(AuditLog.cliUser, "session.revoke", target: String(revoke))
                 print("ended session \(revoke)")
@@ -108,16 +151,25 @@ struct UserCommand: ParsableCommand {
             }
             if revokeAll {
                 for s in sessions { try index.removeSession(id: s.id!) }
-                AuditLog(index: index).record(AuditLog.cliUser, "session.revoke", target: name ?? "all", detail: ["count": String(sessions.count)])
+                AuditLog(index: index).record(
+                    AuditLog.cliUser, "session.revoke", target: name ?? "all", detail: ["count": String(sessions.count)]
+                )
                 print("ended \(sessions.count) sessions")
                 return
             }
             let rows = sessions.map { s in
-                Row(id: s.id ?? 0, user: users[s.userID] ?? "?", created: Time90k.rfc3339(s.created90k), lastSeen: Time90k.rfc3339(s.lastSeen90k),
+                Row(
+                    id: s.id ?? 0, user: users[s.userID] ?? "?", created: Time90k.rfc3339(s.created90k),
+                    lastSeen: Time90k.rfc3339(s.lastSeen90k),
                     expires: Time90k.rfc3339(s.expires90k), address: s.address)
             }
-            if json { try printJSON(rows); return }
-            printTable(["ID", "USER", "LAST SEEN", "EXPIRES", "FROM"], rows.map { [String($0.id), $0.user, $0.lastSeen, $0.expires, $0.address ?? "-"] })
+            if json {
+                try printJSON(rows)
+                return
+            }
+            printTable(
+                ["ID", "USER", "LAST SEEN", "EXPIRES", "FROM"],
+                rows.map { [String($0.id), $0.user, $0.lastSeen, $0.expires, $0.address ?? "-"] })
         }
     }
 }
@@ -126,19 +178,26 @@ struct UserCommand: ParsableCommand {
 func readPassword() throws -> String {
     if isatty(0) != 0 {
         func ask(_ prompt: String) -> String {
-            FileHandle.standardError.write(Data(prompt.utf8)) // unbuffered: the prompt shows before the answer
+            FileHandle.standardError.write(Data(prompt.utf8))  // unbuffered: the prompt shows before the answer
             var t = termios()
             tcgetattr(0, &t)
             let saved = t
             t.c_lflag &= ~tcflag_t(ECHO)
             tcsetattr(0, TCSANOW, &t)
-            defer { var s = saved; tcsetattr(0, TCSANOW, &s); FileHandle.standardError.write(Data("\n".utf8)) }
+            defer {
+                var s = saved
+                tcsetattr(0, TCSANOW, &s)
+                FileHandle.standardError.write(Data("\n".utf8))
+            }
             return readLine() ?? ""
         }
-        let a = ask("Password: "), b = ask("Again: ")
+        let a = ask("Password: ")
+        let b = ask("Again: ")
         guard a == b else { throw CommandFailure("the passwords differ") }
         return a
     }
-    guard let line = readLine(), !line.isEmpty else { throw CommandFailure("no password on standard input (or use --generate)") }
+    guard let line = readLine(), !line.isEmpty else {
+        throw CommandFailure("no password on standard input (or use --generate)")
+    }
     return line
 }

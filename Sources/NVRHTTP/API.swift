@@ -19,15 +19,18 @@ struct API: Sendable {
     /// The live view's WebSocket, on the upgrade router.
     let live: LiveRoutes
 
-    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
-         sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init()) {
+    init(
+        index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
+        sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init()
+    ) {
         connections = ConnectionRegistry(limits: connectionLimits)
         sessions = SessionStore(index: index, lifetimeDays: sessionDays)
         tokens = TokenStore(index: index)
         let accounts = Accounts(index: index)
         let audit = AuditLog(index: index)
         let snapshots = Snapshots(index: index, storage: storage)
-        let playback = PlaybackRoutes(index: index, storage: storage, snapshots: snapshots, views: ViewCache(), maxViewSeconds: maxViewSeconds)
+        let playback = PlaybackRoutes(
+            index: index, storage: storage, snapshots: snapshots, views: ViewCache(), maxViewSeconds: maxViewSeconds)
         live = LiveRoutes(index: index, recorder: recorder)
         routes = [
             WebRoutes(),
@@ -35,8 +38,10 @@ struct API: Sendable {
             playback,
             EventRoutes(index: index, storage: storage, snapshots: snapshots, audit: audit, playback: playback),
             ClipRoutes(index: index, audit: audit, playback: playback),
-            SessionRoutes(index: index, recorder: recorder, accounts: accounts, sessions: sessions, throttle: LoginThrottle(), audit: audit,
-                          secureCookies: secureCookies),
+            SessionRoutes(
+                index: index, recorder: recorder, accounts: accounts, sessions: sessions, throttle: LoginThrottle(),
+                audit: audit,
+                secureCookies: secureCookies),
             CameraAdminRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
             AccountRoutes(index: index, accounts: accounts, sessions: sessions, tokens: tokens, audit: audit),
             RetentionRoutes(index: index, storage: storage, audit: audit),

@@ -12,7 +12,9 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
     public var headers: HTTPFields = [:]
 
     public init(_ status: HTTPResponse.Status, _ code: String, _ message: String) {
-        self.status = status; self.code = code; self.message = message
+        self.status = status
+        self.code = code
+        self.message = message
     }
 
     public var description: String { "\(status.code) \(code): \(message)" }
@@ -51,7 +53,9 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
         case let e as AccessError: return from(e)
         case let e as NothingRecorded: return APIError(.notFound, "nothing_recorded", e.description)
         case let e as HTTPError:
-            return APIError(e.status, e.status == .notFound ? "not_found" : "http_\(e.status.code)", e.body ?? e.status.reasonPhrase)
+            return APIError(
+                e.status, e.status == .notFound ? "not_found" : "http_\(e.status.code)", e.body ?? e.status.reasonPhrase
+            )
         case let e as MediaError where e.kind == .corrupt:
             return APIError(.internalServerError, "corrupt_recording", e.message)
         default:

@@ -24,13 +24,19 @@ struct AccessMiddleware: RouterMiddleware {
     static let cookieName = "nvr_session"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
 
-    func handle(_ request: Request, context: NVRContext, next: (Request, NVRContext) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: NVRContext, next: (Request, NVRContext) async throws -> Response)
+        async throws -> Response
+    {
         guard hosts.allows(request.head.authority) else {
-            throw APIError(.forbidden, "host_not_allowed",
-                           "this NVR does not answer to '\((request.head.authority ?? "").prefix(100))' (add it to http.allowed_hosts)")
+            throw APIError(
+                .forbidden, "host_not_allowed",
+                "this NVR does not answer to '\((request.head.authority ?? "").prefix(100))' (add it to http.allowed_hosts)"
+            )
         }
         if let allowed = routes.allowed(path: request.uri.path), !allowed.contains(request.method.rawValue) {
-            var e = APIError(.methodNotAllowed, "method_not_allowed", "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+            var e = APIError(
+                .methodNotAllowed, "method_not_allowed",
+                "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
             e.headers[.allow] = allowed.joined(separator: ", ")
             throw e
         }
@@ -41,20 +47,26 @@ struct AccessMiddleware: RouterMiddleware {
         }
         // A public request with a stale or unknown credential is answered as without one.
         let identity: Identity?
-        do { identity = try await authenticate(request) } catch let e as APIError where Self.isPublic(request) && e.status == .unauthorized {
+        do { identity = try await authenticate(request) } catch let e as APIError
+            where Self.isPublic(request) && e.status == .unauthorized
+        {
             identity = nil
         }
         if let identity {
             if case .session(_, let csrf) = identity.via, Self.changes(request.method), !Self.isLogin(request) {
                 guard let sent = request.headers[Self.csrfHeader], Secrets.equal(sent, csrf) else {
-                    throw APIError(.forbidden, "csrf", "a change made with a login cookie needs the X-CSRF-Token header (GET /api/session gives it)")
+                    throw APIError(
+                        .forbidden, "csrf",
+                        "a change made with a login cookie needs the X-CSRF-Token header (GET /api/session gives it)")
                 }
             }
             context.identity = identity
             return try await next(request, context)
         }
         guard Self.isPublic(request) else {
-            var e = APIError(.unauthorized, "unauthorized", "log in (POST /api/login) or send an API token (Authorization: Bearer …)")
+            var e = APIError(
+                .unauthorized, "unauthorized", "log in (POST /api/login) or send an API token (Authorization: Bearer …)"
+            )
             e.headers[.wwwAuthenticate] = "Bearer realm=\"nvr\""
             throw e
         }
@@ -76,7 +88,7 @@ struct AccessMiddleware: RouterMiddleware {
         }
         guard let cookie = Self.cookie(request, Self.cookieName) else { return nil }
         guard let identity = try await blocking({ try sessions.identify(token: cookie) }) else {
-            if Self.isPublic(request) { return nil } // a stale cookie on the login page is no error
+            if Self.isPublic(request) { return nil }  // a stale cookie on the login page is no error
             var e = APIError(.unauthorized, "session_expired", "the session has ended: log in again")
             e.headers[.setCookie] = Self.clearCookie
             throw e
@@ -100,7 +112,9 @@ struct AccessMiddleware: RouterMiddleware {
         for header in r.headers[values: .cookie] {
             for part in header.split(separator: ";") {
                 let kv = part.split(separator: "=", maxSplits: 1)
-                if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name { return kv[1].trimmingCharacters(in: .whitespaces) }
+                if kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces) == name {
+                    return kv[1].trimmingCharacters(in: .whitespaces)
+                }
             }
         }
         return nil

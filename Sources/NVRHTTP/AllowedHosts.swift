@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The names and addresses the NVR answers to in `Host`. A web page anywhere can make the
@@ -16,7 +17,10 @@ struct AllowedHosts: Sendable {
         var buf = [CChar](repeating: 0, count: 256)
         if gethostname(&buf, buf.count) == 0 {
             let h = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).lowercased()
-            if !h.isEmpty { n.insert(h); n.insert(h + ".local") }
+            if !h.isEmpty {
+                n.insert(h)
+                n.insert(h + ".local")
+            }
         }
         n.formUnion(Self.interfaceAddresses())
         n.formUnion(extra.map { $0.lowercased() })
@@ -34,11 +38,14 @@ struct AllowedHosts: Sendable {
             cursor = i.pointee.ifa_next
             guard let addr = i.pointee.ifa_addr else { continue }
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            let len = addr.pointee.sa_family == sa_family_t(AF_INET6) ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
+            let len =
+                addr.pointee.sa_family == sa_family_t(AF_INET6)
+                ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
             guard addr.pointee.sa_family == sa_family_t(AF_INET) || addr.pointee.sa_family == sa_family_t(AF_INET6),
-                  getnameinfo(addr, len, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { continue }
+                getnameinfo(addr, len, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
+            else { continue }
             var s = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let pct = s.firstIndex(of: "%") { s = String(s[..<pct]) } // fe80::1%eth0
+            if let pct = s.firstIndex(of: "%") { s = String(s[..<pct]) }  // fe80::1%eth0
             out.append(s.lowercased())
         }
         return out
@@ -48,7 +55,7 @@ struct AllowedHosts: Sendable {
     func allows(_ header: String?) -> Bool {
         guard let h = header?.trimmingCharacters(in: .whitespaces).lowercased(), !h.isEmpty else { return false }
         var host = h
-        if h.hasPrefix("["), let close = h.firstIndex(of: "]") { // [::1]:8080
+        if h.hasPrefix("["), let close = h.firstIndex(of: "]") {  // [::1]:8080
             host = String(h[h.index(after: h.startIndex)..<close])
         } else if h.filter({ $0 == ":" }).count == 1, let colon = h.firstIndex(of: ":") {
             host = String(h[..<colon])

@@ -17,9 +17,10 @@ package struct ByteRange: Equatable {
         let h = header.trimmingCharacters(in: .whitespaces)
         guard h.lowercased().hasPrefix("bytes=") else { return .whole }
         let spec = h.dropFirst(6).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(",") else { return .whole } // multipart/byteranges is not worth it for video
+        guard !spec.contains(",") else { return .whole }  // multipart/byteranges is not worth it for video
         guard let dash = spec.firstIndex(of: "-") else { return .unsatisfiable }
-        let a = spec[..<dash].trimmingCharacters(in: .whitespaces), b = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+        let a = spec[..<dash].trimmingCharacters(in: .whitespaces)
+        let b = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
         if a.isEmpty {
             // Suffix: the last N bytes.
             guard let n = Int64(b), n > 0, size > 0 else { return .unsatisfiable }

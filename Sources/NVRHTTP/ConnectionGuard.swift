@@ -79,7 +79,9 @@ package final class ConnectionGuard {
         guard let context = requests else { return }
         switch kind {
         case .header:
-            reject(.requestTimeout, "request_timeout", "the request's headers did not arrive within \(limits.headerTimeout.nanoseconds / 1_000_000_000) s")
+            reject(
+                .requestTimeout, "request_timeout",
+                "the request's headers did not arrive within \(limits.headerTimeout.nanoseconds / 1_000_000_000) s")
         case .idle:
             registry.idleCloses.add(1, ordering: .relaxed)
             close(context)
@@ -131,8 +133,10 @@ package final class ConnectionGuard {
     func headRead(_ head: HTTPRequestHead) -> HTTPRequestHead? {
         var changed: HTTPRequestHead?
         // The HTTP parser's own idea of an upgrade: it parses nothing after one.
-        if head.method == .CONNECT || (head.headers.contains(name: "upgrade")
-            && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }) {
+        if head.method == .CONNECT
+            || (head.headers.contains(name: "upgrade")
+                && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" })
+        {
             closeAfterResponse = true
         }
         if head.headers.contains(name: "upgrade") {
@@ -202,14 +206,18 @@ package final class ConnectionGuard {
         }
     }
 
-    private func writeRefusal(_ status: HTTPResponseStatus, _ code: String, _ message: String, on context: ChannelHandlerContext) {
+    private func writeRefusal(
+        _ status: HTTPResponseStatus, _ code: String, _ message: String, on context: ChannelHandlerContext
+    ) {
         let body = Self.body(code, message)
         var headers = HTTPHeaders()
         headers.add(name: "Connection", value: "close")
         headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         headers.add(name: "Cache-Control", value: "no-store")
-        context.write(NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            NIOAny(HTTPServerResponsePart.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil)
         context.write(NIOAny(HTTPServerResponsePart.body(.byteBuffer(body))), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: written)
@@ -230,8 +238,10 @@ package final class ConnectionGuard {
         case .headerOverflow where requestLineBytes >= limits.maxLine:
             return (.uriTooLong, "uri_too_long", "the request line is longer than \(limits.maxLine) bytes")
         case .headerOverflow:
-            return (.requestHeaderFieldsTooLarge, "headers_too_large",
-                    "a header field is over \(limits.maxLine) bytes, all of them over \(limits.maxHeaderBytes), or there are over \(limits.maxHeaderCount)")
+            return (
+                .requestHeaderFieldsTooLarge, "headers_too_large",
+                "a header field is over \(limits.maxLine) bytes, all of them over \(limits.maxHeaderBytes), or there are over \(limits.maxHeaderCount)"
+            )
         case .invalidMethod:
             return (.notImplemented, "not_implemented", "unknown method")
         default:
@@ -257,7 +267,7 @@ extension ConnectionGuard {
         package init(_ guardian: ConnectionGuard) { self.guardian = guardian }
 
         package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            guard !guardian.rejected else { return } // read and dropped until the close
+            guard !guardian.rejected else { return }  // read and dropped until the close
             if guardian.betweenRequests && !guardian.upgradeRequested && !guardian.upgraded {
                 guardian.bytesRead(unwrapInboundIn(data))
             }

@@ -6,7 +6,9 @@ struct DocumentedRoutes: Sendable {
     private let routes: [(segments: [Substring], methods: [String])]
 
     init(openAPI json: String) {
-        let paths = (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["paths"] as? [String: [String: Any]] ?? [:]
+        let paths =
+            (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["paths"]
+            as? [String: [String: Any]] ?? [:]
         routes = paths.map { path, ops in
             var methods = Set(ops.keys.map { $0.uppercased() })
             if methods.contains("GET") { methods.insert("HEAD") }

@@ -24,8 +24,9 @@ struct GuardedHTTPChannel<Base: ServerChildChannel>: ServerChildChannel {
             try pipeline.addHandler(ConnectionGuard.BytesSide(guardian), position: .before(decoder))
             try pipeline.addHandler(ConnectionGuard.RequestsSide(guardian), position: .after(decoder))
             if !admitted {
-                guardian.reject(.serviceUnavailable, "too_many_connections",
-                                "this address has \(registry.limits.maxConnectionsPerAddress) connections open already")
+                guardian.reject(
+                    .serviceUnavailable, "too_many_connections",
+                    "this address has \(registry.limits.maxConnectionsPerAddress) connections open already")
             }
             return value
         }

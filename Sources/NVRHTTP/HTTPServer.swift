@@ -34,7 +34,9 @@ public final class HTTPServer: Sendable {
         /// Request size limits, timeouts and the per-address connection cap.
         public var connectionLimits = ConnectionLimits()
         public init(bind: String, allowUnauthenticated: Bool = false, maxViewSeconds: Int = 86_400) {
-            self.bind = bind; self.allowUnauthenticated = allowUnauthenticated; self.maxViewSeconds = maxViewSeconds
+            self.bind = bind
+            self.allowUnauthenticated = allowUnauthenticated
+            self.maxViewSeconds = maxViewSeconds
         }
         public var usesTLS: Bool { tlsCert != nil && tlsKey != nil }
     }
@@ -49,18 +51,25 @@ public final class HTTPServer: Sendable {
 
     /// Checks the bind address and loads the TLS files. Plain HTTP beyond this machine is
     /// allowed (users must log in) but warned about: passwords would cross the network in clear.
-    public init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, options: Options, logger: Logger) throws {
+    public init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, options: Options, logger: Logger)
+        throws
+    {
         let (host, port) = try Self.parseBind(options.bind)
         if options.allowUnauthenticated {
-            logger.warning("HTTP on \(options.bind) WITHOUT authentication: anyone who can reach it can watch and change every camera")
+            logger.warning(
+                "HTTP on \(options.bind) WITHOUT authentication: anyone who can reach it can watch and change every camera"
+            )
         } else if !Self.isLoopback(host) && !options.usesTLS {
-            logger.warning("HTTP on \(options.bind) without TLS: passwords and video cross the network in clear (nvr tls self-signed makes a certificate)")
+            logger.warning(
+                "HTTP on \(options.bind) without TLS: passwords and video cross the network in clear (nvr tls self-signed makes a certificate)"
+            )
         }
         if let cert = options.tlsCert, let key = options.tlsKey {
             do {
                 let chain = try NIOSSLCertificate.fromPEMFile(cert).map { NIOSSLCertificateSource.certificate($0) }
                 guard !chain.isEmpty else { throw ConfigError("no certificate in \(cert)") }
-                tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+                tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
             } catch let e as ConfigError { throw e } catch {
                 throw ConfigError("cannot load the TLS certificate \(cert) and key \(key): \(error)")
             }
@@ -72,14 +81,19 @@ public final class HTTPServer: Sendable {
         self.logger = logger
         self.options = options
         let plugins = recorder?.plugins ?? PluginHost(directory: options.pluginsDir ?? PluginHost.executableDirectory)
-        self.api = API(index: index, storage: storage, recorder: recorder, plugins: plugins, maxViewSeconds: options.maxViewSeconds,
-                       sessionDays: options.sessionDays, secureCookies: options.usesTLS, connectionLimits: options.connectionLimits)
+        self.api = API(
+            index: index, storage: storage, recorder: recorder, plugins: plugins,
+            maxViewSeconds: options.maxViewSeconds,
+            sessionDays: options.sessionDays, secureCookies: options.usesTLS, connectionLimits: options.connectionLimits
+        )
     }
 
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port
     /// (useful with port 0).
     public func run(onBound: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let g = ServiceGroup(services: [try service(onBound: onBound)], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+        let g = ServiceGroup(
+            services: [try service(onBound: onBound)], gracefulShutdownSignals: [], cancellationSignals: [],
+            logger: logger)
         group.withLock { $0 = g }
         try await g.run()
     }
@@ -87,31 +101,40 @@ public final class HTTPServer: Sendable {
     /// The server as a service for a `ServiceGroup` (`nvr serve` runs it beside the recorder's):
     /// it ends, after the requests in flight, when the group shuts down gracefully.
     public func service(onBound: @escaping @Sendable (Int) -> Void = { _ in }) throws -> any Service {
-        let router = Router(context: NVRContext.self, options: .autoGenerateHeadEndpoints) // HEAD wherever GET (RFC 9110)
+        // HEAD wherever GET (RFC 9110)
+        let router = Router(context: NVRContext.self, options: .autoGenerateHeadEndpoints)
         let routes = DocumentedRoutes(openAPI: OpenAPIDocument.json)
         router.add(middleware: RequestMetricsMiddleware(metrics: api.metrics))
         router.add(middleware: JSONErrorMiddleware(routes: routes))
-        router.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
-                                                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
+        router.add(
+            middleware: AccessMiddleware(
+                hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
+                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.register(on: router)
         // WebSocket upgrades (live view) pass the same Host, login and method checks.
         let wsRouter = Router(context: NVRContext.self)
         wsRouter.add(middleware: RequestMetricsMiddleware(metrics: api.metrics))
         wsRouter.add(middleware: JSONErrorMiddleware(routes: routes))
-        wsRouter.add(middleware: AccessMiddleware(hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
-                                                  sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
+        wsRouter.add(
+            middleware: AccessMiddleware(
+                hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
+                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
         api.registerLive(on: wsRouter)
         let limits = options.connectionLimits
         let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
-            maxHeaderFieldSize: limits.maxLine, maxHeaderListSize: limits.maxHeaderBytes, maxHeaderFieldCount: limits.maxHeaderCount)
+            maxHeaderFieldSize: limits.maxLine, maxHeaderListSize: limits.maxHeaderBytes,
+            maxHeaderFieldCount: limits.maxHeaderCount)
         let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(httpDecoderConfiguration: decoder), ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))
+            http1: .init(httpDecoderConfiguration: decoder),
+            ws: .init(maxFrameSize: 1 << 16, autoPing: .enabled(timePeriod: .seconds(30))))
         let webSocketResponder = wsRouter.buildResponder()
         let (tls, registry) = (self.tls, api.connections)
         // Hummingbird's HTTP/1 + WebSocket channel, guarded (ConnectionGuard), under TLS if set.
         let server = HTTPServerBuilder { responder in
-            let http = GuardedHTTPChannel(base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder,
-                                                                             configuration: channelConfiguration), registry: registry)
+            let http = GuardedHTTPChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: channelConfiguration), registry: registry)
             guard let tls else { return http }
             return try TLSChannel(http, tlsConfiguration: tls)
         }
@@ -123,7 +146,8 @@ public final class HTTPServer: Sendable {
             onBound(port)
         }
         let configuration = ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nvr")
-        let app = Application(router: router, server: server, configuration: configuration, onServerRunning: onRunning, logger: logger)
+        let app = Application(
+            router: router, server: server, configuration: configuration, onServerRunning: onRunning, logger: logger)
         return ListeningService(app: app, bind: options.bind)
     }
 
@@ -150,7 +174,9 @@ public final class HTTPServer: Sendable {
             } catch let e as IOError {
                 // NIO says "bind(descriptor:ptr:bytes:): Address already in use (errno: 98)".
                 let why = String(cString: strerror(e.errnoCode))
-                throw ConfigError("cannot listen on \(bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")")
+                throw ConfigError(
+                    "cannot listen on \(bind): \(why)\(e.errnoCode == EADDRINUSE ? " (is another nvr serve running? change [http] bind)" : "")"
+                )
             }
         }
     }
@@ -160,12 +186,14 @@ public final class HTTPServer: Sendable {
     }
 
     static func parseBind(_ bind: String) throws -> (String, Int) {
-        var host = bind, portText = ""
-        if bind.hasPrefix("["), let close = bind.firstIndex(of: "]") { // [::1]:8080
+        var host = bind
+        var portText = ""
+        if bind.hasPrefix("["), let close = bind.firstIndex(of: "]") {  // [::1]:8080
             host = String(bind[bind.index(after: bind.startIndex)..<close])
             portText = String(bind[close...].dropFirst(2))
         } else if let colon = bind.lastIndex(of: ":") {
-            host = String(bind[..<colon]); portText = String(bind[bind.index(after: colon)...])
+            host = String(bind[..<colon])
+            portText = String(bind[bind.index(after: colon)...])
         }
         guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else {
             throw ConfigError("http.bind '\(bind)' must look like 127.0.0.1:8080 or [::1]:8080")

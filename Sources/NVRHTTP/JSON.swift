@@ -11,9 +11,9 @@ enum JSON {
     }
 
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        Response(status: status,
-                 headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: try encode(value))))
+        Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encode(value))))
     }
 }
-

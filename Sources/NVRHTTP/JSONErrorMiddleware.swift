@@ -6,13 +6,19 @@ import Hummingbird
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: DocumentedRoutes
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let e as HTTPError where e.status == .notFound {
             // The router found no handler: a documented path asked with another method is 405.
-            guard let allowed = routes.allowed(path: request.uri.path) else { return try APIError.from(e).response(from: request, context: context) }
-            var answer = APIError(.methodNotAllowed, "method_not_allowed", "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
+            guard let allowed = routes.allowed(path: request.uri.path) else {
+                return try APIError.from(e).response(from: request, context: context)
+            }
+            var answer = APIError(
+                .methodNotAllowed, "method_not_allowed",
+                "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)")
             answer.headers[.allow] = allowed.joined(separator: ", ")
             return try answer.response(from: request, context: context)
         } catch {

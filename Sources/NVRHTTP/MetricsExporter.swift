@@ -24,8 +24,10 @@ final class MetricsExporter: Sendable {
     private static let states = ["stopped", "connecting", "streaming", "stalled", "lost", "failed"]
 
     init() {
-        registry.makeGauge(name: "nvr_build_info", labels: [("version", NVRVersion.current)],
-                           help: "This build's version (always 1).").set(Int64(1))
+        registry.makeGauge(
+            name: "nvr_build_info", labels: [("version", NVRVersion.current)],
+            help: "This build's version (always 1)."
+        ).set(Int64(1))
     }
 
     /// One finished request. `route` is the route's template (`/api/cameras/{name}`), never the
@@ -34,8 +36,10 @@ final class MetricsExporter: Sendable {
         let key = RequestKey(route: route, method: method, status: status)
         let counter = requests.withLock { known in
             if let c = known[key] { return c }
-            let c = registry.makeCounter(name: "nvr_http_requests_total", labels: [("route", route), ("method", method), ("status", String(status))],
-                                         help: "HTTP requests answered, by route template, method and status.")
+            let c = registry.makeCounter(
+                name: "nvr_http_requests_total",
+                labels: [("route", route), ("method", method), ("status", String(status))],
+                help: "HTTP requests answered, by route template, method and status.")
             known[key] = c
             return c
         }
@@ -74,17 +78,21 @@ final class MetricsExporter: Sendable {
                 let c = recorder.counters(for: cam.name)
                 counter("nvr_camera_frames_total", labels, c.frames.load(ordering: .relaxed))
                 counter("nvr_camera_received_bytes_total", labels, c.bytes.load(ordering: .relaxed))
-                counter("nvr_camera_dropped_frames_total", labels,
-                        c.droppedFrames.load(ordering: .relaxed))
-                counter("nvr_camera_connections_total", labels,
-                        c.connections.load(ordering: .relaxed))
+                counter(
+                    "nvr_camera_dropped_frames_total", labels,
+                    c.droppedFrames.load(ordering: .relaxed))
+                counter(
+                    "nvr_camera_connections_total", labels,
+                    c.connections.load(ordering: .relaxed))
                 counter("nvr_camera_segments_total", labels, c.segments.load(ordering: .relaxed))
-                counter("nvr_camera_card_backfill_bytes_total", labels,
-                        c.cardBackfillBytes.load(ordering: .relaxed))
+                counter(
+                    "nvr_camera_card_backfill_bytes_total", labels,
+                    c.cardBackfillBytes.load(ordering: .relaxed))
                 // 0 while the camera has no session (disabled, being restarted), not the last count.
                 for stream in ["main", "sub"] {
                     let hub = stream == "main" ? session?.live : session?.liveSubstream
-                    gauge("nvr_live_viewers", labels + [("stream", stream)]).set(Int64(hub?.viewers.load(ordering: .relaxed) ?? 0))
+                    gauge("nvr_live_viewers", labels + [("stream", stream)]).set(
+                        Int64(hub?.viewers.load(ordering: .relaxed) ?? 0))
                 }
             }
             // A removed camera's series go with it.
@@ -104,12 +112,16 @@ final class MetricsExporter: Sendable {
                 gauge("nvr_index_writer_pending_writes", []).set(Int64(backlog.writes))
                 gauge("nvr_index_writer_oldest_pending_seconds", []).set(backlog.oldestSeconds)
                 counter("nvr_index_writer_commits_total", [], Int64(writer.commits.load(ordering: .relaxed)))
-                counter("nvr_index_writer_dropped_writes_total", [], Int64(writer.droppedWrites.load(ordering: .relaxed)))
+                counter(
+                    "nvr_index_writer_dropped_writes_total", [], Int64(writer.droppedWrites.load(ordering: .relaxed)))
             }
             if let connections {
                 gauge("nvr_http_connections", []).set(Int64(connections.open.load(ordering: .relaxed)))
-                gauge("nvr_http_max_connections_per_address", []).set(Int64(connections.limits.maxConnectionsPerAddress))
-                counter("nvr_http_idle_closed_connections_total", [], Int64(connections.idleCloses.load(ordering: .relaxed)))
+                gauge("nvr_http_max_connections_per_address", []).set(
+                    Int64(connections.limits.maxConnectionsPerAddress))
+                counter(
+                    "nvr_http_idle_closed_connections_total", [], Int64(connections.idleCloses.load(ordering: .relaxed))
+                )
                 for (status, n) in connections.refused.withLock({ $0 }) {
                     counter("nvr_http_refused_connections_total", [("status", String(status))], Int64(n))
                 }
@@ -137,24 +149,33 @@ final class MetricsExporter: Sendable {
         "nvr_camera_card_backfill_bytes_total": "Bytes read from the camera's card to fill recording gaps.",
         "nvr_retention_deleted_segments_total": "Segments deleted by retention since the NVR started.",
         "nvr_retention_deleted_bytes_total": "Bytes deleted by retention since the NVR started.",
-        "nvr_index_writer_pending_writes": "Recording writes (segment rows, events, marks) handed to the index writer and not yet committed.",
-        "nvr_index_writer_oldest_pending_seconds": "How long the oldest uncommitted recording write has waited (0 when none; normally under 0.25).",
+        "nvr_index_writer_pending_writes":
+            "Recording writes (segment rows, events, marks) handed to the index writer and not yet committed.",
+        "nvr_index_writer_oldest_pending_seconds":
+            "How long the oldest uncommitted recording write has waited (0 when none; normally under 0.25).",
         "nvr_index_writer_commits_total": "Transactions the index writer committed since the NVR started.",
         "nvr_http_connections": "Open HTTP connections (WebSockets included).",
-        "nvr_http_max_connections_per_address": "Open connections one client address may have; one more is answered 503 and closed.",
-        "nvr_http_idle_closed_connections_total": "Kept-alive connections closed after the idle timeout with no request.",
-        "nvr_http_refused_connections_total": "Connections answered with an error and closed before routing, by status: 400, 414, 431, 501 malformed requests, 408 headers too slow, 503 over the per-address cap.",
-        "nvr_index_writer_dropped_writes_total": "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
+        "nvr_http_max_connections_per_address":
+            "Open connections one client address may have; one more is answered 503 and closed.",
+        "nvr_http_idle_closed_connections_total":
+            "Kept-alive connections closed after the idle timeout with no request.",
+        "nvr_http_refused_connections_total":
+            "Connections answered with an error and closed before routing, by status: 400, 414, 431, 501 malformed requests, 408 headers too slow, 503 over the per-address cap.",
+        "nvr_index_writer_dropped_writes_total":
+            "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
     ]
 
     private func gauge(_ name: String, _ labels: [(String, String)]) -> Gauge {
         let help = Self.help[name] ?? ""
-        return labels.isEmpty ? registry.makeGauge(name: name, help: help) : registry.makeGauge(name: name, labels: labels, help: help)
+        return labels.isEmpty
+            ? registry.makeGauge(name: name, help: help) : registry.makeGauge(name: name, labels: labels, help: help)
     }
 
     private func counterMetric(_ name: String, _ labels: [(String, String)]) -> Counter {
         let help = Self.help[name] ?? ""
-        return labels.isEmpty ? registry.makeCounter(name: name, help: help) : registry.makeCounter(name: name, labels: labels, help: help)
+        return labels.isEmpty
+            ? registry.makeCounter(name: name, help: help)
+            : registry.makeCounter(name: name, labels: labels, help: help)
     }
 
     /// Sets a counter to a running total kept elsewhere.
@@ -164,9 +185,13 @@ final class MetricsExporter: Sendable {
         c.increment(by: max(0, total))
     }
 
-    private static let perCameraGauges = ["nvr_camera_stored_bytes", "nvr_camera_enabled", "nvr_camera_up", "nvr_camera_last_frame_age_seconds"]
-    private static let perCameraCounters = ["nvr_camera_frames_total", "nvr_camera_received_bytes_total", "nvr_camera_dropped_frames_total",
-                                            "nvr_camera_connections_total", "nvr_camera_segments_total", "nvr_camera_card_backfill_bytes_total"]
+    private static let perCameraGauges = [
+        "nvr_camera_stored_bytes", "nvr_camera_enabled", "nvr_camera_up", "nvr_camera_last_frame_age_seconds",
+    ]
+    private static let perCameraCounters = [
+        "nvr_camera_frames_total", "nvr_camera_received_bytes_total", "nvr_camera_dropped_frames_total",
+        "nvr_camera_connections_total", "nvr_camera_segments_total", "nvr_camera_card_backfill_bytes_total",
+    ]
 
     private func forget(camera: String) {
         let labels = [("camera", camera)]

@@ -22,20 +22,25 @@ struct Query {
     }
 
     func requiredTime(_ name: String) throws -> Int64 {
-        guard let t = try time(name) else { throw APIError.badRequest("\(name) is required (RFC 3339 or 90 kHz ticks)") }
+        guard let t = try time(name) else {
+            throw APIError.badRequest("\(name) is required (RFC 3339 or 90 kHz ticks)")
+        }
         return t
     }
 
     /// `start` and `end`, both required, end after start.
     func range() throws -> Range<Int64> {
-        let s = try requiredTime("start"), e = try requiredTime("end")
+        let s = try requiredTime("start")
+        let e = try requiredTime("end")
         guard e > s else { throw APIError.badRequest("end must be after start") }
         return s..<e
     }
 
     func int(_ name: String, in bounds: ClosedRange<Int>) throws -> Int? {
         guard let v = string(name) else { return nil }
-        guard let n = Int(v), bounds.contains(n) else { throw APIError.badRequest("\(name)='\(v)' must be an integer in \(bounds.lowerBound)…\(bounds.upperBound)") }
+        guard let n = Int(v), bounds.contains(n) else {
+            throw APIError.badRequest("\(name)='\(v)' must be an integer in \(bounds.lowerBound)…\(bounds.upperBound)")
+        }
         return n
     }
 

@@ -14,11 +14,17 @@ public struct SelfSignedCertificate: Sendable {
 
     public init(names: [String], addresses: [String], days: Int = 3650) throws {
         let key = P256.Signing.PrivateKey()
-        let subject = try DistinguishedName { CommonName(names.first ?? "nvr") ; OrganizationName("nvr") }
+        let subject = try DistinguishedName {
+            CommonName(names.first ?? "nvr")
+            OrganizationName("nvr")
+        }
         var sans: [GeneralName] = names.map { .dnsName($0) }
         for a in addresses {
-            if let v4 = Self.ipv4(a) { sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v4)))) }
-            else if let v6 = Self.ipv6(a) { sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v6)))) }
+            if let v4 = Self.ipv4(a) {
+                sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v4))))
+            } else if let v6 = Self.ipv6(a) {
+                sans.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(v6))))
+            }
         }
         let now = Date()
         let cert = try Certificate(
@@ -55,7 +61,10 @@ public struct SelfSignedCertificate: Sendable {
         var buf = [CChar](repeating: 0, count: 256)
         if gethostname(&buf, buf.count) == 0 {
             let h = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if !h.isEmpty && h != "localhost" { names.insert(h, at: 0); names.append(h + ".local") }
+            if !h.isEmpty && h != "localhost" {
+                names.insert(h, at: 0)
+                names.append(h + ".local")
+            }
         }
         return (names, Array(Set(AllowedHosts.interfaceAddresses())).sorted())
     }

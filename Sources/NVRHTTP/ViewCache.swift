@@ -13,18 +13,26 @@ final class ViewCache: Sendable {
         var result: RangeExport.Result
         var etag: String
     }
-    private struct Key: Hashable { var camera: Int64; var start: Int64; var end: Int64 }
+    private struct Key: Hashable {
+        var camera: Int64
+        var start: Int64
+        var end: Int64
+    }
     private let entries = Mutex<[Key: (made: Double, view: View)]>([:])
     private let ttl: Double
     private let capacity: Int
 
-    init(ttl: Double = 10, capacity: Int = 32) { self.ttl = ttl; self.capacity = capacity }
+    init(ttl: Double = 10, capacity: Int = 32) {
+        self.ttl = ttl
+        self.capacity = capacity
+    }
 
     func view(index: IndexDatabase, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
         let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound)
         let now = monotonicSeconds()
         if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }
-        let result = try RangeExport.build(index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
+        let result = try RangeExport.build(
+            index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
         let view = View(result: result, etag: Self.etag(result.mp4))
         entries.withLock { e in
             e = e.filter { now - $0.value.made < ttl }

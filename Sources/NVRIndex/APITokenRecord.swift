@@ -12,11 +12,18 @@ public struct APITokenRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     public var lastUsed90k: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case id, name, tokenHash = "token_hash", userID = "user_id", created90k, lastUsed90k = "last_used90k"
+        case id, name
+        case tokenHash = "token_hash"
+        case userID = "user_id"
+        case created90k
+        case lastUsed90k = "last_used90k"
     }
 
     public init(name: String, tokenHash: Data, userID: Int64, created90k: Int64) {
-        self.name = name; self.tokenHash = tokenHash; self.userID = userID; self.created90k = created90k
+        self.name = name
+        self.tokenHash = tokenHash
+        self.userID = userID
+        self.created90k = created90k
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -14,7 +14,12 @@ public struct AuditRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var address: String?
 
     public init(time90k: Int64, user: String, action: String, target: String?, detail: String?, address: String?) {
-        self.time90k = time90k; self.user = user; self.action = action; self.target = target; self.detail = detail; self.address = address
+        self.time90k = time90k
+        self.user = user
+        self.action = action
+        self.target = target
+        self.detail = detail
+        self.address = address
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

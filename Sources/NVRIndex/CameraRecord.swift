@@ -13,10 +13,17 @@ public struct CameraRecord: Codable, Sendable, Equatable, FetchableRecord, Mutab
     /// (v8) Set when the camera was removed but its recordings kept.
     public var removed90k: Int64?
 
-    public init(id: Int64? = nil, name: String, plugin: String, config: String, enabled: Bool = true, created90k: Int64,
-                removed90k: Int64? = nil) {
-        self.id = id; self.name = name; self.plugin = plugin; self.config = config
-        self.enabled = enabled; self.created90k = created90k; self.removed90k = removed90k
+    public init(
+        id: Int64? = nil, name: String, plugin: String, config: String, enabled: Bool = true, created90k: Int64,
+        removed90k: Int64? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.plugin = plugin
+        self.config = config
+        self.enabled = enabled
+        self.created90k = created90k
+        self.removed90k = removed90k
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

@@ -19,12 +19,21 @@ public struct CameraRecordingRecord: Codable, Sendable, Equatable, FetchableReco
 
     enum CodingKeys: String, CodingKey {
         case mode, schedule, tz, motion
-        case cameraID = "camera_id", preRoll90k = "pre_roll90k", postRoll90k = "post_roll90k"
+        case cameraID = "camera_id"
+        case preRoll90k = "pre_roll90k"
+        case postRoll90k = "post_roll90k"
     }
 
-    public init(cameraID: Int64, mode: String = "continuous", schedule: String? = nil, tz: String? = nil,
-                preRoll90k: Int64 = 5 * 90_000, postRoll90k: Int64 = 10 * 90_000, motion: String = "{}") {
-        self.cameraID = cameraID; self.mode = mode; self.schedule = schedule; self.tz = tz
-        self.preRoll90k = preRoll90k; self.postRoll90k = postRoll90k; self.motion = motion
+    public init(
+        cameraID: Int64, mode: String = "continuous", schedule: String? = nil, tz: String? = nil,
+        preRoll90k: Int64 = 5 * 90_000, postRoll90k: Int64 = 10 * 90_000, motion: String = "{}"
+    ) {
+        self.cameraID = cameraID
+        self.mode = mode
+        self.schedule = schedule
+        self.tz = tz
+        self.preRoll90k = preRoll90k
+        self.postRoll90k = postRoll90k
+        self.motion = motion
     }
 }

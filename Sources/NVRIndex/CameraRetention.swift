@@ -10,10 +10,16 @@ public struct CameraRetention: Codable, Sendable, Equatable, FetchableRecord, Pe
     public var maxBytes: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case cameraID = "camera_id", continuousDays = "continuous_days", eventDays = "event_days", maxBytes = "max_bytes"
+        case cameraID = "camera_id"
+        case continuousDays = "continuous_days"
+        case eventDays = "event_days"
+        case maxBytes = "max_bytes"
     }
 
     public init(cameraID: Int64, continuousDays: Double? = nil, eventDays: Double? = nil, maxBytes: Int64? = nil) {
-        self.cameraID = cameraID; self.continuousDays = continuousDays; self.eventDays = eventDays; self.maxBytes = maxBytes
+        self.cameraID = cameraID
+        self.continuousDays = continuousDays
+        self.eventDays = eventDays
+        self.maxBytes = maxBytes
     }
 }

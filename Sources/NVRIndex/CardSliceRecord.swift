@@ -18,12 +18,24 @@ public struct CardSliceRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     public var onTimeline: Bool
     public var source: CardSource
     enum CodingKeys: String, CodingKey {
-        case id, cameraID = "camera_id", fileID = "file_id", name, start90k, end90k, bytes, seen90k, onTimeline = "on_timeline", source
+        case id
+        case cameraID = "camera_id"
+        case fileID = "file_id"
+        case name, start90k, end90k, bytes, seen90k
+        case onTimeline = "on_timeline"
+        case source
     }
-    public init(cameraID: Int64, fileID: String, name: String, start90k: Int64, end90k: Int64, bytes: Int64, seen90k: Int64,
-                onTimeline: Bool = true, source: CardSource = .card) {
-        self.cameraID = cameraID; self.fileID = fileID; self.name = name
-        self.start90k = start90k; self.end90k = end90k; self.bytes = bytes; self.seen90k = seen90k
+    public init(
+        cameraID: Int64, fileID: String, name: String, start90k: Int64, end90k: Int64, bytes: Int64, seen90k: Int64,
+        onTimeline: Bool = true, source: CardSource = .card
+    ) {
+        self.cameraID = cameraID
+        self.fileID = fileID
+        self.name = name
+        self.start90k = start90k
+        self.end90k = end90k
+        self.bytes = bytes
+        self.seen90k = seen90k
         self.onTimeline = onTimeline
         self.source = source
     }

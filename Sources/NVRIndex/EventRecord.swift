@@ -23,14 +23,25 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 
     enum CodingKeys: String, CodingKey {
         case id, type, source, score, start90k, end90k, snapshot90k
-        case cameraID = "camera_id", preRoll90k = "pre_roll90k", postRoll90k = "post_roll90k"
+        case cameraID = "camera_id"
+        case preRoll90k = "pre_roll90k"
+        case postRoll90k = "post_roll90k"
     }
 
-    public init(id: Int64? = nil, cameraID: Int64, start90k: Int64, end90k: Int64? = nil, type: String, source: Source,
-                score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64) {
-        self.id = id; self.cameraID = cameraID; self.start90k = start90k; self.end90k = end90k; self.type = type
-        self.source = source; self.score = score; self.snapshot90k = snapshot90k
-        self.preRoll90k = preRoll90k; self.postRoll90k = postRoll90k
+    public init(
+        id: Int64? = nil, cameraID: Int64, start90k: Int64, end90k: Int64? = nil, type: String, source: Source,
+        score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64
+    ) {
+        self.id = id
+        self.cameraID = cameraID
+        self.start90k = start90k
+        self.end90k = end90k
+        self.type = type
+        self.source = source
+        self.score = score
+        self.snapshot90k = snapshot90k
+        self.preRoll90k = preRoll90k
+        self.postRoll90k = postRoll90k
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

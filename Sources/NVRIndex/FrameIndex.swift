@@ -14,7 +14,10 @@ public enum FrameIndex {
         public var isKey: Bool
         public var compositionOffset: Int32
         public init(duration: UInt32, size: UInt32, isKey: Bool, compositionOffset: Int32 = 0) {
-            self.duration = duration; self.size = size; self.isKey = isKey; self.compositionOffset = compositionOffset
+            self.duration = duration
+            self.size = size
+            self.isKey = isKey
+            self.compositionOffset = compositionOffset
         }
     }
 
@@ -31,8 +34,13 @@ public enum FrameIndex {
             putVarint(zigzag(d - prevDuration) << 1 | (f.isKey ? 1 : 0), &out)
             prevDuration = d
             let s = Int64(f.size)
-            if f.isKey { putVarint(zigzag(s - prevSize.key), &out); prevSize.key = s }
-            else { putVarint(zigzag(s - prevSize.other), &out); prevSize.other = s }
+            if f.isKey {
+                putVarint(zigzag(s - prevSize.key), &out)
+                prevSize.key = s
+            } else {
+                putVarint(zigzag(s - prevSize.other), &out)
+                prevSize.other = s
+            }
             if hasCTS { putVarint(zigzag(Int64(f.compositionOffset)), &out) }
         }
         return out
@@ -59,7 +67,10 @@ public enum FrameIndex {
             var cts: Int64 = 0
             if hasCTS { cts = unzigzag(try getVarint(bytes, &i)) }
             guard d >= 0, d <= UInt32.max, s >= 0, s <= UInt32.max else { throw IndexError("frame index: corrupt") }
-            frames.append(Frame(duration: UInt32(d), size: UInt32(s), isKey: isKey, compositionOffset: Int32(truncatingIfNeeded: cts)))
+            frames.append(
+                Frame(
+                    duration: UInt32(d), size: UInt32(s), isKey: isKey,
+                    compositionOffset: Int32(truncatingIfNeeded: cts)))
         }
         return frames
     }
@@ -68,7 +79,10 @@ public enum FrameIndex {
     public struct Fragment: Sendable, Equatable {
         public var dataOffset: Int64
         public var sampleCounts: [Int]
-        public init(dataOffset: Int64, sampleCounts: [Int]) { self.dataOffset = dataOffset; self.sampleCounts = sampleCounts }
+        public init(dataOffset: Int64, sampleCounts: [Int]) {
+            self.dataOffset = dataOffset
+            self.sampleCounts = sampleCounts
+        }
     }
 
     /// Layout: version (1), track count, then per fragment varint(offset delta) and a varint count per track.
@@ -111,15 +125,20 @@ public enum FrameIndex {
 
     static func putVarint(_ v: Int64, _ out: inout Data) {
         var u = UInt64(bitPattern: v)
-        while u >= 0x80 { out.append(UInt8(u & 0x7F) | 0x80); u >>= 7 }
+        while u >= 0x80 {
+            out.append(UInt8(u & 0x7F) | 0x80)
+            u >>= 7
+        }
         out.append(UInt8(u))
     }
 
     static func getVarint(_ b: [UInt8], _ i: inout Int) throws -> Int64 {
-        var result: UInt64 = 0, shift: UInt64 = 0
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
         while true {
             guard i < b.count, shift < 64 else { throw IndexError("frame index: truncated") }
-            let byte = b[i]; i += 1
+            let byte = b[i]
+            i += 1
             result |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 { return Int64(bitPattern: result) }
             shift += 7

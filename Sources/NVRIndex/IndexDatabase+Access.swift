@@ -37,7 +37,8 @@ extension IndexDatabase {
     public func removeUser(id: Int64) throws {
         try pool.write { db in
             if try String.fetchOne(db, sql: "SELECT role FROM user WHERE id = ?", arguments: [id]) == "admin",
-               try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user WHERE role = 'admin'") == 1 {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user WHERE role = 'admin'") == 1
+            {
                 throw IndexError("that is the last admin: add another admin first")
             }
             _ = try UserRecord.deleteOne(db, key: id)
@@ -47,21 +48,30 @@ extension IndexDatabase {
     // MARK: Sessions
 
     public func addSession(_ session: SessionRecord) throws -> SessionRecord {
-        try pool.write { db in var s = session; try s.insert(db); return s }
+        try pool.write { db in
+            var s = session
+            try s.insert(db)
+            return s
+        }
     }
 
     /// The live session whose token hashes to `tokenHash`, and its user.
     public func session(tokenHash: Data, at now: Int64) throws -> (SessionRecord, UserRecord)? {
         try pool.read { db in
             guard let s = try SessionRecord.filter(Column("token_hash") == tokenHash).fetchOne(db), s.expires90k > now,
-                  let u = try UserRecord.fetchOne(db, key: s.userID) else { return nil }
+                let u = try UserRecord.fetchOne(db, key: s.userID)
+            else { return nil }
             return (s, u)
         }
     }
 
     /// Slides a session's expiry (called at most once a minute per session).
     public func touchSession(id: Int64, at now: Int64, expires90k: Int64) throws {
-        try pool.write { try $0.execute(sql: "UPDATE session SET last_seen90k = ?, expires90k = ? WHERE id = ?", arguments: [now, expires90k, id]) }
+        try pool.write {
+            try $0.execute(
+                sql: "UPDATE session SET last_seen90k = ?, expires90k = ? WHERE id = ?",
+                arguments: [now, expires90k, id])
+        }
     }
 
     public func sessions(userID: Int64? = nil) throws -> [SessionRecord] {
@@ -87,19 +97,26 @@ extension IndexDatabase {
     // MARK: API tokens
 
     public func addToken(_ token: APITokenRecord) throws -> APITokenRecord {
-        try pool.write { db in var t = token; try t.insert(db); return t }
+        try pool.write { db in
+            var t = token
+            try t.insert(db)
+            return t
+        }
     }
 
     public func token(hash: Data) throws -> (APITokenRecord, UserRecord)? {
         try pool.read { db in
             guard let t = try APITokenRecord.filter(Column("token_hash") == hash).fetchOne(db),
-                  let u = try UserRecord.fetchOne(db, key: t.userID) else { return nil }
+                let u = try UserRecord.fetchOne(db, key: t.userID)
+            else { return nil }
             return (t, u)
         }
     }
 
     public func touchToken(id: Int64, at now: Int64) throws {
-        try pool.write { try $0.execute(sql: "UPDATE api_token SET last_used90k = ? WHERE id = ?", arguments: [now, id]) }
+        try pool.write {
+            try $0.execute(sql: "UPDATE api_token SET last_used90k = ? WHERE id = ?", arguments: [now, id])
+        }
     }
 
     public func tokens(userID: Int64? = nil) throws -> [APITokenRecord] {
@@ -115,7 +132,10 @@ extension IndexDatabase {
     // MARK: Audit
 
     public func addAudit(_ entry: AuditRecord) throws {
-        try pool.write { db in var e = entry; try e.insert(db) }
+        try pool.write { db in
+            var e = entry
+            try e.insert(db)
+        }
     }
 
     /// The newest entries first, before `before` (an id) when given.

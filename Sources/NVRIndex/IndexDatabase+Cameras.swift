@@ -72,16 +72,21 @@ extension IndexDatabase {
 
     /// The current cameras generation (0 before any change).
     public func camerasGeneration() throws -> Int64 {
-        try pool.read { try Int64.fetchOne($0, sql: "SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?", arguments: [Self.camerasGenerationKey]) ?? 0 }
+        try pool.read {
+            try Int64.fetchOne(
+                $0, sql: "SELECT CAST(value AS INTEGER) FROM setting WHERE key = ?",
+                arguments: [Self.camerasGenerationKey]) ?? 0
+        }
     }
 
     /// Marks a change the running server picks up (camera rows and recording settings), in the
     /// change's own transaction.
     static func bumpCamerasGeneration(_ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO setting(key, value) VALUES (?, '1')
-            ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
-            """, arguments: [camerasGenerationKey])
+        try db.execute(
+            sql: """
+                INSERT INTO setting(key, value) VALUES (?, '1')
+                ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+                """, arguments: [camerasGenerationKey])
     }
 }
 
@@ -92,9 +97,15 @@ public struct CameraStateRecord: Codable, Sendable, Equatable, FetchableRecord, 
     public var state: String
     public var reason: String?
     public var since90k: Int64
-    enum CodingKeys: String, CodingKey { case cameraID = "camera_id", state, reason, since90k }
+    enum CodingKeys: String, CodingKey {
+        case cameraID = "camera_id"
+        case state, reason, since90k
+    }
     public init(cameraID: Int64, state: String, reason: String?, since90k: Int64) {
-        self.cameraID = cameraID; self.state = state; self.reason = reason; self.since90k = since90k
+        self.cameraID = cameraID
+        self.state = state
+        self.reason = reason
+        self.since90k = since90k
     }
 }
 

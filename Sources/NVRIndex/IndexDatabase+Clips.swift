@@ -4,7 +4,11 @@ import NVRTime
 extension IndexDatabase {
     @discardableResult
     public func addProtectedClip(_ clip: ProtectedClipRecord) throws -> ProtectedClipRecord {
-        try pool.write { db in var c = clip; try c.insert(db); return c }
+        try pool.write { db in
+            var c = clip
+            try c.insert(db)
+            return c
+        }
     }
 
     /// Clips of one camera or all, newest first.
@@ -27,9 +31,11 @@ extension IndexDatabase {
     /// Whether any clip marked "keep" overlaps [start, end) of a camera.
     public func isProtected(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> Bool {
         try pool.read { db in
-            try Bool.fetchOne(db, sql: """
-                SELECT EXISTS(SELECT 1 FROM protected_clip WHERE camera_id = ? AND start90k < ? AND end90k > ?)
-                """, arguments: [cameraID, end90k, start90k]) ?? false
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS(SELECT 1 FROM protected_clip WHERE camera_id = ? AND start90k < ? AND end90k > ?)
+                    """, arguments: [cameraID, end90k, start90k]) ?? false
         }
     }
 

@@ -4,7 +4,8 @@ import NVRTime
 
 extension IndexDatabase {
     public func recordingSettings(cameraID: Int64) throws -> CameraRecordingRecord {
-        try pool.read { try CameraRecordingRecord.fetchOne($0, key: cameraID) } ?? CameraRecordingRecord(cameraID: cameraID)
+        try pool.read { try CameraRecordingRecord.fetchOne($0, key: cameraID) }
+            ?? CameraRecordingRecord(cameraID: cameraID)
     }
 
     /// Saves a camera's recording settings and bumps the cameras generation with them: a
@@ -28,7 +29,9 @@ extension IndexDatabase {
 
     /// Events overlapping [start, end) (an event in progress reaches to now), oldest first;
     /// of one camera or all, of one type or all. `limit` keeps the newest of them.
-    public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String? = nil, limit: Int = 1000) throws -> [EventRecord] {
+    public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String? = nil, limit: Int = 1000) throws
+        -> [EventRecord]
+    {
         try pool.read { db in
             // Ended events: start within [start − longest, end), an index lookup each way
             // (event_length answers "longest" at once). Events in progress: their own partial
@@ -42,9 +45,17 @@ extension IndexDatabase {
                   SELECT * FROM event INDEXED BY event_open WHERE end90k IS NULL AND start90k < ?
                 ) WHERE 1
                 """
-            var args: [any DatabaseValueConvertible] = [end90k, Time90k.subtract(Time90k.subtract(start90k, longest), 1), start90k, end90k]
-            if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
-            if let type { sql += " AND type = ?"; args.append(type) }
+            var args: [any DatabaseValueConvertible] = [
+                end90k, Time90k.subtract(Time90k.subtract(start90k, longest), 1), start90k, end90k,
+            ]
+            if let cameraID {
+                sql += " AND camera_id = ?"
+                args.append(cameraID)
+            }
+            if let type {
+                sql += " AND type = ?"
+                args.append(type)
+            }
             sql += " ORDER BY start90k DESC, id DESC LIMIT ?"
             args.append(limit)
             return try EventRecord.fetchAll(db, sql: sql, arguments: StatementArguments(args)).reversed()
@@ -56,13 +67,14 @@ extension IndexDatabase {
     @discardableResult
     public func closeOpenEvents() throws -> Int {
         try pool.write { db in
-            try db.execute(sql: """
-                UPDATE event SET end90k = MAX(start90k, COALESCE((
-                  SELECT MAX(s.start90k + s.duration90k) FROM segment s
-                  WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400 * 90000
-                    AND s.start90k + s.duration90k >= event.start90k), start90k))
-                WHERE end90k IS NULL
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE event SET end90k = MAX(start90k, COALESCE((
+                      SELECT MAX(s.start90k + s.duration90k) FROM segment s
+                      WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400 * 90000
+                        AND s.start90k + s.duration90k >= event.start90k), start90k))
+                    WHERE end90k IS NULL
+                    """)
             return db.changesCount
         }
     }
@@ -78,10 +90,11 @@ extension IndexDatabase {
     public func deleteEvents(cameraID: Int64, clipEndingBefore t: Int64?) throws -> Int {
         try pool.write { db in
             // An event a kept clip refers to stays with it.
-            try db.execute(sql: """
-                DELETE FROM event WHERE camera_id = ? AND end90k IS NOT NULL AND end90k + post_roll90k < ?
-                  AND id NOT IN (SELECT event_id FROM protected_clip WHERE event_id IS NOT NULL)
-                """, arguments: [cameraID, t ?? Int64.max])
+            try db.execute(
+                sql: """
+                    DELETE FROM event WHERE camera_id = ? AND end90k IS NOT NULL AND end90k + post_roll90k < ?
+                      AND id NOT IN (SELECT event_id FROM protected_clip WHERE event_id IS NOT NULL)
+                    """, arguments: [cameraID, t ?? Int64.max])
             return db.changesCount
         }
     }

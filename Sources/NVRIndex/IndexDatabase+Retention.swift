@@ -15,8 +15,10 @@ extension IndexDatabase {
     public func setSetting(_ key: String, _ value: String?) throws {
         try pool.write { db in
             if let value {
-                try db.execute(sql: "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                               arguments: [key, value])
+                try db.execute(
+                    sql:
+                        "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    arguments: [key, value])
             } else {
                 try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
             }
@@ -26,13 +28,22 @@ extension IndexDatabase {
     /// Complete segments in deletion order: continuous before event footage, oldest first;
     /// never footage inside a clip marked "keep".
     /// `cameraID` nil = every camera. `limit` bounds the batch.
-    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, hasEvent: Bool? = nil, limit: Int) throws -> [SegmentRecord] {
+    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, hasEvent: Bool? = nil, limit: Int)
+        throws -> [SegmentRecord]
+    {
         try pool.read { db in
             // Footage in a clip marked "keep" is never a candidate.
-            var sql = "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ? AND \(Self.unprotectedSegment)"
+            var sql =
+                "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ? AND \(Self.unprotectedSegment)"
             var args: [any DatabaseValueConvertible] = [end90k]
-            if let cameraID { sql += " AND camera_id = ?"; args.append(cameraID) }
-            if let hasEvent { sql += " AND has_event = ?"; args.append(hasEvent) }
+            if let cameraID {
+                sql += " AND camera_id = ?"
+                args.append(cameraID)
+            }
+            if let hasEvent {
+                sql += " AND has_event = ?"
+                args.append(hasEvent)
+            }
             sql += " ORDER BY has_event, start90k LIMIT ?"
             args.append(limit)
             return try SegmentRecord.fetchAll(db, sql: sql, arguments: StatementArguments(args))
@@ -43,7 +54,9 @@ extension IndexDatabase {
     public func bytesByCamera() throws -> [Int64: Int64] {
         try pool.read { db in
             var out: [Int64: Int64] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT camera_id, SUM(bytes) AS b FROM segment WHERE state != 'deleting' GROUP BY camera_id") {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT camera_id, SUM(bytes) AS b FROM segment WHERE state != 'deleting' GROUP BY camera_id")
+            {
                 out[row["camera_id"]] = row["b"]
             }
             return out
@@ -51,7 +64,9 @@ extension IndexDatabase {
     }
 
     public func markEvent(segmentID: Int64, _ hasEvent: Bool = true) throws {
-        try pool.write { try $0.execute(sql: "UPDATE segment SET has_event = ? WHERE id = ?", arguments: [hasEvent, segmentID]) }
+        try pool.write {
+            try $0.execute(sql: "UPDATE segment SET has_event = ? WHERE id = ?", arguments: [hasEvent, segmentID])
+        }
     }
 }
 
@@ -59,9 +74,11 @@ extension IndexDatabase {
     /// A camera's oldest segments (any state but deleting), oldest first.
     public func oldestSegments(cameraID: Int64, limit: Int) throws -> [SegmentRecord] {
         try pool.read { db in
-            try SegmentRecord.fetchAll(db, sql: """
-                SELECT * FROM segment WHERE camera_id = ? AND state != 'deleting' ORDER BY start90k LIMIT ?
-                """, arguments: [cameraID, limit])
+            try SegmentRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM segment WHERE camera_id = ? AND state != 'deleting' ORDER BY start90k LIMIT ?
+                    """, arguments: [cameraID, limit])
         }
     }
 }

@@ -14,7 +14,8 @@ extension IndexDatabase {
     /// The id of an identical sample entry, inserting it if new.
     public func sampleEntryID(_ entry: SampleEntryRecord) throws -> Int64 {
         try pool.write { db in
-            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box]) {
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box])
+            {
                 return id
             }
             var e = entry
@@ -53,11 +54,16 @@ extension IndexDatabase {
     /// Segments of a camera overlapping [start, end), oldest first.
     public func segments(cameraID: Int64, start90k: Int64 = .min, end90k: Int64 = .max) throws -> [SegmentRecord] {
         try pool.read { db in
-            try SegmentRecord.fetchAll(db, sql: """
-                SELECT * FROM segment
-                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k >= ? AND state != 'deleting'
-                ORDER BY start90k, id
-                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k])
+            try SegmentRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM segment
+                    WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k >= ? AND state != 'deleting'
+                    ORDER BY start90k, id
+                    """,
+                arguments: [
+                    cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k,
+                ])
         }
     }
 
@@ -66,7 +72,9 @@ extension IndexDatabase {
     static func earliestStart(_ db: Database, cameraID: Int64, overlapping start: Int64) throws -> Int64 {
         guard start != .min else { return .min }
         // A segment being written may have grown since its row was last updated.
-        let longest = try Int64.fetchOne(db, sql: "SELECT MAX(duration90k) FROM segment WHERE camera_id = ?", arguments: [cameraID]) ?? 0
+        let longest =
+            try Int64.fetchOne(
+                db, sql: "SELECT MAX(duration90k) FROM segment WHERE camera_id = ?", arguments: [cameraID]) ?? 0
         return Time90k.subtract(Time90k.subtract(start, longest), 3_600 * 90_000)
     }
 
@@ -75,11 +83,16 @@ extension IndexDatabase {
     public func timelineSpans(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> [SegmentSpan] {
         try pool.read { db in
             var out: [SegmentSpan] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT start90k, duration90k, bytes, has_event, source FROM segment
-                WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND state != 'deleting'
-                ORDER BY start90k, id
-                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k])
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT start90k, duration90k, bytes, has_event, source FROM segment
+                    WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND state != 'deleting'
+                    ORDER BY start90k, id
+                    """,
+                arguments: [
+                    cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k,
+                ])
             while let r = try rows.next() {
                 out.append(SegmentSpan(start90k: r[0], duration90k: r[1], bytes: r[2], hasEvent: r[3], source: r[4]))
             }
@@ -90,21 +103,29 @@ extension IndexDatabase {
     /// The camera's newest segments, newest first (snapshots of "now").
     public func newestSegments(cameraID: Int64, limit: Int) throws -> [SegmentRecord] {
         try pool.read { db in
-            try SegmentRecord.fetchAll(db, sql: """
-                SELECT * FROM segment WHERE camera_id = ? AND state != 'deleting' ORDER BY start90k DESC, id DESC LIMIT ?
-                """, arguments: [cameraID, limit])
+            try SegmentRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM segment WHERE camera_id = ? AND state != 'deleting' ORDER BY start90k DESC, id DESC LIMIT ?
+                    """, arguments: [cameraID, limit])
         }
     }
 
     /// Start of a camera's newest live segment (any state), or nil.
     public func newestLiveStart(cameraID: Int64) throws -> Int64? {
-        try pool.read { try Int64.fetchOne($0, sql: "SELECT MAX(start90k) FROM segment WHERE camera_id = ? AND source = 'live'",
-                                           arguments: [cameraID]) }
+        try pool.read {
+            try Int64.fetchOne(
+                $0, sql: "SELECT MAX(start90k) FROM segment WHERE camera_id = ? AND source = 'live'",
+                arguments: [cameraID])
+        }
     }
 
     /// Whether any segment row (any camera, any state) has this path.
     public func hasSegment(path: String) throws -> Bool {
-        try pool.read { try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM segment WHERE path = ?)", arguments: [path]) ?? false }
+        try pool.read {
+            try Bool.fetchOne($0, sql: "SELECT EXISTS(SELECT 1 FROM segment WHERE path = ?)", arguments: [path])
+                ?? false
+        }
     }
 
     public func frames(segmentID: Int64) throws -> SegmentFramesRecord? {
@@ -113,10 +134,12 @@ extension IndexDatabase {
 
     public func storageSummary(cameraID: Int64) throws -> CameraStorageSummary {
         try pool.read { db in
-            let row = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b, MIN(start90k) AS o, MAX(start90k + duration90k) AS e
-                FROM segment WHERE camera_id = ? AND state != 'deleting'
-                """, arguments: [cameraID])!
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS n, COALESCE(SUM(bytes), 0) AS b, MIN(start90k) AS o, MAX(start90k + duration90k) AS e
+                    FROM segment WHERE camera_id = ? AND state != 'deleting'
+                    """, arguments: [cameraID])!
             return CameraStorageSummary(segments: row["n"], bytes: row["b"], oldest90k: row["o"], newest90k: row["e"])
         }
     }
@@ -126,8 +149,10 @@ extension IndexDatabase {
         try pool.write { db in
             for chunk in stride(from: 0, to: segmentIDs.count, by: 500) {
                 let ids = Array(segmentIDs[chunk..<min(chunk + 500, segmentIDs.count)])
-                try db.execute(sql: "UPDATE segment SET state = 'deleting' WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
-                               arguments: StatementArguments(ids))
+                try db.execute(
+                    sql:
+                        "UPDATE segment SET state = 'deleting' WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
+                    arguments: StatementArguments(ids))
             }
         }
     }
@@ -138,7 +163,9 @@ extension IndexDatabase {
             for chunk in stride(from: 0, to: ids.count, by: 500) {
                 let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
                 let marks = part.map { _ in "?" }.joined(separator: ",")
-                try db.execute(sql: "DELETE FROM segment_frames WHERE segment_id IN (\(marks))", arguments: StatementArguments(part))
+                try db.execute(
+                    sql: "DELETE FROM segment_frames WHERE segment_id IN (\(marks))",
+                    arguments: StatementArguments(part))
                 try db.execute(sql: "DELETE FROM segment WHERE id IN (\(marks))", arguments: StatementArguments(part))
             }
         }
@@ -149,10 +176,15 @@ extension IndexDatabase {
     /// Whether a camera has any recording overlapping [start, end).
     public func hasRecordings(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> Bool {
         try pool.read { db in
-            try Bool.fetchOne(db, sql: """
-                SELECT EXISTS(SELECT 1 FROM segment WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ?
-                              AND state != 'deleting')
-                """, arguments: [cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k]) ?? false
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS(SELECT 1 FROM segment WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ?
+                                  AND state != 'deleting')
+                    """,
+                arguments: [
+                    cameraID, end90k, try Self.earliestStart(db, cameraID: cameraID, overlapping: start90k), start90k,
+                ]) ?? false
         }
     }
 
@@ -165,6 +197,8 @@ extension IndexDatabase {
 extension IndexDatabase {
     /// Puts a complete segment back to *writing* so recovery re-indexes it from its file.
     public func markWriting(segmentID: Int64) throws {
-        try pool.write { try $0.execute(sql: "UPDATE segment SET state = 'writing' WHERE id = ?", arguments: [segmentID]) }
+        try pool.write {
+            try $0.execute(sql: "UPDATE segment SET state = 'writing' WHERE id = ?", arguments: [segmentID])
+        }
     }
 }

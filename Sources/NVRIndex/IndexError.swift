@@ -13,7 +13,8 @@ public struct IndexError: Error, CustomStringConvertible, Sendable {
     /// a row gone: trying again cannot help those.)
     public static func isRetryable(_ error: any Error) -> Bool {
         guard let e = error as? DatabaseError else { return false }
-        return [.SQLITE_FULL, .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PROTOCOL].contains(e.resultCode)
+        return [.SQLITE_FULL, .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PROTOCOL].contains(
+            e.resultCode)
     }
 
     public static func isDiskFull(_ error: any Error) -> Bool {

@@ -14,12 +14,25 @@ public struct ProtectedClipRecord: Codable, Sendable, Equatable, FetchableRecord
     public var createdBy: String
 
     enum CodingKeys: String, CodingKey {
-        case id, cameraID = "camera_id", start90k, end90k, eventID = "event_id", note, created90k, createdBy = "created_by"
+        case id
+        case cameraID = "camera_id"
+        case start90k, end90k
+        case eventID = "event_id"
+        case note, created90k
+        case createdBy = "created_by"
     }
 
-    public init(cameraID: Int64, start90k: Int64, end90k: Int64, eventID: Int64?, note: String, created90k: Int64, createdBy: String) {
-        self.cameraID = cameraID; self.start90k = start90k; self.end90k = end90k; self.eventID = eventID; self.note = note
-        self.created90k = created90k; self.createdBy = createdBy
+    public init(
+        cameraID: Int64, start90k: Int64, end90k: Int64, eventID: Int64?, note: String, created90k: Int64,
+        createdBy: String
+    ) {
+        self.cameraID = cameraID
+        self.start90k = start90k
+        self.end90k = end90k
+        self.eventID = eventID
+        self.note = note
+        self.created90k = created90k
+        self.createdBy = createdBy
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

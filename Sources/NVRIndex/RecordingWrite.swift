@@ -46,7 +46,9 @@ extension IndexDatabase {
             case .insertSampleEntry(var entry, let ref):
                 guard id(ref) == nil else { continue }
                 let new: Int64
-                if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box]) {
+                if let existing = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM sample_entry WHERE box = ?", arguments: [entry.box])
+                {
                     new = existing
                 } else {
                     entry.id = nil
@@ -65,9 +67,10 @@ extension IndexDatabase {
                 inserted.append((ref, new))
             case .segmentProgress(let ref, let start, let duration, let bytes, let frames, let keyFrames):
                 guard let sid = id(ref) else { continue }
-                try db.execute(sql: """
-                    UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
-                    """, arguments: [start, duration, bytes, frames, keyFrames, sid])
+                try db.execute(
+                    sql: """
+                        UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ? WHERE id = ? AND state = 'writing'
+                        """, arguments: [start, duration, bytes, frames, keyFrames, sid])
             case .completeSegment(let ref, var row, var frames, let entries):
                 resolve(&row, entries)
                 guard let sid = id(ref) else {
@@ -86,7 +89,9 @@ extension IndexDatabase {
                 row.id = sid
                 row.state = .complete
                 // Marked by a markEvent meanwhile: keep it (the row handed over may predate it).
-                if try Bool.fetchOne(db, sql: "SELECT has_event FROM segment WHERE id = ?", arguments: [sid]) == true { row.hasEvent = true }
+                if try Bool.fetchOne(db, sql: "SELECT has_event FROM segment WHERE id = ?", arguments: [sid]) == true {
+                    row.hasEvent = true
+                }
                 try row.update(db)
                 frames.segmentID = sid
                 try frames.save(db)
@@ -99,10 +104,11 @@ extension IndexDatabase {
                 try db.execute(sql: "UPDATE segment SET has_event = 1 WHERE id = ?", arguments: [sid])
             case .markEventSegments(let cameraID, let start, let end):
                 let low = try Self.earliestStart(db, cameraID: cameraID, overlapping: start)
-                try db.execute(sql: """
-                    UPDATE segment SET has_event = 1
-                    WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
-                    """, arguments: [cameraID, end, low, start])
+                try db.execute(
+                    sql: """
+                        UPDATE segment SET has_event = 1
+                        WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
+                        """, arguments: [cameraID, end, low, start])
             case .saveEvent(var event, let ref):
                 if let eid = id(ref) {
                     event.id = eid
@@ -124,8 +130,11 @@ extension IndexDatabase {
     /// Takes `count` run ids at once (the index writer hands them out without a write each).
     public func reserveRunIDs(_ count: Int) throws -> Range<Int64> {
         try pool.write { db in
-            guard let next = try Int64.fetchOne(db, sql: "UPDATE run_counter SET next = next + ? WHERE id = 1 RETURNING next - ?",
-                                                arguments: [count, count]) else {
+            guard
+                let next = try Int64.fetchOne(
+                    db, sql: "UPDATE run_counter SET next = next + ? WHERE id = 1 RETURNING next - ?",
+                    arguments: [count, count])
+            else {
                 throw IndexError("run_counter has no row")
             }
             return next..<(next + Int64(count))
@@ -141,7 +150,8 @@ extension IndexDatabase {
         try pool.read { db in
             var byBox: [Data: Int64] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT id, box FROM sample_entry") {
-                let box: Data = row["box"], id: Int64 = row["id"]
+                let box: Data = row["box"]
+                let id: Int64 = row["id"]
                 byBox[box] = id
             }
             return byBox

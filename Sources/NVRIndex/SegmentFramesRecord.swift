@@ -12,12 +12,18 @@ public struct SegmentFramesRecord: Codable, Sendable, Equatable, FetchableRecord
     public var audioStart90k: Int64?
 
     enum CodingKeys: String, CodingKey {
-        case segmentID = "segment_id", videoIndex = "video_index", audioIndex = "audio_index"
-        case fragmentIndex = "fragment_index", audioStart90k = "audio_start90k"
+        case segmentID = "segment_id"
+        case videoIndex = "video_index"
+        case audioIndex = "audio_index"
+        case fragmentIndex = "fragment_index"
+        case audioStart90k = "audio_start90k"
     }
 
     public init(segmentID: Int64, videoIndex: Data, audioIndex: Data?, fragmentIndex: Data, audioStart90k: Int64?) {
-        self.segmentID = segmentID; self.videoIndex = videoIndex; self.audioIndex = audioIndex
-        self.fragmentIndex = fragmentIndex; self.audioStart90k = audioStart90k
+        self.segmentID = segmentID
+        self.videoIndex = videoIndex
+        self.audioIndex = audioIndex
+        self.fragmentIndex = fragmentIndex
+        self.audioStart90k = audioStart90k
     }
 }

@@ -27,20 +27,37 @@ public struct SegmentRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var end90k: Int64 { start90k + duration90k }
 
     enum CodingKeys: String, CodingKey {
-        case id, path, bytes, frames, state, source, hasEvent = "has_event"
-        case cameraID = "camera_id", runID = "run_id", runSeq = "run_seq", start90k, duration90k
-        case keyFrames = "key_frames", videoEntryID = "video_entry_id", audioEntryID = "audio_entry_id"
+        case id, path, bytes, frames, state, source
+        case hasEvent = "has_event"
+        case cameraID = "camera_id"
+        case runID = "run_id"
+        case runSeq = "run_seq"
+        case start90k, duration90k
+        case keyFrames = "key_frames"
+        case videoEntryID = "video_entry_id"
+        case audioEntryID = "audio_entry_id"
     }
 
-    public init(id: Int64? = nil, cameraID: Int64, runID: Int64, runSeq: Int, start90k: Int64, duration90k: Int64 = 0,
-                path: String, bytes: Int64 = 0, frames: Int = 0, keyFrames: Int = 0, videoEntryID: Int64,
-                audioEntryID: Int64?, state: State = .writing, source: String = "live") {
-        self.id = id; self.cameraID = cameraID; self.runID = runID; self.runSeq = runSeq
-        self.start90k = start90k; self.duration90k = duration90k; self.path = path; self.bytes = bytes
-        self.frames = frames; self.keyFrames = keyFrames; self.videoEntryID = videoEntryID
-        self.audioEntryID = audioEntryID; self.state = state; self.source = source
+    public init(
+        id: Int64? = nil, cameraID: Int64, runID: Int64, runSeq: Int, start90k: Int64, duration90k: Int64 = 0,
+        path: String, bytes: Int64 = 0, frames: Int = 0, keyFrames: Int = 0, videoEntryID: Int64,
+        audioEntryID: Int64?, state: State = .writing, source: String = "live"
+    ) {
+        self.id = id
+        self.cameraID = cameraID
+        self.runID = runID
+        self.runSeq = runSeq
+        self.start90k = start90k
+        self.duration90k = duration90k
+        self.path = path
+        self.bytes = bytes
+        self.frames = frames
+        self.keyFrames = keyFrames
+        self.videoEntryID = videoEntryID
+        self.audioEntryID = audioEntryID
+        self.state = state
+        self.source = source
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
-

@@ -11,9 +11,14 @@ public struct SegmentSpan: Sendable, Equatable {
     public var source: String
     public var end90k: Int64 { start90k + duration90k }
     public init(start90k: Int64, duration90k: Int64, bytes: Int64, hasEvent: Bool, source: String) {
-        self.start90k = start90k; self.duration90k = duration90k; self.bytes = bytes; self.hasEvent = hasEvent; self.source = source
+        self.start90k = start90k
+        self.duration90k = duration90k
+        self.bytes = bytes
+        self.hasEvent = hasEvent
+        self.source = source
     }
     public init(_ s: SegmentRecord) {
-        self.init(start90k: s.start90k, duration90k: s.duration90k, bytes: s.bytes, hasEvent: s.hasEvent, source: s.source)
+        self.init(
+            start90k: s.start90k, duration90k: s.duration90k, bytes: s.bytes, hasEvent: s.hasEvent, source: s.source)
     }
 }

@@ -16,13 +16,27 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var userAgent: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, tokenHash = "token_hash", userID = "user_id", csrf, created90k, lastSeen90k = "last_seen90k", expires90k, address
+        case id
+        case tokenHash = "token_hash"
+        case userID = "user_id"
+        case csrf, created90k
+        case lastSeen90k = "last_seen90k"
+        case expires90k, address
         case userAgent = "user_agent"
     }
 
-    public init(tokenHash: Data, userID: Int64, csrf: String, created90k: Int64, expires90k: Int64, address: String?, userAgent: String?) {
-        self.tokenHash = tokenHash; self.userID = userID; self.csrf = csrf; self.created90k = created90k
-        self.lastSeen90k = created90k; self.expires90k = expires90k; self.address = address; self.userAgent = userAgent
+    public init(
+        tokenHash: Data, userID: Int64, csrf: String, created90k: Int64, expires90k: Int64, address: String?,
+        userAgent: String?
+    ) {
+        self.tokenHash = tokenHash
+        self.userID = userID
+        self.csrf = csrf
+        self.created90k = created90k
+        self.lastSeen90k = created90k
+        self.expires90k = expires90k
+        self.address = address
+        self.userAgent = userAgent
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

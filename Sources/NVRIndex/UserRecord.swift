@@ -16,12 +16,22 @@ public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var passwordChanged90k: Int64
 
     enum CodingKeys: String, CodingKey {
-        case id, name, passwordHash = "password_hash", role, cameras, created90k, passwordChanged90k = "password_changed90k"
+        case id, name
+        case passwordHash = "password_hash"
+        case role, cameras, created90k
+        case passwordChanged90k = "password_changed90k"
     }
 
-    public init(id: Int64? = nil, name: String, passwordHash: String, role: String, cameras: String? = nil, created90k: Int64) {
-        self.id = id; self.name = name; self.passwordHash = passwordHash; self.role = role; self.cameras = cameras
-        self.created90k = created90k; self.passwordChanged90k = created90k
+    public init(
+        id: Int64? = nil, name: String, passwordHash: String, role: String, cameras: String? = nil, created90k: Int64
+    ) {
+        self.id = id
+        self.name = name
+        self.passwordHash = passwordHash
+        self.role = role
+        self.cameras = cameras
+        self.created90k = created90k
+        self.passwordChanged90k = created90k
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }

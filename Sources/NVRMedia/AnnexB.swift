@@ -15,8 +15,10 @@ public enum AnnexB {
     /// Runs on every video packet, so it scans with the start-code skip trick (look at every
     /// third byte; a byte > 1 cannot be part of 00 00 01).
     @inline(__always)
-    public static func forEachNAL(_ data: UnsafeRawBufferPointer, lengthPrefixed: Bool = false,
-                                  _ body: (UnsafeRawBufferPointer) -> Void) {
+    public static func forEachNAL(
+        _ data: UnsafeRawBufferPointer, lengthPrefixed: Bool = false,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) {
         let n = data.count
         guard n > 0, let base = data.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         if lengthPrefixed {
@@ -39,7 +41,10 @@ public enum AnnexB {
         var i = 2
         while i < n {
             let b = base[i]
-            if b > 1 { i += 3; continue }
+            if b > 1 {
+                i += 3
+                continue
+            }
             if b == 1 && base[i - 1] == 0 && base[i - 2] == 0 {
                 if nalStart >= 0 { emit(nalStart, i - 2) }
                 nalStart = i + 1
@@ -58,8 +63,10 @@ public enum AnnexB {
         let before = out.count
         forEachNAL(data) { nal in
             let len = UInt32(nal.count)
-            out.append(UInt8(truncatingIfNeeded: len >> 24)); out.append(UInt8(truncatingIfNeeded: len >> 16))
-            out.append(UInt8(truncatingIfNeeded: len >> 8)); out.append(UInt8(truncatingIfNeeded: len))
+            out.append(UInt8(truncatingIfNeeded: len >> 24))
+            out.append(UInt8(truncatingIfNeeded: len >> 16))
+            out.append(UInt8(truncatingIfNeeded: len >> 8))
+            out.append(UInt8(truncatingIfNeeded: len))
             out.append(contentsOf: nal)
         }
         return out.count - before

@@ -62,7 +62,9 @@ package final class AudioTranscoder {
         d.pointee.bits_per_coded_sample = bitsPerSample
         var rc = avcodec_open2(d, dc, nil)
         guard rc >= 0 else { throw MediaError.av(.codec, "cannot open the \(name) decoder", rc) }
-        guard d.pointee.sample_fmt == AV_SAMPLE_FMT_S16 else { throw MediaError(.codec, "\(name) decoder gives an unexpected sample format") }
+        guard d.pointee.sample_fmt == AV_SAMPLE_FMT_S16 else {
+            throw MediaError(.codec, "\(name) decoder gives an unexpected sample format")
+        }
 
         guard let ec = avcodec_find_encoder(AV_CODEC_ID_AAC), let e = avcodec_alloc_context3(ec) else {
             throw MediaError(.codec, "no AAC encoder in this libavcodec")
@@ -81,14 +83,17 @@ package final class AudioTranscoder {
             throw MediaError(.codec, "the AAC encoder gave no AudioSpecificConfig")
         }
         frameSize = Int(e.pointee.frame_size)
-        description = StreamDescription(codec: .aac, sampleRate: sampleRate, channels: channels, timebaseNum: 1, timebaseDen: sampleRate,
-                                        extradata: Array(UnsafeBufferPointer(start: x, count: Int(e.pointee.extradata_size))))
+        description = StreamDescription(
+            codec: .aac, sampleRate: sampleRate, channels: channels, timebaseNum: 1, timebaseDen: sampleRate,
+            extradata: Array(UnsafeBufferPointer(start: x, count: Int(e.pointee.extradata_size))))
 
         decoded = av_frame_alloc()
         toEncode = av_frame_alloc()
         inPacket = av_packet_alloc()
         outPacket = av_packet_alloc()
-        guard let f = toEncode, decoded != nil, inPacket != nil, outPacket != nil else { throw MediaError(.codec, "out of memory") }
+        guard let f = toEncode, decoded != nil, inPacket != nil, outPacket != nil else {
+            throw MediaError(.codec, "out of memory")
+        }
         f.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
         f.pointee.nb_samples = Int32(frameSize)
         f.pointee.sample_rate = sampleRate
@@ -112,11 +117,15 @@ package final class AudioTranscoder {
     /// Decodes one packet of the camera's audio whose first sample is at `time` (in samples),
     /// and calls `aac(pts, duration, frame)` for each AAC frame that completes. The encoder's
     /// priming delay is in its timestamps, so the audio stays in step with the video.
-    package func add(_ data: UnsafeRawBufferPointer, time: Int64, _ aac: (Int64, Int64, UnsafeRawBufferPointer) throws -> Void) throws {
+    package func add(
+        _ data: UnsafeRawBufferPointer, time: Int64, _ aac: (Int64, Int64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         // Times come from the camera (a pusher's container, an RTP clock): far out of range,
         // they are dropped rather than risk arithmetic that traps.
-        guard let decoder, let decoded, let inPacket, let source = data.baseAddress, !data.isEmpty, data.count <= Self.maxPacket,
-              time.magnitude < 1 << 60 else { return }
+        guard let decoder, let decoded, let inPacket, let source = data.baseAddress, !data.isEmpty,
+            data.count <= Self.maxPacket,
+            time.magnitude < 1 << 60
+        else { return }
         let queued = Int64(fifo[0].count)
         let late = time - (fifoTime + queued)
         // A jump of more than half a second either way (a camera clock step, a long loss)
@@ -131,8 +140,11 @@ package final class AudioTranscoder {
         inBuffer.update(from: source.assumingMemoryBound(to: UInt8.self), count: data.count)
         inPacket.pointee.data = inBuffer
         inPacket.pointee.size = Int32(data.count)
-        defer { inPacket.pointee.data = nil; inPacket.pointee.size = 0 }
-        guard avcodec_send_packet(decoder, inPacket) >= 0 else { return } // undecodable: dropped
+        defer {
+            inPacket.pointee.data = nil
+            inPacket.pointee.size = 0
+        }
+        guard avcodec_send_packet(decoder, inPacket) >= 0 else { return }  // undecodable: dropped
         while avcodec_receive_frame(decoder, decoded) >= 0 {
             defer { av_frame_unref(decoded) }
             let n = Int(decoded.pointee.nb_samples)
@@ -147,7 +159,9 @@ package final class AudioTranscoder {
 
     /// Encodes what is queued, padded with silence to a whole frame.
     private func flushPartial(_ aac: (Int64, Int64, UnsafeRawBufferPointer) throws -> Void) throws {
-        for c in fifo.indices { fifo[c].append(contentsOf: repeatElement(0, count: frameSize - fifo[c].count % frameSize)) }
+        for c in fifo.indices {
+            fifo[c].append(contentsOf: repeatElement(0, count: frameSize - fifo[c].count % frameSize))
+        }
         while fifo[0].count >= frameSize { try encodeFrame(count: frameSize, aac) }
     }
 
@@ -169,8 +183,9 @@ package final class AudioTranscoder {
         while avcodec_receive_packet(encoder, out) >= 0 {
             defer { av_packet_unref(out) }
             guard let d = out.pointee.data, out.pointee.size > 0 else { continue }
-            try aac(out.pointee.pts, out.pointee.duration > 0 ? out.pointee.duration : Int64(frameSize),
-                    UnsafeRawBufferPointer(start: d, count: Int(out.pointee.size)))
+            try aac(
+                out.pointee.pts, out.pointee.duration > 0 ? out.pointee.duration : Int64(frameSize),
+                UnsafeRawBufferPointer(start: d, count: Int(out.pointee.size)))
         }
     }
 }

@@ -1,4 +1,3 @@
-
 /// Reads boxes and big-endian integers from a byte buffer.
 ///
 /// The bytes come from files and cameras: every read is bounds-checked, and a read that
@@ -16,7 +15,8 @@ public struct BoxReader {
     }
     public func u32(_ at: Int) -> UInt32 {
         guard at >= 0, at <= bytes.count - 4 else { return 0 }
-        return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+        return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8
+            | UInt32(bytes[at + 3])
     }
     public func u64(_ at: Int) -> UInt64 {
         guard at >= 0, at <= bytes.count - 8 else { return 0 }
@@ -31,7 +31,8 @@ public struct BoxReader {
         var header = 8
         if size == 1 {
             guard offset <= end - 16, let large = Int(exactly: u64(offset + 8)) else { return nil }
-            size = large; header = 16
+            size = large
+            header = 16
         } else if size == 0 {
             size = end - offset
         }
@@ -44,7 +45,10 @@ public struct BoxReader {
     public func children(from start: Int, to end: Int) -> [BoxHeader] {
         var result: [BoxHeader] = []
         var at = start
-        while let b = box(at: at, limit: end) { result.append(b); at = b.end }
+        while let b = box(at: at, limit: end) {
+            result.append(b)
+            at = b.end
+        }
         return result
     }
 

@@ -59,7 +59,9 @@ public struct DecoderConfiguration: Sendable, Equatable {
     public var inBand: [UInt8] {
         var out: [UInt8] = []
         for s in parameterSets {
-            for k in stride(from: lengthSize - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: s.count >> (8 * k))) }
+            for k in stride(from: lengthSize - 1, through: 0, by: -1) {
+                out.append(UInt8(truncatingIfNeeded: s.count >> (8 * k)))
+            }
             out += s
         }
         return out

@@ -1,5 +1,5 @@
-import Foundation
 import CFFmpeg
+import Foundation
 import NVRTime
 
 /// An input opened with libavformat (RTSP, UDP MPEG-TS, RTMP, HLS, files): the streams the
@@ -19,10 +19,16 @@ public final class Demuxer {
         /// Keep G.711/G.726 audio by converting it to AAC, in what `read(_:)` hands on (a live
         /// camera). Off, such audio is left out and said in `notes`.
         public var convertAudio: Bool
-        public init(url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10,
-                    openTimeoutSeconds: Double? = nil, convertAudio: Bool = false) {
-            self.url = url; self.format = format; self.avOptions = avOptions; self.timeoutSeconds = timeoutSeconds
-            self.openTimeoutSeconds = openTimeoutSeconds; self.convertAudio = convertAudio
+        public init(
+            url: String, format: String? = nil, avOptions: [String: String] = [:], timeoutSeconds: Double = 10,
+            openTimeoutSeconds: Double? = nil, convertAudio: Bool = false
+        ) {
+            self.url = url
+            self.format = format
+            self.avOptions = avOptions
+            self.timeoutSeconds = timeoutSeconds
+            self.openTimeoutSeconds = openTimeoutSeconds
+            self.convertAudio = convertAudio
         }
     }
 
@@ -58,8 +64,13 @@ public final class Demuxer {
 
     /// Opens a file that is read through `source` (e.g. a camera's card over HTTP Range) rather
     /// than a URL. `name` is for errors.
-    public convenience init(source: any RandomAccessSource, name: String, format: String? = nil, interrupter: Interrupter, timeoutSeconds: Double = 60) throws {
-        try self.init(Options(url: name, format: format, timeoutSeconds: timeoutSeconds), interrupter: interrupter, io: CustomIO(source))
+    public convenience init(
+        source: any RandomAccessSource, name: String, format: String? = nil, interrupter: Interrupter,
+        timeoutSeconds: Double = 60
+    ) throws {
+        try self.init(
+            Options(url: name, format: format, timeoutSeconds: timeoutSeconds), interrupter: interrupter,
+            io: CustomIO(source))
     }
 
     public convenience init(_ options: Options, interrupter: Interrupter) throws {
@@ -75,8 +86,9 @@ public final class Demuxer {
         packet = pkt
         ctx = avformat_alloc_context()
         guard let c = ctx else { throw MediaError(.open, "out of memory") }
-        c.pointee.interrupt_callback = AVIOInterruptCB(callback: Interrupter.callback,
-                                                       opaque: Unmanaged.passUnretained(interrupter).toOpaque())
+        c.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: Interrupter.callback,
+            opaque: Unmanaged.passUnretained(interrupter).toOpaque())
         if let io {
             c.pointee.pb = io.context
             c.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -117,14 +129,15 @@ public final class Demuxer {
 
     deinit {
         close()
-        av_packet_free_ptr(packet)
+        freePacket(packet)
     }
 
     private func selectStreams(convertAudio: Bool) {
         guard let c = ctx else { return }
         let n = Int(c.pointee.nb_streams)
         map = Array(repeating: -1, count: n)
-        var video: Stream?, audio: Stream?
+        var video: Stream?
+        var audio: Stream?
         for i in 0..<n {
             guard let st = c.pointee.streams[i], let d = StreamDescription(st) else { continue }
             if d.codec.isVideo, video == nil {
@@ -136,14 +149,20 @@ public final class Demuxer {
             }
         }
         // Audio the recorder does not store as it comes: converted to AAC, or said.
-        if audio == nil, let i = (0..<n).first(where: { c.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO }),
-           let st = c.pointee.streams[i], let par = st.pointee.codecpar {
+        if audio == nil,
+            let i = (0..<n).first(where: {
+                c.pointee.streams[$0]?.pointee.codecpar?.pointee.codec_type == AVMEDIA_TYPE_AUDIO
+            }),
+            let st = c.pointee.streams[i], let par = st.pointee.codecpar
+        {
             let name = String(cString: avcodec_get_name(par.pointee.codec_id))
-            let g711 = [AV_CODEC_ID_PCM_MULAW, AV_CODEC_ID_PCM_ALAW, AV_CODEC_ID_ADPCM_G726, AV_CODEC_ID_ADPCM_G726LE].contains(par.pointee.codec_id)
+            let g711 = [AV_CODEC_ID_PCM_MULAW, AV_CODEC_ID_PCM_ALAW, AV_CODEC_ID_ADPCM_G726, AV_CODEC_ID_ADPCM_G726LE]
+                .contains(par.pointee.codec_id)
             if convertAudio && g711 {
                 do {
-                    let x = try AudioTranscoder(name: name, codec: par.pointee.codec_id, bitsPerSample: par.pointee.bits_per_coded_sample,
-                                                sampleRate: par.pointee.sample_rate, channels: par.pointee.ch_layout.nb_channels)
+                    let x = try AudioTranscoder(
+                        name: name, codec: par.pointee.codec_id, bitsPerSample: par.pointee.bits_per_coded_sample,
+                        sampleRate: par.pointee.sample_rate, channels: par.pointee.ch_layout.nb_channels)
                     audioConverter = x
                     audioTimebase = Timebase(st.pointee.time_base.num, st.pointee.time_base.den)
                     audio = Stream(inputIndex: Int32(i), description: x.description)
@@ -173,7 +192,8 @@ public final class Demuxer {
                 if rc == nvr_averror_eof() { throw MediaError(.read, "end of stream", code: rc) }
                 if let e = io?.lastError { throw MediaError(.read, "read failed: \(e)", code: rc) }
                 if isUDP && (rc == nvr_averror(EIO) || rc == nvr_averror(ETIMEDOUT)) {
-                    throw MediaError(.timeout, "the stream went silent (no packets within the input's timeout)", code: rc)
+                    throw MediaError(
+                        .timeout, "the stream went silent (no packets within the input's timeout)", code: rc)
                 }
                 throw Demuxer.describe(rc, "read failed", interrupter)
             }
@@ -189,7 +209,7 @@ public final class Demuxer {
 
     public func close() {
         if ctx != nil { avformat_close_input(&ctx) }
-        io = nil // custom I/O outlives the format context, never the other way round
+        io = nil  // custom I/O outlives the format context, never the other way round
     }
 
     /// Moves to the key frame at or before `time90k` of the video stream (in the stream's own
@@ -209,7 +229,8 @@ public final class Demuxer {
     /// The video stream's first timestamp on a 90 kHz clock (0 when unknown).
     public var videoStartTime90k: Int64 {
         guard let c = ctx, let v = keptStreams.first, let st = c.pointee.streams[Int(v.inputIndex)],
-              st.pointee.start_time != nvr_av_nopts_value() else { return 0 }
+            st.pointee.start_time != nvr_av_nopts_value()
+        else { return 0 }
         let tb = st.pointee.time_base
         return Timebase(tb.num, tb.den).to90k(st.pointee.start_time) ?? 0
     }
@@ -218,10 +239,14 @@ public final class Demuxer {
     public static func redact(_ url: String) -> String {
         // An RTMP URL's last part is the stream key: a password in all but name.
         if url.lowercased().hasPrefix("rtmp"), let slash = url.lastIndex(of: "/"),
-           url[url.index(after: slash)...].count > 0, url[..<slash].contains("://"), url[..<slash].split(separator: "/").count >= 3 {
+            url[url.index(after: slash)...].count > 0, url[..<slash].contains("://"),
+            url[..<slash].split(separator: "/").count >= 3
+        {
             return String(url[...slash]) + "<stream key>"
         }
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+            return url
+        }
         let slash = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
         guard at < slash else { return url }
         return String(url[..<scheme.upperBound]) + "***@" + String(url[url.index(after: at)...])
@@ -245,7 +270,7 @@ public final class Demuxer {
     }
 }
 
-private func av_packet_free_ptr(_ p: UnsafeMutablePointer<AVPacket>) {
+private func freePacket(_ p: UnsafeMutablePointer<AVPacket>) {
     var q: UnsafeMutablePointer<AVPacket>? = p
     av_packet_free(&q)
 }

@@ -7,5 +7,8 @@ public struct FragmentInfo: Sendable, Equatable {
     /// Samples per track, in track order; their data lies back to back from dataOffset.
     public var sampleCounts: [Int]
 
-    public init(dataOffset: Int64, sampleCounts: [Int]) { self.dataOffset = dataOffset; self.sampleCounts = sampleCounts }
+    public init(dataOffset: Int64, sampleCounts: [Int]) {
+        self.dataOffset = dataOffset
+        self.sampleCounts = sampleCounts
+    }
 }

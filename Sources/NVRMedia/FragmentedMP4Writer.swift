@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes one segment file: the init segment, then a moof + mdat per fragment.
@@ -52,16 +52,25 @@ public final class FragmentedMP4Writer {
     /// Buffers a sample whose bytes are already in MP4 form. Its duration may be set later
     /// with `setLastDuration` (the recorder learns it from the next packet).
     public func append(track: Int, decodeTime: UInt64, sample: Sample, data: UnsafeRawBufferPointer) {
-        if !pending[track].started { pending[track].baseDecodeTime = decodeTime; pending[track].started = true }
+        if !pending[track].started {
+            pending[track].baseDecodeTime = decodeTime
+            pending[track].started = true
+        }
         pending[track].data.append(contentsOf: data)
         pending[track].samples.append(sample)
     }
 
     /// Buffers a video sample given in Annex B, converting it to length-prefixed NAL units.
-    public func appendAnnexB(track: Int, decodeTime: UInt64, isKey: Bool, compositionOffset: Int32, data: UnsafeRawBufferPointer) {
-        if !pending[track].started { pending[track].baseDecodeTime = decodeTime; pending[track].started = true }
+    public func appendAnnexB(
+        track: Int, decodeTime: UInt64, isKey: Bool, compositionOffset: Int32, data: UnsafeRawBufferPointer
+    ) {
+        if !pending[track].started {
+            pending[track].baseDecodeTime = decodeTime
+            pending[track].started = true
+        }
         let size = AnnexB.appendLengthPrefixed(data, to: &pending[track].data)
-        pending[track].samples.append(Sample(duration: 0, size: UInt32(size), isKey: isKey, compositionOffset: compositionOffset))
+        pending[track].samples.append(
+            Sample(duration: 0, size: UInt32(size), isKey: isKey, compositionOffset: compositionOffset))
     }
 
     /// Adds more bytes of the same access unit (same timestamp) to the newest sample of a
@@ -72,8 +81,11 @@ public final class FragmentedMP4Writer {
         // 3-byte start code per NAL unit of one byte or more).
         guard Int(lastSample.size) + data.count + data.count / 3 + 4 <= Self.maxSampleBytes else { return false }
         let added: Int
-        if annexB { added = AnnexB.appendLengthPrefixed(data, to: &pending[track].data) } else {
-            pending[track].data.append(contentsOf: data); added = data.count
+        if annexB {
+            added = AnnexB.appendLengthPrefixed(data, to: &pending[track].data)
+        } else {
+            pending[track].data.append(contentsOf: data)
+            added = data.count
         }
         let last = pending[track].samples.count - 1
         pending[track].samples[last].size += UInt32(added)
@@ -123,16 +135,21 @@ public final class FragmentedMP4Writer {
         let moofSize = moof.count
         var payload = 0
         var offsets = [Int](repeating: 0, count: pending.count)
-        for (i, t) in pending.enumerated() { offsets[i] = payload; payload += t.data.count }
+        for (i, t) in pending.enumerated() {
+            offsets[i] = payload
+            payload += t.data.count
+        }
         for p in dataOffsetPatches { moof.patchU32(at: p.at, UInt32(moofSize + 8 + offsets[p.track])) }
         // mdat header
         let mdatSize = UInt32(8 + payload)
-        moof.u32(mdatSize); moof.fourcc("mdat")
+        moof.u32(mdatSize)
+        moof.fourcc("mdat")
         let fragmentStart = bytesWritten
         try moof.bytes.withUnsafeBytes { header in
             try withDataBuffers(0, [header]) { try writeAll($0) }
         }
-        let info = FragmentInfo(dataOffset: fragmentStart + Int64(moofSize) + 8, sampleCounts: pending.map(\.samples.count))
+        let info = FragmentInfo(
+            dataOffset: fragmentStart + Int64(moofSize) + 8, sampleCounts: pending.map(\.samples.count))
         for i in pending.indices {
             pending[i].baseDecodeTime += pending[i].samples.reduce(0) { $0 + UInt64($1.duration) }
             pending[i].samples.removeAll(keepingCapacity: true)
@@ -142,14 +159,19 @@ public final class FragmentedMP4Writer {
     }
 
     /// Nests withUnsafeBytes over every track's data so one writev sends the whole fragment.
-    private func withDataBuffers(_ i: Int, _ acc: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) throws -> Void) throws {
+    private func withDataBuffers(
+        _ i: Int, _ acc: [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) throws -> Void
+    ) throws {
         if i == pending.count { return try body(acc) }
         try pending[i].data.withUnsafeBytes { try withDataBuffers(i + 1, acc + [$0], body) }
     }
 
     /// Tells the writer where the next sample's decode time starts for a track whose fragment is empty.
     public func setNextDecodeTime(track: Int, _ t: UInt64) {
-        if pending[track].samples.isEmpty { pending[track].baseDecodeTime = t; pending[track].started = true }
+        if pending[track].samples.isEmpty {
+            pending[track].baseDecodeTime = t
+            pending[track].started = true
+        }
     }
 
     /// Flushes, syncs and closes the file.
@@ -168,11 +190,16 @@ public final class FragmentedMP4Writer {
 
     /// Closes without flushing the open fragment (used when the disk is full).
     public func abandon() {
-        if fd >= 0 { close(fd); fd = -1 }
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
     }
 
     private func writeAll(_ buffers: [UnsafeRawBufferPointer]) throws {
-        var iov = buffers.filter { $0.count > 0 }.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        var iov = buffers.filter { $0.count > 0 }.map {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
+        }
         var remaining = iov.reduce(0) { $0 + $1.iov_len }
         var first = 0
         while remaining > 0 {
@@ -189,8 +216,10 @@ public final class FragmentedMP4Writer {
             remaining -= n
             var left = n
             while left > 0 && first < iov.count {
-                if left >= iov[first].iov_len { left -= iov[first].iov_len; first += 1 }
-                else {
+                if left >= iov[first].iov_len {
+                    left -= iov[first].iov_len
+                    first += 1
+                } else {
                     iov[first].iov_base = iov[first].iov_base.advanced(by: left)
                     iov[first].iov_len -= left
                     left = 0

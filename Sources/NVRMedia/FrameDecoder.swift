@@ -15,9 +15,11 @@ public enum FrameDecoder {
         let decoder = try VideoDecoder(codec: v.codec, extradata: v.extradata, strict: true)
         let packet = d.packet.pointee
         do {
-            let picture = try decoder.decode(count: 1, sizes: { _ in Int(packet.size) }) { _, buf in
-                buf.copyMemory(from: UnsafeRawBufferPointer(start: packet.data, count: Int(packet.size)))
-            }
+            let picture = try decoder.decode(
+                count: 1, sizes: { _ in Int(packet.size) },
+                read: { _, buf in
+                    buf.copyMemory(from: UnsafeRawBufferPointer(start: packet.data, count: Int(packet.size)))
+                })
             return (Int32(picture.width), Int32(picture.height))
         } catch let e as MediaError {
             throw MediaError(.corrupt, "first key frame does not decode: \(e.message)", code: e.code)

@@ -15,7 +15,8 @@ public struct InitSegment: Sendable {
         for s in streams {
             guard let st = avformat_new_stream(ctx, nil) else { throw MediaError(.codec, "cannot add stream") }
             s.fill(st.pointee.codecpar)
-            st.pointee.time_base = s.codec.isVideo ? AVRational(num: 1, den: 90000) : AVRational(num: 1, den: max(s.sampleRate, 1))
+            st.pointee.time_base =
+                s.codec.isVideo ? AVRational(num: 1, den: 90000) : AVRational(num: 1, den: max(s.sampleRate, 1))
         }
         var pb: UnsafeMutablePointer<AVIOContext>?
         rc = avio_open_dyn_buf(&pb)
@@ -32,7 +33,8 @@ public struct InitSegment: Sendable {
         ctx.pointee.pb = nil
         defer { av_free(buf) }
         guard rc >= 0 else {
-            throw MediaError.av(.codec, "cannot write MP4 header for \(streams.map(\.summary).joined(separator: ", "))", rc)
+            throw MediaError.av(
+                .codec, "cannot write MP4 header for \(streams.map(\.summary).joined(separator: ", "))", rc)
         }
         let bytes = Array(UnsafeBufferPointer(start: buf, count: Int(size)))
         return try InitSegment(parsing: bytes, streams: streams)
@@ -45,18 +47,22 @@ public struct InitSegment: Sendable {
         var tracks: [TrackInfo] = []
         for (i, trak) in r.children(from: moov.bodyOffset, to: moov.end).filter({ $0.type == "trak" }).enumerated() {
             guard i < streams.count,
-                  let tkhd = r.find(["tkhd"], from: trak.bodyOffset, to: trak.end),
-                  let mdhd = r.find(["mdia", "mdhd"], from: trak.bodyOffset, to: trak.end),
-                  let stsd = r.find(["mdia", "minf", "stbl", "stsd"], from: trak.bodyOffset, to: trak.end),
-                  let entry = r.box(at: stsd.bodyOffset + 8, limit: stsd.end)
+                let tkhd = r.find(["tkhd"], from: trak.bodyOffset, to: trak.end),
+                let mdhd = r.find(["mdia", "mdhd"], from: trak.bodyOffset, to: trak.end),
+                let stsd = r.find(["mdia", "minf", "stbl", "stsd"], from: trak.bodyOffset, to: trak.end),
+                let entry = r.box(at: stsd.bodyOffset + 8, limit: stsd.end)
             else { throw MediaError(.corrupt, "init segment track \(i) is incomplete") }
             let trackID = r.trackID(tkhd: tkhd)
             let timescale = r.timescale(mdhd: mdhd)
             let entryBytes = Array(bytes[entry.offset..<entry.end])
-            tracks.append(TrackInfo(trackID: trackID, timescale: timescale, stream: streams[i],
-                                    sampleEntry: entryBytes, rfc6381: CodecString.rfc6381(sampleEntry: entryBytes)))
+            tracks.append(
+                TrackInfo(
+                    trackID: trackID, timescale: timescale, stream: streams[i],
+                    sampleEntry: entryBytes, rfc6381: CodecString.rfc6381(sampleEntry: entryBytes)))
         }
-        guard tracks.count == streams.count else { throw MediaError(.corrupt, "init segment has \(tracks.count) tracks, expected \(streams.count)") }
+        guard tracks.count == streams.count else {
+            throw MediaError(.corrupt, "init segment has \(tracks.count) tracks, expected \(streams.count)")
+        }
         self.bytes = bytes
         self.tracks = tracks
     }

@@ -11,6 +11,11 @@ public struct InputPacket {
     public var data: UnsafeRawBufferPointer
 
     public init(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer) {
-        self.stream = stream; self.pts = pts; self.dts = dts; self.duration = duration; self.isKey = isKey; self.data = data
+        self.stream = stream
+        self.pts = pts
+        self.dts = dts
+        self.duration = duration
+        self.isKey = isKey
+        self.data = data
     }
 }

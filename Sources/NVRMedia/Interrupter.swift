@@ -1,7 +1,8 @@
 import CFFmpeg
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Lets another thread abort a blocking libav call, and bounds how long any one call may
@@ -42,7 +43,10 @@ public final class Interrupter: Sendable {
     func shouldInterrupt() -> Bool {
         if stopped.load(ordering: .relaxed) { return true }
         let d = deadline.load(ordering: .relaxed)
-        if d != 0 && Self.now() > d { timedOut.store(true, ordering: .relaxed); return true }
+        if d != 0 && Self.now() > d {
+            timedOut.store(true, ordering: .relaxed)
+            return true
+        }
         return false
     }
 

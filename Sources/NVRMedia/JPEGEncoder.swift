@@ -33,24 +33,34 @@ public final class JPEGEncoder {
         let (ow, oh) = Self.outputSize(width: picture.width, height: picture.height, requestedWidth: requestedWidth)
         guard ow > 0, oh > 0 else { throw MediaError(.corrupt, "empty picture") }
         let scaling = ow != picture.width || oh != picture.height
-        sws = sws_getCachedContext(sws, Int32(picture.width), Int32(picture.height), AVPixelFormat(rawValue: f.pointee.format),
-                                   Int32(ow), Int32(oh), AV_PIX_FMT_YUV420P, scaling ? SWS_AREA : SWS_POINT, nil, nil, nil)
+        sws = sws_getCachedContext(
+            sws, Int32(picture.width), Int32(picture.height), AVPixelFormat(rawValue: f.pointee.format),
+            Int32(ow), Int32(oh), AV_PIX_FMT_YUV420P, scaling ? SWS_AREA : SWS_POINT, nil, nil, nil)
         guard let sws else { throw MediaError(.unsupported, "cannot convert pixel format \(f.pointee.format)") }
         // Limited-range video to full-range JPEG (yuvj formats are full range already).
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
-        let srcFull: Int32 = f.pointee.color_range == AVCOL_RANGE_JPEG || fmt == AV_PIX_FMT_YUVJ420P || fmt == AV_PIX_FMT_YUVJ422P || fmt == AV_PIX_FMT_YUVJ444P ? 1 : 0
+        let srcFull: Int32 =
+            f.pointee.color_range == AVCOL_RANGE_JPEG || fmt == AV_PIX_FMT_YUVJ420P || fmt == AV_PIX_FMT_YUVJ422P
+                || fmt == AV_PIX_FMT_YUVJ444P ? 1 : 0
         let coeffs = sws_getCoefficients(SWS_CS_ITU709)
         _ = sws_setColorspaceDetails(sws, coeffs, srcFull, coeffs, 1, 0, 1 << 16, 1 << 16)
 
-        let cw = (ow + 1) / 2, ch = (oh + 1) / 2
+        let cw = (ow + 1) / 2
+        let ch = (oh + 1) / 2
         let need = ow * oh + 2 * cw * ch
         if planes.count < need { planes = [UInt8](repeating: 0, count: need) }
         return try planes.withUnsafeMutableBufferPointer { buf -> [UInt8] in
-            let y = buf.baseAddress!, u = y + ow * oh, v = u + cw * ch
+            let y = buf.baseAddress!
+            let u = y + ow * oh
+            let v = u + cw * ch
             var dst: [UnsafeMutablePointer<UInt8>?] = [y, u, v, nil]
             var dstStride: [Int32] = [Int32(ow), Int32(cw), Int32(cw), 0]
-            let srcData = withUnsafePointer(to: &f.pointee.data) { $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { p in (0..<4).map { p[$0] } } }
-            let srcStride = withUnsafePointer(to: &f.pointee.linesize) { $0.withMemoryRebound(to: Int32.self, capacity: 8) { p in (0..<4).map { p[$0] } } }
+            let srcData = withUnsafePointer(to: &f.pointee.data) {
+                $0.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { p in (0..<4).map { p[$0] } }
+            }
+            let srcStride = withUnsafePointer(to: &f.pointee.linesize) {
+                $0.withMemoryRebound(to: Int32.self, capacity: 8) { p in (0..<4).map { p[$0] } }
+            }
             let rows = sws_scale(sws, srcData, srcStride, 0, Int32(picture.height), &dst, &dstStride)
             guard rows == oh else { throw MediaError(.codec, "cannot scale the picture") }
 
@@ -58,8 +68,9 @@ public final class JPEGEncoder {
             var strides: [Int32] = [Int32(ow), Int32(cw), Int32(cw)]
             var out: UnsafeMutablePointer<UInt8>?
             var size: UInt = 0
-            let rc = tjCompressFromYUVPlanes(handle, &src, Int32(ow), &strides, Int32(oh), Int32(TJSAMP_420.rawValue), &out, &size,
-                                             Int32(quality), TJFLAG_FASTDCT)
+            let rc = tjCompressFromYUVPlanes(
+                handle, &src, Int32(ow), &strides, Int32(oh), Int32(TJSAMP_420.rawValue), &out, &size,
+                Int32(quality), TJFLAG_FASTDCT)
             defer { if let out { tjFree(out) } }
             guard rc == 0, let out else {
                 throw MediaError(.codec, "JPEG compression failed: \(String(cString: tjGetErrorStr2(handle)))")

@@ -3,8 +3,10 @@
 public enum LiveFragment {
     /// `decodeTime` and `duration` are in the track's timescale; `data` is the sample in MP4
     /// form (length-prefixed NAL units).
-    public static func make(sequence: UInt32, trackID: UInt32, decodeTime: UInt64, duration: UInt32, compositionOffset: Int32,
-                            isKey: Bool, data: UnsafeRawBufferPointer) -> [UInt8] {
+    public static func make(
+        sequence: UInt32, trackID: UInt32, decodeTime: UInt64, duration: UInt32, compositionOffset: Int32,
+        isKey: Bool, data: UnsafeRawBufferPointer
+    ) -> [UInt8] {
         var w = BoxWriter(capacity: 128 + data.count)
         var dataOffsetAt = 0
         w.box("moof") { w in

@@ -28,13 +28,18 @@ extension Demuxer: LiveInput {
         if i == 1, let x = audioConverter {
             // The converter's time base is one tick per sample; audio with no time is dropped.
             let t = p.pts == nvr_av_nopts_value() ? p.dts : p.pts
-            guard t != nvr_av_nopts_value(), let time = audioTimebase.rescale(t, to: .rate(Int64(x.description.sampleRate))) else { return }
-            try x.add(UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0))), time: time) { pts, duration, frame in
+            guard t != nvr_av_nopts_value(),
+                let time = audioTimebase.rescale(t, to: .rate(Int64(x.description.sampleRate)))
+            else { return }
+            try x.add(UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0))), time: time) {
+                pts, duration, frame in
                 try handler(InputPacket(stream: 1, pts: pts, dts: pts, duration: duration, isKey: true, data: frame))
             }
             return
         }
-        try handler(InputPacket(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.flags & 1 != 0,
-                                data: UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0)))))
+        try handler(
+            InputPacket(
+                stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.flags & 1 != 0,
+                data: UnsafeRawBufferPointer(start: p.data, count: Int(max(p.size, 0)))))
     }
 }

@@ -11,7 +11,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
 
     public init(_ kind: Kind, _ message: String, code: Int32 = 0) {
-        self.kind = kind; self.message = message; self.code = code
+        self.kind = kind
+        self.message = message
+        self.code = code
     }
 
     public var description: String { message }

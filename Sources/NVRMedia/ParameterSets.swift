@@ -4,7 +4,8 @@ public enum ParameterSets {
     /// The parameter-set NAL units of `frame`, re-joined as Annex B; empty if none.
     /// Called once per key frame: walks the NAL headers in place and copies only the
     /// (small) parameter sets.
-    public static func annexB(from frame: UnsafeRawBufferPointer, codec: Codec, lengthPrefixed: Bool = false) -> [UInt8] {
+    public static func annexB(from frame: UnsafeRawBufferPointer, codec: Codec, lengthPrefixed: Bool = false) -> [UInt8]
+    {
         guard lengthPrefixed || AnnexB.hasStartCode(frame) else { return [] }
         var out: [UInt8] = []
         AnnexB.forEachNAL(frame, lengthPrefixed: lengthPrefixed) { nal in
@@ -14,7 +15,10 @@ public enum ParameterSets {
             case .h265: isParameterSet = (32...34).contains((nal[0] >> 1) & 0x3F)
             case .aac: isParameterSet = false
             }
-            if isParameterSet { out += [0, 0, 0, 1]; out.append(contentsOf: nal) }
+            if isParameterSet {
+                out += [0, 0, 0, 1]
+                out.append(contentsOf: nal)
+            }
         }
         return out
     }

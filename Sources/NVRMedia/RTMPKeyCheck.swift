@@ -1,5 +1,5 @@
-import Foundation
 import CFFmpeg
+import Foundation
 import NVRTime
 
 /// Makes the RTMP listener's stream key count. libavformat accepts a push to any key and only

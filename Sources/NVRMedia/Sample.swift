@@ -8,6 +8,9 @@ public struct Sample: Sendable, Equatable {
     public var compositionOffset: Int32
 
     public init(duration: UInt32, size: UInt32, isKey: Bool, compositionOffset: Int32 = 0) {
-        self.duration = duration; self.size = size; self.isKey = isKey; self.compositionOffset = compositionOffset
+        self.duration = duration
+        self.size = size
+        self.isKey = isKey
+        self.compositionOffset = compositionOffset
     }
 }

@@ -17,11 +17,18 @@ public struct StreamDescription: Sendable, Equatable {
 
     public enum PacketFormat: Sendable, Equatable { case annexB, lengthPrefixed }
 
-    public init(codec: Codec, width: Int32 = 0, height: Int32 = 0, sampleRate: Int32 = 0, channels: Int32 = 0,
-                timebaseNum: Int32, timebaseDen: Int32, extradata: [UInt8]) {
-        self.codec = codec; self.width = width; self.height = height
-        self.sampleRate = sampleRate; self.channels = channels
-        self.timebaseNum = timebaseNum; self.timebaseDen = timebaseDen; self.extradata = extradata
+    public init(
+        codec: Codec, width: Int32 = 0, height: Int32 = 0, sampleRate: Int32 = 0, channels: Int32 = 0,
+        timebaseNum: Int32, timebaseDen: Int32, extradata: [UInt8]
+    ) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.timebaseNum = timebaseNum
+        self.timebaseDen = timebaseDen
+        self.extradata = extradata
     }
 
     /// True when samples arrive with start codes and need converting to length prefixes.
@@ -44,10 +51,11 @@ public struct StreamDescription: Sendable, Equatable {
         if let e = par.pointee.extradata, par.pointee.extradata_size > 0 {
             extradata = Array(UnsafeBufferPointer(start: e, count: Int(par.pointee.extradata_size)))
         }
-        self.init(codec: codec, width: par.pointee.width, height: par.pointee.height,
-                  sampleRate: par.pointee.sample_rate, channels: par.pointee.ch_layout.nb_channels,
-                  timebaseNum: stream.pointee.time_base.num, timebaseDen: stream.pointee.time_base.den,
-                  extradata: extradata)
+        self.init(
+            codec: codec, width: par.pointee.width, height: par.pointee.height,
+            sampleRate: par.pointee.sample_rate, channels: par.pointee.ch_layout.nb_channels,
+            timebaseNum: stream.pointee.time_base.num, timebaseDen: stream.pointee.time_base.den,
+            extradata: extradata)
     }
 
     /// Copies these parameters into a libav stream's codecpar.
@@ -56,7 +64,8 @@ public struct StreamDescription: Sendable, Equatable {
         par.pointee.codec_id = codec.avCodecID
         par.pointee.codec_tag = 0
         if codec.isVideo {
-            par.pointee.width = width; par.pointee.height = height
+            par.pointee.width = width
+            par.pointee.height = height
         } else {
             par.pointee.sample_rate = sampleRate
             av_channel_layout_default(&par.pointee.ch_layout, max(channels, 1))

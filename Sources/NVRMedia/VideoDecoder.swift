@@ -14,7 +14,10 @@ public final class VideoDecoder {
     /// the decoder, since recorded samples are length-prefixed.
     public convenience init(sampleEntry: [UInt8]) throws {
         guard let (codec, config) = Self.decoderConfig(sampleEntry: sampleEntry) else {
-            throw MediaError(.unsupported, "cannot decode sample entry '\(sampleEntry.count >= 8 ? String(decoding: sampleEntry[4..<8], as: UTF8.self) : "?")'")
+            throw MediaError(
+                .unsupported,
+                "cannot decode sample entry '\(sampleEntry.count >= 8 ? String(decoding: sampleEntry[4..<8], as: UTF8.self) : "?")'"
+            )
         }
         try self.init(codec: codec, extradata: config)
     }
@@ -26,14 +29,18 @@ public final class VideoDecoder {
         }
         ctx = c
         if !extradata.isEmpty {
-            c.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))!.assumingMemoryBound(to: UInt8.self)
+            c.pointee.extradata = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))!.assumingMemoryBound(
+                to: UInt8.self)
             extradata.withUnsafeBufferPointer { c.pointee.extradata.update(from: $0.baseAddress!, count: $0.count) }
             c.pointee.extradata_size = Int32(extradata.count)
         }
         c.pointee.thread_count = 1
         if strict { c.pointee.err_recognition = AV_EF_EXPLODE } else { c.pointee.flags2 |= AV_CODEC_FLAG2_FAST }
         let rc = avcodec_open2(c, av, nil)
-        guard rc >= 0 else { avcodec_free_context(&ctx); throw MediaError.av(.codec, "cannot open the \(codec.rawValue) decoder", rc) }
+        guard rc >= 0 else {
+            avcodec_free_context(&ctx)
+            throw MediaError.av(.codec, "cannot open the \(codec.rawValue) decoder", rc)
+        }
         frame = av_frame_alloc()
         packet = av_packet_alloc()
     }
@@ -47,7 +54,9 @@ public final class VideoDecoder {
     /// Decodes `count` samples in decode order; `read(i, into)` fills sample i's bytes.
     /// Returns the picture of sample `count - 1` (matched by its position, so reordering
     /// decoders still give the right one). The picture stays valid until the next call.
-    public func decode(count: Int, sizes: (Int) -> Int, read: (Int, UnsafeMutableRawBufferPointer) throws -> Void) throws -> Picture {
+    public func decode(count: Int, sizes: (Int) -> Int, read: (Int, UnsafeMutableRawBufferPointer) throws -> Void)
+        throws -> Picture
+    {
         guard let ctx, let frame, let packet, count > 0 else { throw MediaError(.read, "nothing to decode") }
         let target = Int64(count - 1)
         var found = false
@@ -56,7 +65,10 @@ public final class VideoDecoder {
                 let rc = avcodec_receive_frame(ctx, frame)
                 if rc == nvr_averror(EAGAIN) || rc == nvr_averror_eof() { return }
                 guard rc >= 0 else { throw MediaError.av(.corrupt, "cannot decode the picture", rc) }
-                if frame.pointee.best_effort_timestamp == target || frame.pointee.pts == target { found = true; return }
+                if frame.pointee.best_effort_timestamp == target || frame.pointee.pts == target {
+                    found = true
+                    return
+                }
                 av_frame_unref(frame)
             }
         }
@@ -66,7 +78,8 @@ public final class VideoDecoder {
             if buffer.count < padded { buffer = [UInt8](repeating: 0, count: padded) }
             try buffer.withUnsafeMutableBytes { raw in
                 try read(i, UnsafeMutableRawBufferPointer(rebasing: raw[0..<size]))
-                raw.baseAddress!.advanced(by: size).initializeMemory(as: UInt8.self, repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
+                raw.baseAddress!.advanced(by: size).initializeMemory(
+                    as: UInt8.self, repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
                 packet.pointee.data = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 packet.pointee.size = Int32(size)
                 packet.pointee.pts = Int64(i)
@@ -75,12 +88,14 @@ public final class VideoDecoder {
                 let rc = avcodec_send_packet(ctx, packet)
                 packet.pointee.data = nil
                 packet.pointee.size = 0
-                guard rc >= 0 || rc == nvr_averror(EAGAIN) else { throw MediaError.av(.corrupt, "frame \(i) does not decode", rc) }
+                guard rc >= 0 || rc == nvr_averror(EAGAIN) else {
+                    throw MediaError.av(.corrupt, "frame \(i) does not decode", rc)
+                }
             }
             try drain()
             if found { return Picture(frame) }
         }
-        _ = avcodec_send_packet(ctx, nil) // flush: a decoder with delay gives its last pictures now
+        _ = avcodec_send_packet(ctx, nil)  // flush: a decoder with delay gives its last pictures now
         try drain()
         guard found else { throw MediaError(.corrupt, "the decoder gave no picture for that frame") }
         return Picture(frame)
@@ -94,11 +109,15 @@ public final class VideoDecoder {
         if buffer.count < padded { buffer = [UInt8](repeating: 0, count: padded * 2) }
         let rc = buffer.withUnsafeMutableBytes { raw -> Int32 in
             if let base = data.baseAddress { raw.baseAddress!.copyMemory(from: base, byteCount: data.count) }
-            raw.baseAddress!.advanced(by: data.count).initializeMemory(as: UInt8.self, repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
+            raw.baseAddress!.advanced(by: data.count).initializeMemory(
+                as: UInt8.self, repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
             packet.pointee.data = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             packet.pointee.size = Int32(data.count)
             packet.pointee.flags = isKey ? AV_PKT_FLAG_KEY : 0
-            defer { packet.pointee.data = nil; packet.pointee.size = 0 }
+            defer {
+                packet.pointee.data = nil
+                packet.pointee.size = 0
+            }
             return avcodec_send_packet(ctx, packet)
         }
         guard rc >= 0 || rc == nvr_averror(EAGAIN) else { throw MediaError.av(.corrupt, "a frame does not decode", rc) }

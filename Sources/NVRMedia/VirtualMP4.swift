@@ -7,7 +7,10 @@ public struct VirtualMP4: Sendable {
         case bytes([UInt8])
         case file(path: String, offset: Int64, length: Int64)
         public var length: Int64 {
-            switch self { case .bytes(let b): return Int64(b.count); case .file(_, _, let n): return n }
+            switch self {
+            case .bytes(let b): return Int64(b.count)
+            case .file(_, _, let n): return n
+            }
         }
     }
     public var parts: [Part]
@@ -28,7 +31,10 @@ public struct VirtualMP4: Sendable {
             var off = 0
             while off < p.count {
                 let n = Glibc.write(out, p.baseAddress! + off, p.count - off)
-                if n < 0 { if errno == EINTR { continue }; throw MediaError.posix(errno == ENOSPC ? .noSpace : .write, "cannot write \(path)", errno) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw MediaError.posix(errno == ENOSPC ? .noSpace : .write, "cannot write \(path)", errno)
+                }
                 off += n
             }
             written += Int64(p.count)

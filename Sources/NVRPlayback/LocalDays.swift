@@ -17,7 +17,9 @@ public struct LocalDays: Sendable {
     /// `tz`: an IANA name such as "Europe/Paris"; nil = the server's zone.
     public init(tz: String?) throws {
         if let tz {
-            guard let zone = TimeZone(identifier: tz) else { throw Invalid("unknown time zone '\(tz)' (use an IANA name such as Europe/Paris)") }
+            guard let zone = TimeZone(identifier: tz) else {
+                throw Invalid("unknown time zone '\(tz)' (use an IANA name such as Europe/Paris)")
+            }
             timeZone = zone
             name = tz
         } else {
@@ -31,9 +33,11 @@ public struct LocalDays: Sendable {
     /// [start, end) of the local day "YYYY-MM-DD".
     public func day(_ date: String) throws -> Range<Int64> {
         let p = date.split(separator: "-", omittingEmptySubsequences: false).compactMap { Int($0) }
-        guard p.count == 3, (1970...9999).contains(p[0]), let start = calendar.date(from: DateComponents(year: p[0], month: p[1], day: p[2])),
-              calendar.component(.day, from: start) == p[2],
-              let next = calendar.date(byAdding: .day, value: 1, to: start) else {
+        guard p.count == 3, (1970...9999).contains(p[0]),
+            let start = calendar.date(from: DateComponents(year: p[0], month: p[1], day: p[2])),
+            calendar.component(.day, from: start) == p[2],
+            let next = calendar.date(byAdding: .day, value: 1, to: start)
+        else {
             throw Invalid("'\(date.prefix(40))' is not a date like 2026-11-22 (years 1970–9999)")
         }
         return Time90k.from(start)..<Time90k.from(next)
@@ -42,7 +46,9 @@ public struct LocalDays: Sendable {
     /// [start, end) of the local day that contains `t` (default: now).
     public func today(at t: Int64 = Time90k.now()) throws -> Range<Int64> {
         let c = calendar.dateComponents([.year, .month, .day], from: Time90k.date(t))
-        guard let y = c.year, let m = c.month, let d = c.day else { throw Invalid("no local day at \(Time90k.rfc3339(t))") }
+        guard let y = c.year, let m = c.month, let d = c.day else {
+            throw Invalid("no local day at \(Time90k.rfc3339(t))")
+        }
         return try day(String(format: "%04ld-%02ld-%02ld", y, m, d))
     }
 
@@ -50,8 +56,9 @@ public struct LocalDays: Sendable {
     public func month(_ month: String) throws -> [(date: String, range: Range<Int64>)] {
         let p = month.split(separator: "-", omittingEmptySubsequences: false).compactMap { Int($0) }
         guard p.count == 2, (1970...9999).contains(p[0]), (1...12).contains(p[1]),
-              let first = calendar.date(from: DateComponents(year: p[0], month: p[1], day: 1)),
-              let days = calendar.range(of: .day, in: .month, for: first) else {
+            let first = calendar.date(from: DateComponents(year: p[0], month: p[1], day: 1)),
+            let days = calendar.range(of: .day, in: .month, for: first)
+        else {
             throw Invalid("'\(month.prefix(40))' is not a month like 2026-11 (years 1970–9999)")
         }
         return try days.map { d in

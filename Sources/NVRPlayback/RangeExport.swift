@@ -24,11 +24,15 @@ public struct RangeExport {
         public var end90k: Int64
     }
 
-    public static func build(index: IndexDatabase, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64) throws -> Result {
+    public static func build(index: IndexDatabase, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64)
+        throws -> Result
+    {
         var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end)
             .filter { ($0.state == .complete && $0.end90k > start) || $0.state == .writing }
         guard let first = segs.first else { throw NothingRecorded(start: start, end: end) }
-        guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else { throw IndexError("sample entry \(first.videoEntryID) missing") }
+        guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else {
+            throw IndexError("sample entry \(first.videoEntryID) missing")
+        }
         // Every video sample entry the range uses, in order of first use. Players that switch
         // entries (stsc) get each one's; players that keep the first decode the rest from the
         // parameter sets repeated at each change. Another codec, NAL length size or timescale
@@ -39,8 +43,11 @@ public struct RangeExport {
         var entryBoxes = [[UInt8](videoEntry.box)]
         var inBand = [firstConfig?.inBand ?? []]
         for (k, seg) in segs.enumerated() where !entryIDs.contains(seg.videoEntryID) {
-            guard let fc = firstConfig, let e = try index.sampleEntry(id: seg.videoEntryID), e.timescale == videoEntry.timescale,
-                  let c = DecoderConfiguration(sampleEntry: [UInt8](e.box)), c.codec == fc.codec, c.lengthSize == fc.lengthSize else {
+            guard let fc = firstConfig, let e = try index.sampleEntry(id: seg.videoEntryID),
+                e.timescale == videoEntry.timescale,
+                let c = DecoderConfiguration(sampleEntry: [UInt8](e.box)), c.codec == fc.codec,
+                c.lengthSize == fc.lengthSize
+            else {
                 truncatedAt = seg.start90k
                 segs = Array(segs[..<k])
                 break
@@ -76,7 +83,10 @@ public struct RangeExport {
             guard from < to else { continue }
             let picked = (from..<to).map { (sample: m.video[$0], offset: m.videoOffsets[$0]) }
             let pieceStart = m.videoTimes[from]
-            if playStart == nil { playStart = max(shownFirst ?? start, pieceStart); firstPictureTime = pieceStart }
+            if playStart == nil {
+                playStart = max(shownFirst ?? start, pieceStart)
+                firstPictureTime = pieceStart
+            }
             if let prev = lastEnd {
                 // Keep the file on the wall clock: the previous piece's last picture lasts until this one starts.
                 let gap = pieceStart - prev
@@ -88,12 +98,17 @@ public struct RangeExport {
             // Audio: samples between the play start and the last picked picture's end.
             var audioPicked: [(sample: Sample, offset: Int64)] = []
             if audioEntry != nil {
-                let lo = playStart!, hi = min(lastEnd!, end)
+                let lo = playStart!
+                let hi = min(lastEnd!, end)
                 for i in m.audio.indices where m.audioTimes[i] >= lo && m.audioTimes[i] < hi {
                     if audioPicked.isEmpty, let prevEnd = audioEnd {
                         // Silence across a gap: stretch the previous piece's last audio sample.
-                        let gap = Timebase.ticks90k.rescale(Time90k.subtract(m.audioTimes[i], prevEnd), to: .rate(audioRate)) ?? 0
-                        if let p = pieces.lastIndex(where: { !$0.audio.isEmpty }) { adjustLast(&pieces[p].audio, by: gap) }
+                        let gap =
+                            Timebase.ticks90k.rescale(Time90k.subtract(m.audioTimes[i], prevEnd), to: .rate(audioRate))
+                            ?? 0
+                        if let p = pieces.lastIndex(where: { !$0.audio.isEmpty }) {
+                            adjustLast(&pieces[p].audio, by: gap)
+                        }
                     }
                     audioPicked.append((m.audio[i], m.audioOffsets[i]))
                     audioEnd = m.audioTimes[i] + Int64(m.audio[i].duration) * 90_000 / audioRate
@@ -101,15 +116,21 @@ public struct RangeExport {
             }
             let entry = entryIDs.firstIndex(of: seg.videoEntryID) ?? 0
             let prefix = entry != (pieces.last?.videoEntry ?? 0) ? inBand[entry] : []
-            pieces.append(MP4Builder.Piece(path: m.path, video: picked, audio: audioPicked, videoEntry: entry, videoPrefix: prefix))
+            pieces.append(
+                MP4Builder.Piece(
+                    path: m.path, video: picked, audio: audioPicked, videoEntry: entry, videoPrefix: prefix))
         }
         guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
-        let video = MP4Builder.Track(sampleEntries: entryBoxes, timescale: UInt32(clamping: videoEntry.timescale),
-                                     width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
-        let audio = audioEntry.map { MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32(clamping: $0.timescale), isVideo: false) }
+        let video = MP4Builder.Track(
+            sampleEntries: entryBoxes, timescale: UInt32(clamping: videoEntry.timescale),
+            width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
+        let audio = audioEntry.map {
+            MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32(clamping: $0.timescale), isVideo: false)
+        }
         let playEnd = min(end, lastEnd)
         let skip = playStart - firstPictureTime
-        let mp4 = MP4Builder.build(pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))
+        let mp4 = MP4Builder.build(
+            pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))
         return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: playStart, end90k: playEnd)
     }
 

@@ -20,13 +20,19 @@ public struct SegmentMedia: Sendable {
     /// End of the last video frame on the wall clock.
     public var end90k: Int64
 
-    public static func load(_ seg: SegmentRecord, index: IndexDatabase, storage: StorageLayout, audioTimescale: Int?) throws -> SegmentMedia {
+    public static func load(_ seg: SegmentRecord, index: IndexDatabase, storage: StorageLayout, audioTimescale: Int?)
+        throws -> SegmentMedia
+    {
         let path = storage.absolute(seg.path)
-        var video: [Sample], audio: [Sample], fragments: [FragmentInfo]
+        var video: [Sample]
+        var audio: [Sample]
+        var fragments: [FragmentInfo]
         var audioStart: Int64?
         var rate = Int64(max(audioTimescale ?? 0, 0))
         if seg.state == .complete {
-            guard let fr = try index.frames(segmentID: seg.id!) else { throw IndexError("segment \(seg.path) has no frame index (run nvr db check)") }
+            guard let fr = try index.frames(segmentID: seg.id!) else {
+                throw IndexError("segment \(seg.path) has no frame index (run nvr db check)")
+            }
             video = try FrameIndex.decode(fr.videoIndex).map(Sample.init)
             audio = try fr.audioIndex.map { try FrameIndex.decode($0).map(Sample.init) } ?? []
             fragments = try FrameIndex.decodeFragments(fr.fragmentIndex).map(FragmentInfo.init)
@@ -38,7 +44,9 @@ public struct SegmentMedia: Sendable {
             fragments = scan.fragments
             if scan.timescales.count > 1, scan.timescales[1] > 0 {
                 rate = Int64(scan.timescales[1])
-                audioStart = Timebase(1, rate).to90k(Int64(clamping: scan.firstDecodeTimes[1])).map { Time90k.add(seg.start90k, $0) }
+                audioStart = Timebase(1, rate).to90k(Int64(clamping: scan.firstDecodeTimes[1])).map {
+                    Time90k.add(seg.start90k, $0)
+                }
             }
         }
         guard let offsets = MP4Builder.offsets(video: video, audio: audio, fragments: fragments) else {
@@ -47,26 +55,37 @@ public struct SegmentMedia: Sendable {
         var videoTimes: [Int64] = []
         videoTimes.reserveCapacity(video.count)
         var t = seg.start90k
-        for s in video { videoTimes.append(t); t += Int64(s.duration) }
+        for s in video {
+            videoTimes.append(t)
+            t += Int64(s.duration)
+        }
         var audioTimes: [Int64] = []
         if let a0 = audioStart, rate > 0 {
             audioTimes.reserveCapacity(audio.count)
             var at: Int64 = 0
             let tb = Timebase(1, rate)
-            for s in audio { audioTimes.append(Time90k.add(a0, tb.to90k(at) ?? 0)); at += Int64(s.duration) }
+            for s in audio {
+                audioTimes.append(Time90k.add(a0, tb.to90k(at) ?? 0))
+                at += Int64(s.duration)
+            }
         } else {
             audio = []
         }
-        return SegmentMedia(segment: seg, path: path, video: video, videoTimes: videoTimes, videoOffsets: offsets.video,
-                            audio: audio, audioTimes: audioTimes, audioOffsets: audio.isEmpty ? [] : offsets.audio, end90k: t)
+        return SegmentMedia(
+            segment: seg, path: path, video: video, videoTimes: videoTimes, videoOffsets: offsets.video,
+            audio: audio, audioTimes: audioTimes, audioOffsets: audio.isEmpty ? [] : offsets.audio, end90k: t)
     }
 
     /// The video frame shown at `t`: the last one starting at or before it (the first if `t`
     /// is earlier than the segment).
     public func frame(at t: Int64) -> Int? {
         guard !video.isEmpty else { return nil }
-        var lo = 0, hi = videoTimes.count // first index with time > t
-        while lo < hi { let mid = (lo + hi) / 2; if videoTimes[mid] <= t { lo = mid + 1 } else { hi = mid } }
+        var lo = 0
+        var hi = videoTimes.count  // first index with time > t
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if videoTimes[mid] <= t { lo = mid + 1 } else { hi = mid }
+        }
         return max(lo - 1, 0)
     }
 

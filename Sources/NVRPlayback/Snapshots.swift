@@ -18,11 +18,16 @@ public final class Snapshots: Sendable {
     private let index: IndexDatabase
     private let storage: StorageLayout
     private let cacheSeconds: Double
-    private struct CacheKey: Hashable { var camera: Int64; var width: Int? }
+    private struct CacheKey: Hashable {
+        var camera: Int64
+        var width: Int?
+    }
     private let cache = Mutex<[CacheKey: (made: Double, snapshot: Snapshot)]>([:])
 
     public init(index: IndexDatabase, storage: StorageLayout, cacheSeconds: Double = 1) {
-        self.index = index; self.storage = storage; self.cacheSeconds = cacheSeconds
+        self.index = index
+        self.storage = storage
+        self.cacheSeconds = cacheSeconds
     }
 
     /// The camera's newest key frame (from the segment being written when there is one).
@@ -33,14 +38,14 @@ public final class Snapshots: Sendable {
         var made: Snapshot?
         for seg in try index.newestSegments(cameraID: cameraID, limit: 2) {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
-            guard let last = m.video.indices.last else { continue } // a segment just opened has no fragment yet
+            guard let last = m.video.indices.last else { continue }  // a segment just opened has no fragment yet
             let k = m.keyFrame(before: last)
             made = try decode(m, from: k, to: k, width: width)
             break
         }
         guard let made else { throw NothingRecorded(start: .min, end: .max) }
         cache.withLock { c in
-            c = c.filter { now - $0.value.made < cacheSeconds } // keep the cache to live cameras
+            c = c.filter { now - $0.value.made < cacheSeconds }  // keep the cache to live cameras
             c[key] = (now, made)
         }
         return made
@@ -54,7 +59,9 @@ public final class Snapshots: Sendable {
         let segs = try index.segments(cameraID: cameraID, start90k: t, end90k: Time90k.add(t, 1))
         for seg in segs.reversed() {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
-            guard let first = m.videoTimes.first, first <= t, t < m.end90k, let i = m.nearestFrame(to: t) else { continue }
+            guard let first = m.videoTimes.first, first <= t, t < m.end90k, let i = m.nearestFrame(to: t) else {
+                continue
+            }
             // Decoding costs every frame since the key frame; a camera with one key frame a
             // minute (or an hour) must not make one request decode thousands: past that, the
             // key frame itself is the picture.
@@ -65,15 +72,19 @@ public final class Snapshots: Sendable {
     }
 
     private func decode(_ m: SegmentMedia, from: Int, to: Int, width: Int?) throws -> Snapshot {
-        guard let entry = try index.sampleEntry(id: m.segment.videoEntryID) else { throw IndexError("sample entry \(m.segment.videoEntryID) missing") }
+        guard let entry = try index.sampleEntry(id: m.segment.videoEntryID) else {
+            throw IndexError("sample entry \(m.segment.videoEntryID) missing")
+        }
         let fd = open(m.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw MediaError.posix(.read, "cannot open \(m.path)", errno) }
         defer { close(fd) }
         let decoder = try VideoDecoder(sampleEntry: [UInt8](entry.box))
-        let picture = try decoder.decode(count: to - from + 1, sizes: { Int(m.video[from + $0].size) }) { i, buf in
-            let n = pread(fd, buf.baseAddress, buf.count, off_t(m.videoOffsets[from + i]))
-            guard n == buf.count else { throw MediaError(.corrupt, "\(m.path) is shorter than the index says") }
-        }
+        let picture = try decoder.decode(
+            count: to - from + 1, sizes: { Int(m.video[from + $0].size) },
+            read: { i, buf in
+                let n = pread(fd, buf.baseAddress, buf.count, off_t(m.videoOffsets[from + i]))
+                guard n == buf.count else { throw MediaError(.corrupt, "\(m.path) is shorter than the index says") }
+            })
         let jpeg = try JPEGEncoder().encode(picture, width: width)
         let size = JPEGEncoder.outputSize(width: picture.width, height: picture.height, requestedWidth: width)
         return Snapshot(jpeg: jpeg, time90k: m.videoTimes[to], width: size.width, height: size.height)

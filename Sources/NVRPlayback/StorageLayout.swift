@@ -19,7 +19,8 @@ public struct StorageLayout: Sendable {
         cal.timeZone = TimeZone(identifier: "UTC")!
         let c = cal.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Time90k.date(start90k))
         let day = String(format: "%04d/%02d/%02d", c.year!, c.month!, c.day!)
-        let stamp = String(format: "%04d%02d%02dT%02d%02d%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        let stamp = String(
+            format: "%04d%02d%02dT%02d%02d%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
         return "recordings/\(camera)/\(day)/\(camera)-\(stamp)Z-r\(runID)-\(seq).mp4"
     }
 
@@ -35,7 +36,7 @@ public struct StorageLayout: Sendable {
 
     /// Camera names become folder names: keep them to letters, digits, '-', '_' and '.'.
     public static func isValidCameraName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 64 && name.first != "." &&
-            name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+        !name.isEmpty && name.count <= 64 && name.first != "."
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
     }
 }

@@ -32,7 +32,8 @@ public struct LoadedPlugin: @unchecked Sendable {
     public var offersLiveURL: Bool { has(UInt64(NVR_CAP_LIVE_URL)) }
     /// The discovery functions, if the plugin's entry struct is recent enough to have them.
     var discoveryFunctions: nvr_discovery_functions? {
-        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.discovery)! + MemoryLayout<nvr_discovery_functions>.size
+        let end =
+            MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.discovery)! + MemoryLayout<nvr_discovery_functions>.size
         return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.discovery : nil
     }
     /// The plugin looks for its cameras on the network (`nvr discover`).

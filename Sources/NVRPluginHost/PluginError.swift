@@ -12,5 +12,8 @@ public struct PluginError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable { case configuration, unsupported, transient }
     public let description: String
     public let kind: Kind
-    public init(_ m: String, kind: Kind = .configuration) { description = m; self.kind = kind }
+    public init(_ m: String, kind: Kind = .configuration) {
+        description = m
+        self.kind = kind
+    }
 }

@@ -10,7 +10,8 @@ public final class PluginHost: Sendable {
     /// The running executable's directory (/proc/self/exe on Linux): where the package and a
     /// build put the plugin libraries when nvr.toml names no other.
     public static var executableDirectory: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: exe).deletingLastPathComponent().path
     }
     private let cache = Mutex<[String: Result<LoadedPlugin, PluginError>]>([:])
@@ -56,7 +57,9 @@ public final class PluginHost: Sendable {
         guard let entry = fn() else { throw PluginError("plugin '\(name)': entry returned nothing") }
         let abi = entry.pointee.abi_version
         guard abi == NVR_PLUGIN_ABI_VERSION else {
-            throw PluginError("plugin '\(name)' speaks plugin ABI \(abi), this NVR speaks \(NVR_PLUGIN_ABI_VERSION): rebuild the plugin")
+            throw PluginError(
+                "plugin '\(name)' speaks plugin ABI \(abi), this NVR speaks \(NVR_PLUGIN_ABI_VERSION): rebuild the plugin"
+            )
         }
         // Fields appended later (card, control) may be missing from an older plugin: see `cardFunctions`.
         guard entry.pointee.struct_size >= UInt32(MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.card)!) else {
@@ -69,8 +72,9 @@ public final class PluginHost: Sendable {
         guard declared == name else {
             throw PluginError("plugin file \(path) calls itself '\(declared)', expected '\(name)'")
         }
-        return LoadedPlugin(name: name, version: entry.pointee.version.map { String(cString: $0) } ?? "?",
-                            description: entry.pointee.description.map { String(cString: $0) } ?? "",
-                            path: path, abiVersion: abi, capabilities: entry.pointee.capabilities, entry: entry)
+        return LoadedPlugin(
+            name: name, version: entry.pointee.version.map { String(cString: $0) } ?? "?",
+            description: entry.pointee.description.map { String(cString: $0) } ?? "",
+            path: path, abiVersion: abi, capabilities: entry.pointee.capabilities, entry: entry)
     }
 }

@@ -16,43 +16,52 @@ public final class PluginInstance: @unchecked Sendable {
         self.plugin = plugin
         let retained = Unmanaged.passRetained(CallbackBox(target))
         host = .allocate(capacity: 1)
-        host.initialize(to: nvr_host_v1(
-            struct_size: UInt32(MemoryLayout<nvr_host_v1>.size), host_ctx: retained.toOpaque(),
-            log: { ctx, level, msg in
-                callbackTarget(ctx)?.pluginLog(level: level, message: msg.map { String(cString: $0) } ?? "")
-            },
-            connection_state: { ctx, state, reason in
-                callbackTarget(ctx)?.pluginConnectionState(state, reason: reason.map { String(cString: $0) })
-            },
-            event: { ctx, json in callbackTarget(ctx)?.pluginEvent(json: json.map { String(cString: $0) } ?? "{}") },
-            card_media: { ctx, json in callbackTarget(ctx)?.pluginCardMedia(json: json.map { String(cString: $0) } ?? "{}") },
-            begin_streams: { ctx, streams, count in
-                guard let ctx, let streams, count > 0 else { return -1 }
-                let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
-                switch PluginStreams.convert(UnsafeRawPointer(streams), count: Int(count)) {
-                case .failure(let why):
-                    box.target.pluginLog(level: Int32(NVR_LOG_ERROR.rawValue), message: "begin_streams refused: \(why)")
-                    return -1
-                case .success(let converted):
-                    if !converted.dropped.isEmpty {
-                        box.target.pluginLog(level: Int32(NVR_LOG_WARNING.rawValue), message: "not recorded: " + converted.dropped.joined(separator: "; "))
+        host.initialize(
+            to: nvr_host_v1(
+                struct_size: UInt32(MemoryLayout<nvr_host_v1>.size), host_ctx: retained.toOpaque(),
+                log: { ctx, level, msg in
+                    callbackTarget(ctx)?.pluginLog(level: level, message: msg.map { String(cString: $0) } ?? "")
+                },
+                connection_state: { ctx, state, reason in
+                    callbackTarget(ctx)?.pluginConnectionState(state, reason: reason.map { String(cString: $0) })
+                },
+                event: { ctx, json in callbackTarget(ctx)?.pluginEvent(json: json.map { String(cString: $0) } ?? "{}")
+                },
+                card_media: { ctx, json in
+                    callbackTarget(ctx)?.pluginCardMedia(json: json.map { String(cString: $0) } ?? "{}")
+                },
+                begin_streams: { ctx, streams, count in
+                    guard let ctx, let streams, count > 0 else { return -1 }
+                    let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
+                    switch PluginStreams.convert(UnsafeRawPointer(streams), count: Int(count)) {
+                    case .failure(let why):
+                        box.target.pluginLog(
+                            level: Int32(NVR_LOG_ERROR.rawValue), message: "begin_streams refused: \(why)")
+                        return -1
+                    case .success(let converted):
+                        if !converted.dropped.isEmpty {
+                            box.target.pluginLog(
+                                level: Int32(NVR_LOG_WARNING.rawValue),
+                                message: "not recorded: " + converted.dropped.joined(separator: "; "))
+                        }
+                        box.streams.withLock { $0 = converted }
+                        return box.target.pluginBeginStreams(converted.descriptions)
                     }
-                    box.streams.withLock { $0 = converted }
-                    return box.target.pluginBeginStreams(converted.descriptions)
-                }
-            },
-            push_packet: { ctx, packet in
-                guard let ctx, let packet else { return -1 }
-                let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
-                let streams = box.streams.withLock { $0 } // a copy of two small arrays: no allocation
-                guard let p = streams.packet(UnsafeRawPointer(packet)) else { return 0 } // a stream we do not record
-                return box.target.pluginPacket(p)
-            }))
+                },
+                push_packet: { ctx, packet in
+                    guard let ctx, let packet else { return -1 }
+                    let box = Unmanaged<CallbackBox>.fromOpaque(ctx).takeUnretainedValue()
+                    let streams = box.streams.withLock { $0 }  // a copy of two small arrays: no allocation
+                    // A stream we do not record.
+                    guard let p = streams.packet(UnsafeRawPointer(packet)) else { return 0 }
+                    return box.target.pluginPacket(p)
+                }))
         var error: UnsafeMutablePointer<CChar>?
         guard let made = plugin.entry.pointee.create(configJSON, host, &error) else {
             let message = error.map { String(cString: $0) } ?? "plugin refused the config"
             if let error { plugin.entry.pointee.free_string(error) }
-            host.deinitialize(count: 1); host.deallocate()
+            host.deinitialize(count: 1)
+            host.deallocate()
             retained.release()
             throw PluginError("\(plugin.name): \(message)")
         }
@@ -141,7 +150,9 @@ public final class PluginInstance: @unchecked Sendable {
 
     /// Streams bytes [offset, offset + length) of card file `id` (length -1: to the end) to
     /// `sink`, which returns false to cancel. Returns false when cancelled.
-    public func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws -> Bool {
+    public func cardRead(id: String, offset: Int64, length: Int64, sink: (UnsafeRawBufferPointer) -> Bool) throws
+        -> Bool
+    {
         guard offersCard, let fn = plugin.cardFunctions?.card_read else {
             throw PluginError("\(plugin.name): plugin cannot read a memory card", kind: .unsupported)
         }
@@ -149,11 +160,13 @@ public final class PluginInstance: @unchecked Sendable {
             var box = CardSinkBox(sink: sink)
             var error: UnsafeMutablePointer<CChar>?
             let rc = withUnsafeMutablePointer(to: &box) { boxPointer in
-                fn(instance, id, offset, length, { ctx, data, size in
-                    guard let ctx else { return 1 }
-                    let box = ctx.assumingMemoryBound(to: CardSinkBox.self)
-                    return box.pointee.sink(UnsafeRawBufferPointer(start: data, count: size)) ? 0 : 1
-                }, boxPointer, &error)
+                fn(
+                    instance, id, offset, length,
+                    { ctx, data, size in
+                        guard let ctx else { return 1 }
+                        let box = ctx.assumingMemoryBound(to: CardSinkBox.self)
+                        return box.pointee.sink(UnsafeRawBufferPointer(start: data, count: size)) ? 0 : 1
+                    }, boxPointer, &error)
             }
             switch rc {
             case 0: return true

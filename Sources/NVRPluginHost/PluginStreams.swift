@@ -26,14 +26,20 @@ struct PluginStreams: Sendable {
         guard (1...maxStreams).contains(count) else { return .failure(PluginError("\(count) streams announced")) }
         let stride = Int(base.loadUnaligned(as: UInt32.self))
         guard stride >= MemoryLayout<nvr_stream_params>.size, stride <= 4096 else {
-            return .failure(PluginError("nvr_stream_params.struct_size \(stride) (this host needs at least \(MemoryLayout<nvr_stream_params>.size))"))
+            return .failure(
+                PluginError(
+                    "nvr_stream_params.struct_size \(stride) (this host needs at least \(MemoryLayout<nvr_stream_params>.size))"
+                ))
         }
         var out = PluginStreams()
         out.map = Array(repeating: -1, count: count)
-        var video: (Int, StreamDescription)?, audio: (Int, StreamDescription)?
+        var video: (Int, StreamDescription)?
+        var audio: (Int, StreamDescription)?
         for i in 0..<count {
             let p = (base + i * stride).loadUnaligned(as: nvr_stream_params.self)
-            guard Int(p.struct_size) == stride else { return .failure(PluginError("stream \(i): struct_size \(p.struct_size), stream 0 said \(stride)")) }
+            guard Int(p.struct_size) == stride else {
+                return .failure(PluginError("stream \(i): struct_size \(p.struct_size), stream 0 said \(stride)"))
+            }
             switch describe(p) {
             case .failure(let why): out.dropped.append("stream \(i): \(why.description)")
             case .success(let d):
@@ -47,11 +53,17 @@ struct PluginStreams: Sendable {
             }
         }
         guard let video else {
-            return .failure(PluginError("no H.264 or H.265 video stream\(out.dropped.isEmpty ? "" : " (" + out.dropped.joined(separator: "; ") + ")")"))
+            return .failure(
+                PluginError(
+                    "no H.264 or H.265 video stream\(out.dropped.isEmpty ? "" : " (" + out.dropped.joined(separator: "; ") + ")")"
+                ))
         }
         out.descriptions = [video.1]
         out.map[video.0] = 0
-        if let audio { out.descriptions.append(audio.1); out.map[audio.0] = 1 }
+        if let audio {
+            out.descriptions.append(audio.1)
+            out.map[audio.0] = 1
+        }
         return .success(out)
     }
 
@@ -67,7 +79,8 @@ struct PluginStreams: Sendable {
         guard Timebase.isValid(num: Int64(p.timebase_num), den: Int64(p.timebase_den)) else {
             return .failure(PluginError("time base \(p.timebase_num)/\(p.timebase_den)"))
         }
-        guard p.extradata_size >= 0, p.extradata_size <= maxExtradata, p.extradata != nil || p.extradata_size == 0 else {
+        guard p.extradata_size >= 0, p.extradata_size <= maxExtradata, p.extradata != nil || p.extradata_size == 0
+        else {
             return .failure(PluginError("extradata of \(p.extradata_size) bytes"))
         }
         let extradata = p.extradata.map { Array(UnsafeBufferPointer(start: $0, count: p.extradata_size)) } ?? []
@@ -79,9 +92,11 @@ struct PluginStreams: Sendable {
         // A picture size out of reason is unknown (the segmenter reads it from the SPS).
         let plausible = { (v: Int32) in (16...16_384).contains(v) }
         let (w, h) = plausible(p.width) && plausible(p.height) ? (p.width, p.height) : (0, 0)
-        return .success(StreamDescription(codec: codec, width: codec.isVideo ? w : 0, height: codec.isVideo ? h : 0,
-                                          sampleRate: codec == .aac ? p.sample_rate : 0, channels: codec == .aac ? p.channels : 0,
-                                          timebaseNum: p.timebase_num, timebaseDen: p.timebase_den, extradata: extradata))
+        return .success(
+            StreamDescription(
+                codec: codec, width: codec.isVideo ? w : 0, height: codec.isVideo ? h : 0,
+                sampleRate: codec == .aac ? p.sample_rate : 0, channels: codec == .aac ? p.channels : 0,
+                timebaseNum: p.timebase_num, timebaseDen: p.timebase_den, extradata: extradata))
     }
 
     /// A pushed packet in the recorder's terms, or nil for one to ignore (a stream not
@@ -91,7 +106,8 @@ struct PluginStreams: Sendable {
         let p = raw.loadUnaligned(as: nvr_packet.self)
         guard p.stream_index >= 0, Int(p.stream_index) < map.count, map[Int(p.stream_index)] >= 0 else { return nil }
         guard p.size >= 0, p.size <= Self.maxPacket, p.data != nil || p.size == 0 else { return nil }
-        return InputPacket(stream: map[Int(p.stream_index)], pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
-                           data: UnsafeRawBufferPointer(start: p.data, count: p.size))
+        return InputPacket(
+            stream: map[Int(p.stream_index)], pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.key != 0,
+            data: UnsafeRawBufferPointer(start: p.data, count: p.size))
     }
 }

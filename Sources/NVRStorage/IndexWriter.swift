@@ -126,7 +126,10 @@ public final class IndexWriter: @unchecked Sendable {
     /// its callbacks have run. Not from a callback (they run on the queue it waits for).
     public func flush() {
         wake.lock()
-        if closed { wake.unlock(); return }
+        if closed {
+            wake.unlock()
+            return
+        }
         let target = handedOver
         flushWaiters += 1
         wake.broadcast()
@@ -156,7 +159,10 @@ public final class IndexWriter: @unchecked Sendable {
         while !closed {
             if let id = runIDs.withLock({ $0.popLast() }) { return id }
             if refillFailures != failuresBefore, let error = refillError { throw error }
-            if !runIDsWanted { runIDsWanted = true; wake.broadcast() }
+            if !runIDsWanted {
+                runIDsWanted = true
+                wake.broadcast()
+            }
             wake.wait()
         }
         // After close (a stopping recorder's last words): from the index here and now.
@@ -192,7 +198,10 @@ public final class IndexWriter: @unchecked Sendable {
             // New ones are still found: insertSampleEntry looks for the box before inserting.
             logger.error("index writer: cannot read sample entries: \(error)")
         }
-        wake.lock(); entriesLoaded = true; wake.broadcast(); wake.unlock()
+        wake.lock()
+        entriesLoaded = true
+        wake.broadcast()
+        wake.unlock()
     }
 
     /// Keeps `spareRunIDs` run ids or more in hand; false if the index refused (tried again
@@ -209,7 +218,11 @@ public final class IndexWriter: @unchecked Sendable {
         } catch {
             if !refillFailing { logger.warning("index writer: cannot reserve run ids (trying again): \(error)") }
             refillFailing = true
-            wake.lock(); refillFailures += 1; refillError = error; wake.broadcast(); wake.unlock()
+            wake.lock()
+            refillFailures += 1
+            refillError = error
+            wake.broadcast()
+            wake.unlock()
             return false
         }
     }
@@ -220,14 +233,28 @@ public final class IndexWriter: @unchecked Sendable {
         while true {
             let refilled = refillRunIDs()
             wake.lock()
-            if runIDsWanted && refilled { runIDsWanted = false; wake.broadcast() }
+            if runIDsWanted && refilled {
+                runIDsWanted = false
+                wake.broadcast()
+            }
             // A refill the index refused is tried again within a second.
             while queue.isEmpty && !closing && !(runIDsWanted && refilled) {
-                if runIDsWanted { _ = wake.wait(until: Date(timeIntervalSinceNow: 1)); break }
+                if runIDsWanted {
+                    _ = wake.wait(until: Date(timeIntervalSinceNow: 1))
+                    break
+                }
                 wake.wait()
             }
-            if queue.isEmpty && !closing { wake.unlock(); continue }
-            if queue.isEmpty && closing { closed = true; wake.broadcast(); wake.unlock(); return }
+            if queue.isEmpty && !closing {
+                wake.unlock()
+                continue
+            }
+            if queue.isEmpty && closing {
+                closed = true
+                wake.broadcast()
+                wake.unlock()
+                return
+            }
             // Gather what comes in during the rest of the interval into the same commit
             // (a flush or close commits at once).
             let due = lastCommit.addingTimeInterval(flushInterval)
@@ -266,17 +293,22 @@ public final class IndexWriter: @unchecked Sendable {
                 let thens = batch.compactMap(\.then)
                 if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
                 return
-            } catch where IndexError.isRetryable(error) {
+            } catch  where IndexError.isRetryable(error) {
                 let full = IndexError.isDiskFull(error)
                 if fullSince == nil {
                     fullSince = .now()
-                    logger.warning("index writer: \(full ? "the disk is full; asking retention for room" : "cannot write (\(error)); trying again")")
+                    logger.warning(
+                        "index writer: \(full ? "the disk is full; asking retention for room" : "cannot write (\(error)); trying again")"
+                    )
                 }
                 if !full || onNoSpace?() != true { Thread.sleep(forTimeInterval: 1) }
                 // Not forever: a stop must end. Rows lost here leave files recovery removes
                 // (or segments left *writing*, which recovery completes).
-                if let since = fullSince, DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000 {
-                    logger.error("index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
+                if let since = fullSince,
+                    DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000
+                {
+                    logger.error(
+                        "index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
                     droppedWrites.add(writes.count, ordering: .relaxed)
                     forget(writes)
                     return

@@ -7,12 +7,12 @@ import NVRPlayback
 /// Proves the index and the files agree, and mends what it safely can (`nvr db check`).
 public struct IntegrityCheck {
     public enum Kind: String, Sendable, Codable {
-        case missingFile = "missing-file"       // a row whose file is gone
-        case orphanFile = "orphan-file"         // a file no row knows
-        case sizeMismatch = "size-mismatch"     // file size differs from the row
-        case unreadable = "unreadable"          // (--deep) boxes, frame counts or the first key frame's decode fail
-        case leftWriting = "left-writing"       // a row still *writing* (a crash, or serve is running)
-        case leftDeleting = "left-deleting"     // a deletion that did not finish
+        case missingFile = "missing-file"  // a row whose file is gone
+        case orphanFile = "orphan-file"  // a file no row knows
+        case sizeMismatch = "size-mismatch"  // file size differs from the row
+        case unreadable = "unreadable"  // (--deep) boxes, frame counts or the first key frame's decode fail
+        case leftWriting = "left-writing"  // a row still *writing* (a crash, or serve is running)
+        case leftDeleting = "left-deleting"  // a deletion that did not finish
     }
 
     public struct Problem: Sendable, Codable, Equatable {
@@ -29,7 +29,9 @@ public struct IntegrityCheck {
     public let logger: Logger
 
     public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
-        self.index = index; self.storage = storage; self.logger = logger
+        self.index = index
+        self.storage = storage
+        self.logger = logger
     }
 
     /// Checks every row and every file under recordings/. `deep` also walks each file's
@@ -39,7 +41,9 @@ public struct IntegrityCheck {
         // While a server records, its *writing* segments are live, not crash leftovers, and
         // repairing them would cut the files it is writing.
         let serving = ServeLock.isHeld(storage: storage)
-        if repair && serving { throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair") }
+        if repair && serving {
+            throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair")
+        }
         var problems: [Problem] = []
         let rows = try index.allSegments()
         var files = Set(listFiles())
@@ -50,22 +54,29 @@ public struct IntegrityCheck {
             switch row.state {
             case .writing:
                 if !serving {
-                    problems.append(Problem(kind: .leftWriting, path: row.path, detail: "segment row left writing", segmentID: row.id))
+                    problems.append(
+                        Problem(
+                            kind: .leftWriting, path: row.path, detail: "segment row left writing", segmentID: row.id))
                 }
                 continue
             case .deleting:
-                problems.append(Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id))
+                problems.append(
+                    Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id))
                 continue
             case .complete:
                 break
             }
             guard onDisk else {
-                problems.append(Problem(kind: .missingFile, path: row.path, detail: "file is missing", segmentID: row.id))
+                problems.append(
+                    Problem(kind: .missingFile, path: row.path, detail: "file is missing", segmentID: row.id))
                 continue
             }
             let size = fileSize(path)
             if size != row.bytes {
-                problems.append(Problem(kind: .sizeMismatch, path: row.path, detail: "file has \(size) bytes, index says \(row.bytes)", segmentID: row.id))
+                problems.append(
+                    Problem(
+                        kind: .sizeMismatch, path: row.path, detail: "file has \(size) bytes, index says \(row.bytes)",
+                        segmentID: row.id))
                 continue
             }
             if deep, let why = deepCheck(row, path: path) {
@@ -108,7 +119,8 @@ public struct IntegrityCheck {
                 problems[i].repaired = "row removed"
             case .orphanFile:
                 let dest = storage.root + "/trash/" + p.path
-                try FileManager.default.createDirectory(atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    atPath: (dest as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try? FileManager.default.removeItem(atPath: dest)
                 try FileManager.default.moveItem(atPath: storage.absolute(p.path), toPath: dest)
                 problems[i].repaired = "moved to trash/\(p.path)"
@@ -124,7 +136,9 @@ public struct IntegrityCheck {
         }
         if unfinished {
             let r = try Recovery.run(index: index, storage: storage, logger: logger)
-            logger.info("repair: \(r.recovered) segments re-indexed, \(r.dropped) dropped, \(r.deletionsFinished) deletions finished")
+            logger.info(
+                "repair: \(r.recovered) segments re-indexed, \(r.dropped) dropped, \(r.deletionsFinished) deletions finished"
+            )
         }
     }
 

@@ -18,7 +18,9 @@ public enum Recovery {
     /// Finishes every segment left *writing* (truncated to its last complete fragment and
     /// indexed from its boxes) and every deletion left half done.
     @discardableResult
-    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now()) throws -> Report {
+    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now())
+        throws -> Report
+    {
         var report = Report()
         report.unindexedFiles = try removeUnindexedFiles(index: index, storage: storage, logger: logger, now: now)
         for seg in try index.segments(state: .deleting) {
@@ -57,18 +59,23 @@ public enum Recovery {
             row.keyFrames = video.filter(\.isKey).count
             var audioStart: Int64?
             if scanned.samples.count > 1, !scanned.samples[1].isEmpty, scanned.timescales[1] > 0 {
-                audioStart = Timebase(1, Int64(scanned.timescales[1])).to90k(Int64(clamping: scanned.firstDecodeTimes[1]))
-                    .map { Time90k.add(seg.start90k, $0) }
+                audioStart = Timebase(1, Int64(scanned.timescales[1])).to90k(
+                    Int64(clamping: scanned.firstDecodeTimes[1])
+                )
+                .map { Time90k.add(seg.start90k, $0) }
             }
             let record = SegmentFramesRecord(
                 segmentID: seg.id!, videoIndex: FrameIndex.encode(frames(video)),
                 audioIndex: scanned.samples.count > 1 ? FrameIndex.encode(frames(scanned.samples[1])) : nil,
-                fragmentIndex: FrameIndex.encodeFragments(scanned.fragments.map(FrameIndex.Fragment.init),
-                                                          tracks: scanned.trackIDs.count),
+                fragmentIndex: FrameIndex.encodeFragments(
+                    scanned.fragments.map(FrameIndex.Fragment.init),
+                    tracks: scanned.trackIDs.count),
                 audioStart90k: audioStart)
             try index.completeSegment(row, frames: record)
             report.recovered += 1
-            logger.notice("recovery: finished segment \(seg.path): \(row.frames) frames, \(Time90k.describeDuration(row.duration90k)), cut \(scanned.fileLength - scanned.validLength) bytes")
+            logger.notice(
+                "recovery: finished segment \(seg.path): \(row.frames) frames, \(Time90k.describeDuration(row.duration90k)), cut \(scanned.fileLength - scanned.validLength) bytes"
+            )
         }
         return report
     }
@@ -78,7 +85,9 @@ public enum Recovery {
     /// Such a file can only be newer than the camera's newest live row, so only the day
     /// folders from the day before that row to tomorrow are looked at (card footage, filed
     /// under past days, waits for its row before its file is made).
-    static func removeUnindexedFiles(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64) throws -> Int {
+    static func removeUnindexedFiles(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64) throws
+        -> Int
+    {
         let day: Int64 = 86_400 * 90_000
         var removed = 0
         for camera in try index.cameras(includeRemoved: true) {
@@ -87,8 +96,11 @@ public enum Recovery {
             let newest = try index.newestLiveStart(cameraID: id)
             if let newest {
                 // Every day from that row to now; after a long pause only the days around each.
-                let first = min(newest, now) - day, last = max(newest, now) + day
-                let days = (last - first) / day <= 400 ? Array(stride(from: first, through: last, by: Int(day)))
+                let first = min(newest, now) - day
+                let last = max(newest, now) + day
+                let days =
+                    (last - first) / day <= 400
+                    ? Array(stride(from: first, through: last, by: Int(day)))
                     : [newest - day, newest, newest + day, now - day, now, now + day]
                 folders = days.map { storage.dayFolder(camera: camera.name, time90k: $0) }
             } else {
@@ -103,7 +115,9 @@ public enum Recovery {
                     guard f.hasSuffix(".mp4"), try !index.hasSegment(path: rel) else { continue }
                     unlink(storage.absolute(rel))
                     removed += 1
-                    logger.notice("recovery: removed \(rel): its row never reached the index (a crash within the index writer's flush interval)")
+                    logger.notice(
+                        "recovery: removed \(rel): its row never reached the index (a crash within the index writer's flush interval)"
+                    )
                 }
             }
         }

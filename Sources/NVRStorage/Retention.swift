@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import NVRIndex
-import Synchronization
 import NVRPlayback
+import Synchronization
 
 /// Applies retention: per-camera age limits (continuous and event footage separately), per-camera
 /// byte caps, a storage-wide cap and a minimum of free space. Deletion order within each rule:
@@ -19,7 +19,9 @@ public final class Retention: Sendable {
     public let deletedBytes = Atomic<Int64>(0)
 
     public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
-        self.index = index; self.storage = storage; self.logger = logger
+        self.index = index
+        self.storage = storage
+        self.logger = logger
     }
 
     public func settings() throws -> RetentionSettings {
@@ -39,14 +41,17 @@ public final class Retention: Sendable {
     /// Runs one pass. `extraFree` asks for that many more free bytes than the settings do
     /// (used when a write has just failed for lack of space).
     @discardableResult
-    public func enforce(dryRun: Bool, now: Int64 = Time90k.now(), extraFree: Int64 = 0,
-                        progress: (Int, Int) -> Void = { _, _ in }) throws -> RetentionReport {
+    public func enforce(
+        dryRun: Bool, now: Int64 = Time90k.now(), extraFree: Int64 = 0,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) throws -> RetentionReport {
         try running.withLock { _ in
             let plan = try self.plan(now: now, extraFree: extraFree)
             var reasons: [String: Int] = [:]
             for p in plan { reasons[p.reason, default: 0] += 1 }
             if !dryRun {
-                try SegmentDeleter(index: index, storage: storage).delete(plan.map(\.segment), reason: "retention", progress: progress)
+                try SegmentDeleter(index: index, storage: storage).delete(
+                    plan.map(\.segment), reason: "retention", progress: progress)
             }
             var cameras: [RetentionReport.Camera] = []
             let doomed = Set(plan.compactMap(\.segment.id))
@@ -57,17 +62,24 @@ public final class Retention: Sendable {
                 if !dryRun && !mine.isEmpty {
                     // Events whose whole clip was deleted have nothing left to show.
                     let gone = try index.deleteEvents(cameraID: cam.id!, clipEndingBefore: remaining)
-                    if gone > 0 { logger.info("retention: removed \(gone) events of \(cam.name) whose footage is gone") }
+                    if gone > 0 {
+                        logger.info("retention: removed \(gone) events of \(cam.name) whose footage is gone")
+                    }
                 }
-                cameras.append(.init(camera: cam.name, segments: mine.count, bytes: mine.reduce(0) { $0 + $1.segment.bytes },
-                                     oldestRemaining: remaining.map(Time90k.rfc3339), oldestRemaining90k: remaining))
+                cameras.append(
+                    .init(
+                        camera: cam.name, segments: mine.count, bytes: mine.reduce(0) { $0 + $1.segment.bytes },
+                        oldestRemaining: remaining.map(Time90k.rfc3339), oldestRemaining90k: remaining))
             }
-            let report = RetentionReport(dryRun: dryRun, segments: plan.count, bytes: plan.reduce(0) { $0 + $1.segment.bytes },
-                                         reasons: reasons, cameras: cameras)
+            let report = RetentionReport(
+                dryRun: dryRun, segments: plan.count, bytes: plan.reduce(0) { $0 + $1.segment.bytes },
+                reasons: reasons, cameras: cameras)
             if !dryRun && report.segments > 0 {
                 deletedSegments.add(Int64(report.segments), ordering: .relaxed)
                 deletedBytes.add(report.bytes, ordering: .relaxed)
-                logger.notice("retention: deleted \(report.segments) segments (\(report.bytes) bytes): \(reasons.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))")
+                logger.notice(
+                    "retention: deleted \(report.segments) segments (\(report.bytes) bytes): \(reasons.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))"
+                )
             }
             return report
         }
@@ -104,17 +116,22 @@ public final class Retention: Sendable {
         for cam in try index.cameras(includeRemoved: true) {
             guard let id = cam.id, let r = try index.retention(cameraID: id) else { continue }
             if let d = r.continuousDays {
-                for s in try index.deletionCandidates(cameraID: id, olderThan: now - Int64(d * Double(day)), hasEvent: false, limit: .max) {
+                for s in try index.deletionCandidates(
+                    cameraID: id, olderThan: now - Int64(d * Double(day)), hasEvent: false, limit: .max)
+                {
                     take(s, "continuous older than \(d) days")
                 }
             }
             if let d = r.eventDays {
-                for s in try index.deletionCandidates(cameraID: id, olderThan: now - Int64(d * Double(day)), hasEvent: true, limit: .max) {
+                for s in try index.deletionCandidates(
+                    cameraID: id, olderThan: now - Int64(d * Double(day)), hasEvent: true, limit: .max)
+                {
                     take(s, "events older than \(d) days")
                 }
             }
             if let cap = r.maxBytes {
-                try takeOldest(cameraID: id, need: (usage[id] ?? 0) - (freedByCamera[id] ?? 0) - cap, "camera over \(cap) bytes")
+                try takeOldest(
+                    cameraID: id, need: (usage[id] ?? 0) - (freedByCamera[id] ?? 0) - cap, "camera over \(cap) bytes")
             }
         }
 
@@ -129,7 +146,8 @@ public final class Retention: Sendable {
             need = max(need, wanted - freeAfter)
         }
         let overCap = settings.rootMaxBytes.map { total > $0 } ?? false
-        try takeOldest(cameraID: nil, need: need, overCap ? "storage over its cap" : "keeping \(settings.minFreePercent)% free")
+        try takeOldest(
+            cameraID: nil, need: need, overCap ? "storage over its cap" : "keeping \(settings.minFreePercent)% free")
         return doomed
     }
 }

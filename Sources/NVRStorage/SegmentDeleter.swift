@@ -8,19 +8,25 @@ public struct SegmentDeleter {
     public let index: IndexDatabase
     public let storage: StorageLayout
 
-    public init(index: IndexDatabase, storage: StorageLayout) { self.index = index; self.storage = storage }
+    public init(index: IndexDatabase, storage: StorageLayout) {
+        self.index = index
+        self.storage = storage
+    }
 
     /// Deletes in batches of 5000; `progress(done, total)` after each batch. With a `reason`
     /// ("user", "retention") the span of each camera's deleted segments is recorded as deleted,
     /// so card backfill does not bring it back (a camera's card still has it).
     @discardableResult
-    public func delete<C: Collection>(_ segments: C, reason: String? = nil, progress: (Int, Int) -> Void = { _, _ in }) throws -> Int
+    public func delete<C: Collection>(_ segments: C, reason: String? = nil, progress: (Int, Int) -> Void = { _, _ in })
+        throws -> Int
     where C.Element == SegmentRecord {
         let all = Array(segments)
         if let reason {
             // Recorded first: a crash mid-way leaves the span marked, never footage re-fetched.
             for (cameraID, mine) in Dictionary(grouping: all, by: \.cameraID) {
-                guard let first = mine.map(\.start90k).min(), let last = mine.map(\.end90k).max(), first < last else { continue }
+                guard let first = mine.map(\.start90k).min(), let last = mine.map(\.end90k).max(), first < last else {
+                    continue
+                }
                 try index.recordDeleted(cameraID: cameraID, first..<last, reason: reason)
             }
         }
@@ -40,13 +46,23 @@ public struct SegmentDeleter {
     /// A camera's complete segments lying wholly inside [start, end] (1 ms of slack: times
     /// copied from listings are rounded to the millisecond), split into those that may go and
     /// those a clip marked "keep" protects. Segments are never cut.
-    public func segments(cameraID: Int64, inside range: ClosedRange<Int64>) throws -> (deletable: [SegmentRecord], protected: [SegmentRecord]) {
+    public func segments(cameraID: Int64, inside range: ClosedRange<Int64>) throws -> (
+        deletable: [SegmentRecord], protected: [SegmentRecord]
+    ) {
         let slack: Int64 = 90
         let inside = try index.segments(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
-            .filter { $0.start90k >= range.lowerBound - slack && $0.end90k <= range.upperBound + slack && $0.state == .complete }
-        var deletable: [SegmentRecord] = [], protected: [SegmentRecord] = []
+            .filter {
+                $0.start90k >= range.lowerBound - slack && $0.end90k <= range.upperBound + slack
+                    && $0.state == .complete
+            }
+        var deletable: [SegmentRecord] = []
+        var protected: [SegmentRecord] = []
         for s in inside {
-            if try index.isProtected(cameraID: cameraID, start90k: s.start90k, end90k: s.end90k) { protected.append(s) } else { deletable.append(s) }
+            if try index.isProtected(cameraID: cameraID, start90k: s.start90k, end90k: s.end90k) {
+                protected.append(s)
+            } else {
+                deletable.append(s)
+            }
         }
         return (deletable, protected)
     }

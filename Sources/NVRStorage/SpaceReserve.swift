@@ -18,7 +18,8 @@ package final class SpaceReserve: @unchecked Sendable {
 
     /// Makes the reserve if it is missing (quietly: with too little room it tries again next time).
     package func ensure() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         var st = stat()
         if stat(path, &st) == 0 && Int(st.st_size) >= bytes { return }
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
@@ -30,7 +31,10 @@ package final class SpaceReserve: @unchecked Sendable {
             var written = 0
             while written < bytes {
                 let n = zeros.withUnsafeBytes { write(fd, $0.baseAddress, min($0.count, bytes - written)) }
-                if n <= 0 { ftruncate(fd, 0); return }
+                if n <= 0 {
+                    ftruncate(fd, 0)
+                    return
+                }
                 written += n
             }
         }
@@ -40,7 +44,8 @@ package final class SpaceReserve: @unchecked Sendable {
     /// Gives the reserve back to the file system; true if there was one.
     @discardableResult
     package func release() -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return unlink(path) == 0
     }
 }

@@ -77,14 +77,28 @@ public enum Time90k {
         func put(_ v: Int64, _ width: Int) {
             var digits = [UInt8]()
             var x = v
-            repeat { digits.append(UInt8(48 + x % 10)); x /= 10 } while x > 0
+            repeat {
+                digits.append(UInt8(48 + x % 10))
+                x /= 10
+            } while x > 0
             while digits.count < width { digits.append(48) }
             out += digits.reversed()
         }
         if y < 0 { out.append(45) } else if y > 9999 { out.append(43) }
-        put(abs(y), 4); out.append(45); put(m, 2); out.append(45); put(d, 2); out.append(84)
-        put(msOfDay / 3_600_000, 2); out.append(58); put(msOfDay / 60_000 % 60, 2); out.append(58)
-        put(msOfDay / 1000 % 60, 2); out.append(46); put(msOfDay % 1000, 3); out.append(90)
+        put(abs(y), 4)
+        out.append(45)
+        put(m, 2)
+        out.append(45)
+        put(d, 2)
+        out.append(84)
+        put(msOfDay / 3_600_000, 2)
+        out.append(58)
+        put(msOfDay / 60_000 % 60, 2)
+        out.append(58)
+        put(msOfDay / 1000 % 60, 2)
+        out.append(46)
+        put(msOfDay % 1000, 3)
+        out.append(90)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -115,22 +129,25 @@ public enum Time90k {
         if let v = Int64(s) {
             t = v
         } else if isInteger(s) {
-            return .failure(.outOfRange) // an integer past Int64
+            return .failure(.outOfRange)  // an integer past Int64
         } else {
             // The fraction is read from its digits: through a Double of seconds, a time past
             // the year ~4000 would lose ticks and print back a millisecond early. The
             // formatter checks and reads the rest, to whole seconds (exact in a Double).
-            var whole = Substring(s), fraction: Int64 = 0
+            var whole = Substring(s)
+            var fraction: Int64 = 0
             if let dot = s.firstIndex(of: ".") {
                 let digits = s[s.index(after: dot)...].prefix { $0 >= "0" && $0 <= "9" }
                 guard digits.count <= 9, var ns = Int64(digits) else { return .failure(.malformed) }
                 for _ in digits.count..<9 { ns *= 10 }
-                fraction = ns * 9 / 100_000 // ns → 90 kHz ticks, toward the past
+                fraction = ns * 9 / 100_000  // ns → 90 kHz ticks, toward the past
                 whole = s[..<dot] + s[digits.endIndex...]
             }
             let f = ISO8601DateFormatter()
             f.formatOptions = [.withInternetDateTime]
-            guard let seconds = f.date(from: String(whole))?.timeIntervalSince1970.rounded() else { return .failure(.malformed) }
+            guard let seconds = f.date(from: String(whole))?.timeIntervalSince1970.rounded() else {
+                return .failure(.malformed)
+            }
             guard seconds.magnitude < 1e13 else { return .failure(.outOfRange) }
             t = Int64(seconds) * 90_000 + fraction
         }
@@ -154,7 +171,8 @@ public enum Time90k {
         if s.magnitude < 60 { return String(format: "%.1fs", s) }
         let sign = s < 0 ? "-" : ""
         let a = s.magnitude
-        let m = Int64(a / 60), rest = a - Double(m) * 60
+        let m = Int64(a / 60)
+        let rest = a - Double(m) * 60
         if m < 60 { return sign + String(format: "%lldm %04.1fs", m, rest) }
         return sign + String(format: "%lldh %02lldm %04.1fs", m / 60, m % 60, rest)
     }

@@ -12,8 +12,12 @@ public struct Timebase: Sendable, Equatable, CustomStringConvertible {
     /// Invalid units (zero or negative parts) become 1/90000, so a stream with a bogus unit
     /// still gets times; callers that must refuse it check `isValid` first.
     public init<T: BinaryInteger>(_ num: T, _ den: T) {
-        if let n = Int64(exactly: num), let d = Int64(exactly: den), n > 0, d > 0 { self.num = n; self.den = d } else {
-            self.num = 1; self.den = 90_000
+        if let n = Int64(exactly: num), let d = Int64(exactly: den), n > 0, d > 0 {
+            self.num = n
+            self.den = d
+        } else {
+            self.num = 1
+            self.den = 90_000
         }
     }
 
@@ -47,7 +51,7 @@ public struct Timebase: Sendable, Equatable, CustomStringConvertible {
     /// t · mul / div in 128 bits, rounded toward zero; nil if the quotient leaves Int64.
     static func mulDiv(_ t: Int64, _ mul: UInt64, _ div: UInt64) -> Int64? {
         let product = t.magnitude.multipliedFullWidth(by: mul)
-        guard product.high < div else { return nil } // the quotient would not fit in 64 bits
+        guard product.high < div else { return nil }  // the quotient would not fit in 64 bits
         let q = div.dividingFullWidth(product).quotient
         if t < 0 {
             guard q <= UInt64(Int64.max) + 1 else { return nil }

@@ -29,7 +29,10 @@ public final class Worker: @unchecked Sendable {
         started = true
         let t = Thread { [self] in
             body()
-            condition.lock(); ended = true; condition.broadcast(); condition.unlock()
+            condition.lock()
+            ended = true
+            condition.broadcast()
+            condition.unlock()
         }
         t.name = name
         if stackSize > 0 { t.stackSize = stackSize }
@@ -71,7 +74,10 @@ public final class Worker: @unchecked Sendable {
     /// must notice (`until`), and for reading that state from other threads.
     public func locked<T>(_ body: () throws -> T) rethrows -> T {
         condition.lock()
-        defer { condition.broadcast(); condition.unlock() }
+        defer {
+            condition.broadcast()
+            condition.unlock()
+        }
         return try body()
     }
 }

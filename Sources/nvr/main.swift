@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import NVRCommands
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // Everything nvr creates (storage root, index, recordings, certificates) is its owner's
 // alone: the index holds camera passwords and the recordings are private.

@@ -38,8 +38,10 @@ final class GoProCard: @unchecked Sendable {
 
     var folder: String { root + "/DCIM/" + directory }
 
-    init(root: String, clockOffset: Double, chapterSeconds: Int, width: Int, height: Int, fps: Int,
-         previewSize: (width: Int, height: Int)? = nil) throws {
+    init(
+        root: String, clockOffset: Double, chapterSeconds: Int, width: Int, height: Int, fps: Int,
+        previewSize: (width: Int, height: Int)? = nil
+    ) throws {
         self.root = root
         self.clockOffset = clockOffset
         self.chapterSeconds = chapterSeconds
@@ -58,7 +60,8 @@ final class GoProCard: @unchecked Sendable {
     /// `GH<chapter>NNNN.MP4` on the card. `recording` is the media id for the chapters.
     func startEncoder(udpPort: Int, toCard: Bool, recording: Int) throws {
         let ts = "[f=mpegts]udp://127.0.0.1:\(udpPort)?pkt_size=1316"
-        let mp4 = "[f=segment:segment_time=\(chapterSeconds):segment_format=mp4:segment_list=\(listPath):segment_list_type=csv:reset_timestamps=1:segment_start_number=1]"
+        let mp4 =
+            "[f=segment:segment_time=\(chapterSeconds):segment_format=mp4:segment_list=\(listPath):segment_list_type=csv:reset_timestamps=1:segment_start_number=1]"
             + "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4"
         let p = Process()
         // Through a small shell that also stops ffmpeg when this process goes away (a crashed
@@ -74,25 +77,36 @@ final class GoProCard: @unchecked Sendable {
             for i in 1 2 3 4 5 6 7 8 9 10; do alive $f || break; sleep 0.2; done
             kill -KILL $f 2>/dev/null; wait $f
             """
-        let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "\(fps / 2)",
-                    "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p"]
+        let x264 = [
+            "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "\(fps / 2)",
+            "-keyint_min", "\(fps / 2)", "-sc_threshold", "0", "-bf", "0", "-pix_fmt", "yuv420p",
+        ]
         var outputs: [String]
         if let preview = previewSize {
             // Two encoders from one picture: the card's at full size, the preview scaled.
-            outputs = ["-filter_complex", "[0:v]split=2[card][p];[p]scale=\(preview.width):\(preview.height)[preview]",
-                       "-map", "[preview]"] + x264 + ["-f", "mpegts", "udp://127.0.0.1:\(udpPort)?pkt_size=1316"]
+            outputs =
+                [
+                    "-filter_complex", "[0:v]split=2[card][p];[p]scale=\(preview.width):\(preview.height)[preview]",
+                    "-map", "[preview]",
+                ] + x264 + ["-f", "mpegts", "udp://127.0.0.1:\(udpPort)?pkt_size=1316"]
             if toCard {
-                outputs += ["-map", "[card]"] + x264 + ["-f", "segment", "-segment_time", "\(chapterSeconds)", "-segment_format", "mp4",
-                            "-segment_list", listPath, "-segment_list_type", "csv", "-reset_timestamps", "1",
-                            "-segment_start_number", "1", "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4"]
+                outputs +=
+                    ["-map", "[card]"] + x264 + [
+                        "-f", "segment", "-segment_time", "\(chapterSeconds)", "-segment_format", "mp4",
+                        "-segment_list", listPath, "-segment_list_type", "csv", "-reset_timestamps", "1",
+                        "-segment_start_number", "1", "\(folder)/GH%02d\(String(format: "%04d", recording)).MP4",
+                    ]
             } else {
                 outputs += ["-map", "[card]", "-f", "null", "-"]
             }
         } else {
             outputs = x264 + ["-map", "0:v", "-f", "tee", toCard ? ts + "|" + mp4 : ts]
         }
-        p.arguments = ["-c", watchdog, "sh", "-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
-                       "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)"] + outputs
+        p.arguments =
+            [
+                "-c", watchdog, "sh", "-hide_banner", "-loglevel", "error", "-nostdin", "-re", "-f", "lavfi",
+                "-i", "testsrc2=size=\(size.width)x\(size.height):rate=\(fps)",
+            ] + outputs
         p.standardInput = FileHandle.nullDevice
         // Never the test's own pipes: a child holding them open keeps `swift test` waiting.
         p.standardOutput = FileHandle.nullDevice
@@ -101,7 +115,11 @@ final class GoProCard: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: listPath)
         try? FileManager.default.removeItem(atPath: stopPath)
         try p.run()
-        lock.withLock { encoder = p; recordingStart = toCard ? Date() : nil; recordingID = recording }
+        lock.withLock {
+            encoder = p
+            recordingStart = toCard ? Date() : nil
+            recordingID = recording
+        }
     }
 
     /// When the recording's first frame left the encoder (the relay tells us), for chapter times.
@@ -110,9 +128,13 @@ final class GoProCard: @unchecked Sendable {
     }
 
     func stopEncoder() {
-        let p = lock.withLock { () -> Process? in let p = encoder; encoder = nil; return p }
+        let p = lock.withLock { () -> Process? in
+            let p = encoder
+            encoder = nil
+            return p
+        }
         guard let p, p.isRunning else { return }
-        FileManager.default.createFile(atPath: stopPath, contents: nil) // ffmpeg finishes the open chapter
+        FileManager.default.createFile(atPath: stopPath, contents: nil)  // ffmpeg finishes the open chapter
         let deadline = Date(timeIntervalSinceNow: 5)
         while p.isRunning && Date() < deadline { usleep(20_000) }
         if p.isRunning { kill(p.processIdentifier, SIGKILL) }
@@ -122,7 +144,8 @@ final class GoProCard: @unchecked Sendable {
     /// folder (their span ends at the file's modification time).
     func files() -> [File] {
         let fm = FileManager.default
-        let names = ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.uppercased().hasSuffix(".MP4") }.sorted()
+        let names = ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.uppercased().hasSuffix(".MP4") }
+            .sorted()
         var chapters: [String: (start: Double, end: Double)] = [:]
         if let text = try? String(contentsOfFile: listPath, encoding: .utf8) {
             for line in text.split(separator: "\n") {
@@ -130,22 +153,30 @@ final class GoProCard: @unchecked Sendable {
                 if f.count == 3, let a = Double(f[1]), let b = Double(f[2]) { chapters[String(f[0])] = (a, b) }
             }
         }
-        let (start, recording) = lock.withLock { (recordingStart, recordingStart != nil && (encoder?.isRunning ?? false)) }
+        let (start, recording) = lock.withLock {
+            (recordingStart, recordingStart != nil && (encoder?.isRunning ?? false))
+        }
         var out: [File] = []
         for name in names {
             let path = folder + "/" + name
             guard let attrs = try? fm.attributesOfItem(atPath: path), let size = attrs[.size] as? Int64,
-                  let mtime = attrs[.modificationDate] as? Date else { continue }
+                let mtime = attrs[.modificationDate] as? Date
+            else { continue }
             if let c = chapters[name], let start {
                 let created = start.timeIntervalSince1970 + c.start + clockOffset
-                out.append(File(directory: directory, name: name, created: Int64(created.rounded(.down)), duration: c.end - c.start,
-                                size: size, width: self.size.width, height: self.size.height, fps: fps))
+                out.append(
+                    File(
+                        directory: directory, name: name, created: Int64(created.rounded(.down)),
+                        duration: c.end - c.start,
+                        size: size, width: self.size.width, height: self.size.height, fps: fps))
             } else if recording, name.hasPrefix("GH"), name.hasSuffix(String(format: "%04d.MP4", recordingID)) {
-                continue // the chapter being written: not on the list until it is closed
+                continue  // the chapter being written: not on the list until it is closed
             } else if let d = duration(path, mtime: mtime) {
                 let created = mtime.timeIntervalSince1970 - d + clockOffset
-                out.append(File(directory: directory, name: name, created: Int64(created.rounded(.down)), duration: d,
-                                size: size, width: self.size.width, height: self.size.height, fps: fps))
+                out.append(
+                    File(
+                        directory: directory, name: name, created: Int64(created.rounded(.down)), duration: d,
+                        size: size, width: self.size.width, height: self.size.height, fps: fps))
             }
         }
         return out
@@ -162,7 +193,8 @@ final class GoProCard: @unchecked Sendable {
         guard (try? p.run()) != nil else { return nil }
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        guard let d = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else { return nil }
+        guard let d = Double(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
         lock.withLock { probed[path] = (mtime, d) }
         return d
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import ServiceLifecycle
-import Logging
 
 /// A GoPro (HERO12 by default) as PROTOCOLS.md describes it: the Open GoPro HTTP endpoints an
 /// NVR uses, with the documented JSON (media values as strings), the preview stream as
@@ -33,7 +33,10 @@ public final class GoProSimulator: @unchecked Sendable {
     }
 
     /// A canned bad answer for the next `count` requests to a path.
-    public enum Failure: Sendable { case status(Int), malformedJSON }
+    public enum Failure: Sendable {
+        case status(Int)
+        case malformedJSON
+    }
 
     public struct Stats: Sendable {
         public var keepAlives = 0
@@ -58,9 +61,10 @@ public final class GoProSimulator: @unchecked Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
-        card = try GoProCard(root: options.cardRoot, clockOffset: options.clockOffset, chapterSeconds: options.chapterSeconds,
-                             width: options.width, height: options.height, fps: options.fps,
-                             previewSize: options.previewWidth.flatMap { w in options.previewHeight.map { (w, $0) } })
+        card = try GoProCard(
+            root: options.cardRoot, clockOffset: options.clockOffset, chapterSeconds: options.chapterSeconds,
+            width: options.width, height: options.height, fps: options.fps,
+            previewSize: options.previewWidth.flatMap { w in options.previewHeight.map { (w, $0) } })
         relay = try UDPRelay()
     }
 
@@ -80,7 +84,9 @@ public final class GoProSimulator: @unchecked Sendable {
 
     public func setBusy(seconds: Double) { lock.withLock { busyUntil = Date(timeIntervalSinceNow: seconds) } }
 
-    public func fail(_ path: String, with failure: Failure, count: Int) { lock.withLock { failures[path] = (failure, count) } }
+    public func fail(_ path: String, with failure: Failure, count: Int) {
+        lock.withLock { failures[path] = (failure, count) }
+    }
 
     public var stats: Stats {
         lock.withLock { counters }
@@ -91,7 +97,8 @@ public final class GoProSimulator: @unchecked Sendable {
     /// Forwards stream packets only while Wi-Fi is up, the stream is on, not stalled, and kept alive.
     private func updateRelay() {
         let on = lock.withLock {
-            wifiUp && streaming && Date() >= stalledUntil && Date().timeIntervalSince(lastKeepAlive) < options.keepAliveTimeout
+            wifiUp && streaming && Date() >= stalledUntil
+                && Date().timeIntervalSince(lastKeepAlive) < options.keepAliveTimeout
         }
         relay.forwarding = on
     }
@@ -104,19 +111,25 @@ public final class GoProSimulator: @unchecked Sendable {
         let watcher = Task.detached { [self] in
             while !Task.isCancelled {
                 if let first = relay.firstDatagram { card.anchor(firstFrame: first) }
-                updateRelay() // stall ends, keep-alive timeout
+                updateRelay()  // stall ends, keep-alive timeout
                 try? await Task.sleep(nanoseconds: 200_000_000)
             }
         }
-        defer { watcher.cancel(); card.stopEncoder(); relay.stop() }
+        defer {
+            watcher.cancel()
+            card.stopEncoder()
+            relay.stop()
+        }
         let router = Router(context: SimContext.self)
         routes(router)
         let logger = options.logger
-        let app = Application(router: router, configuration: .init(address: .hostname(options.httpAddress, port: options.httpPort), serverName: "GoPro"),
-                              onServerRunning: { ch in
-                                  logger.info("camsim gopro: HTTP on \(ch.localAddress?.description ?? "?"), card \(self.card.folder)")
-                                  onBound(ch.localAddress?.port ?? 0)
-                              }, logger: logger)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(options.httpAddress, port: options.httpPort), serverName: "GoPro"),
+            onServerRunning: { ch in
+                logger.info("camsim gopro: HTTP on \(ch.localAddress?.description ?? "?"), card \(self.card.folder)")
+                onBound(ch.localAddress?.port ?? 0)
+            }, logger: logger)
         let g = ServiceGroup(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         lock.withLock { group = g }
         try await g.run()
@@ -140,12 +153,16 @@ public final class GoProSimulator: @unchecked Sendable {
 
     private func json(_ obj: Any, status: HTTPResponse.Status = .ok) -> Response {
         let data = (try? JSONSerialization.data(withJSONObject: obj, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// Registers a camera endpoint: no answer while Wi-Fi is down, canned failures first.
-    private func endpoint(_ router: Router<SimContext>, _ path: RouterPath, _ name: String,
-                          _ body: @escaping @Sendable (Request, SimContext) async throws -> Response) {
+    private func endpoint(
+        _ router: Router<SimContext>, _ path: RouterPath, _ name: String,
+        _ body: @escaping @Sendable (Request, SimContext) async throws -> Response
+    ) {
         router.get(path) { [self] req, ctx in
             let (up, failure) = lock.withLock { () -> (Bool, Failure?) in
                 counters.requests[name, default: 0] += 1
@@ -163,7 +180,9 @@ public final class GoProSimulator: @unchecked Sendable {
             case .status(let code)?:
                 return json(["error": code, "message": "simulated failure"], status: HTTPResponse.Status(code: code))
             case .malformedJSON?:
-                return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"status\": {\"1\": 1,")))
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: "{\"status\": {\"1\": 1,")))
             case nil:
                 return try await body(req, ctx)
             }
@@ -173,15 +192,20 @@ public final class GoProSimulator: @unchecked Sendable {
     private func routes(_ router: Router<SimContext>) {
         endpoint(router, "/gopro/version", "version") { [self] _, _ in json(["version": "2.0"]) }
         endpoint(router, "/gopro/camera/keep_alive", "keep_alive") { [self] _, _ in
-            lock.withLock { counters.keepAlives += 1; lastKeepAlive = Date() }
+            lock.withLock {
+                counters.keepAlives += 1
+                lastKeepAlive = Date()
+            }
             updateRelay()
             return json([:])
         }
         endpoint(router, "/gopro/camera/control/set_ui_controller", "set_ui_controller") { [self] _, _ in json([:]) }
         endpoint(router, "/gopro/camera/control/wired_usb", "wired_usb") { [self] _, _ in json([:]) }
         endpoint(router, "/gopro/camera/info", "info") { [self] _, _ in
-            json(["model_name": "HERO12 Black", "model_number": "62", "firmware_version": "H23.01.02.32.00",
-                  "serial_number": "C3501324500789", "ap_ssid": "GP24500789", "ap_mac_addr": "2674f7f66104"])
+            json([
+                "model_name": "HERO12 Black", "model_number": "62", "firmware_version": "H23.01.02.32.00",
+                "serial_number": "C3501324500789", "ap_ssid": "GP24500789", "ap_mac_addr": "2674f7f66104",
+            ])
         }
         endpoint(router, "/gopro/camera/state", "state") { [self] _, _ in json(stateDocument()) }
         endpoint(router, "/gopro/camera/get_date_time", "get_date_time") { [self] _, _ in
@@ -202,38 +226,54 @@ public final class GoProSimulator: @unchecked Sendable {
             let port = req.uri.queryParameters.get("port").flatMap(Int.init) ?? 8554
             let peer = ctx.remoteAddress?.ipAddress ?? "127.0.0.1"
             relay.send(to: peer, port: port)
-            lock.withLock { streaming = true; counters.streamStarts += 1; if Date().timeIntervalSince(lastKeepAlive) > 1 { lastKeepAlive = Date() } }
+            lock.withLock {
+                streaming = true
+                counters.streamStarts += 1
+                if Date().timeIntervalSince(lastKeepAlive) > 1 { lastKeepAlive = Date() }
+            }
             updateRelay()
             return json([:])
         }
         endpoint(router, "/gopro/camera/stream/stop", "stream_stop") { [self] _, _ in
-            lock.withLock { streaming = false; counters.streamStops += 1 }
+            lock.withLock {
+                streaming = false
+                counters.streamStops += 1
+            }
             updateRelay()
             return json([:])
         }
         endpoint(router, "/gopro/media/list", "media_list") { [self] _, _ in
             let fs = card.files().map { f -> [String: Any] in
-                ["n": f.name, "cre": String(f.created), "mod": String(f.created + Int64(f.duration.rounded())), "s": String(f.size),
-                 "glrv": String(f.size / 10), "ls": "-1"]
+                [
+                    "n": f.name, "cre": String(f.created), "mod": String(f.created + Int64(f.duration.rounded())),
+                    "s": String(f.size),
+                    "glrv": String(f.size / 10), "ls": "-1",
+                ]
             }
             return json(["id": "2530266050123724003", "media": [["d": card.directory, "fs": fs]]])
         }
         endpoint(router, "/gopro/media/info", "media_info") { [self] req, _ in
-            guard let path = req.uri.queryParameters.get("path"), let f = card.files().first(where: { $0.path == path }) else {
+            guard let path = req.uri.queryParameters.get("path"), let f = card.files().first(where: { $0.path == path })
+            else {
                 return json(["error": "no such file"], status: .notFound)
             }
             // Every value a string, as the camera sends them.
             let info: [String: String] = [
-                "cre": String(f.created), "s": String(f.size), "dur": String(Int64(f.duration.rounded())), "w": String(f.width), "h": String(f.height),
-                "fps": String(f.fps), "fps_denom": "1", "ao": "off", "profile": "42", "avc_profile": "100", "ct": "0", "gumi": "5e7cf0e2a1b34c1e8f3a9d62b1c4e7a0",
-                "hc": "0", "eis": "0", "mp": "1", "rot": "0", "tr": "0", "us": "0", "cl": "0", "ls": "-1", "pta": "0", "subsample": "0",
+                "cre": String(f.created), "s": String(f.size), "dur": String(Int64(f.duration.rounded())),
+                "w": String(f.width), "h": String(f.height),
+                "fps": String(f.fps), "fps_denom": "1", "ao": "off", "profile": "42", "avc_profile": "100", "ct": "0",
+                "gumi": "5e7cf0e2a1b34c1e8f3a9d62b1c4e7a0",
+                "hc": "0", "eis": "0", "mp": "1", "rot": "0", "tr": "0", "us": "0", "cl": "0", "ls": "-1", "pta": "0",
+                "subsample": "0",
             ]
             return json(info)
         }
         endpoint(router, "/videos/DCIM/:directory/:file", "download") { [self] req, ctx in
-            let dir = ctx.parameters.get("directory") ?? "", file = ctx.parameters.get("file") ?? ""
+            let dir = ctx.parameters.get("directory") ?? ""
+            let file = ctx.parameters.get("file") ?? ""
             guard dir == card.directory, !file.contains("/"), !file.hasPrefix("."),
-                  card.files().contains(where: { $0.name == file }) else { return Response(status: .notFound) }
+                card.files().contains(where: { $0.name == file })
+            else { return Response(status: .notFound) }
             return try rangeFileResponse(card.folder + "/" + file, range: req.headers[.range]) { [self] n in
                 lock.withLock { counters.cardBytesServed += Int64(n) }
             }
@@ -252,8 +292,10 @@ public final class GoProSimulator: @unchecked Sendable {
         }
         router.get("/sim/stats") { [self] _, _ in
             let s = stats
-            return json(["keep_alives": s.keepAlives, "stream_starts": s.streamStarts, "card_bytes_served": s.cardBytesServed,
-                         "streaming": isStreaming, "datagrams_sent": relay.datagramsSent, "requests": s.requests])
+            return json([
+                "keep_alives": s.keepAlives, "stream_starts": s.streamStarts, "card_bytes_served": s.cardBytesServed,
+                "streaming": isStreaming, "datagrams_sent": relay.datagramsSent, "requests": s.requests,
+            ])
         }
     }
 

@@ -16,7 +16,9 @@ public final class RTMPPusher: @unchecked Sendable {
     /// `maxSeconds` bounds every push, so a test that dies leaves no pusher behind for long.
     public init(url: String, width: Int = 640, height: Int = 360, fps: Int = 25, maxSeconds: Int = 600) {
         self.url = url
-        self.width = width; self.height = height; self.fps = fps
+        self.width = width
+        self.height = height
+        self.fps = fps
         self.maxSeconds = maxSeconds
     }
 
@@ -30,8 +32,10 @@ public final class RTMPPusher: @unchecked Sendable {
             while !lock.withLock({ stopped }) {
                 let p = Process()
                 p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-                p.arguments = ["-hide_banner", "-loglevel", "error", "-nostdin", "-re"]
-                    + Insta360Encoding.arguments(width: width, height: height, fps: fps, seconds: Double(maxSeconds)) + ["-f", "flv", url]
+                p.arguments =
+                    ["-hide_banner", "-loglevel", "error", "-nostdin", "-re"]
+                    + Insta360Encoding.arguments(width: width, height: height, fps: fps, seconds: Double(maxSeconds))
+                    + ["-f", "flv", url]
                 p.standardInput = FileHandle.nullDevice
                 p.standardOutput = FileHandle.nullDevice
                 p.standardError = FileHandle.nullDevice
@@ -43,7 +47,7 @@ public final class RTMPPusher: @unchecked Sendable {
                 lock.withLock { process = nil }
                 if Date().timeIntervalSince(began) > 2 {
                     lock.withLock { pushes += 1 }
-                    return // it was connected: a push that ends is the camera going away
+                    return  // it was connected: a push that ends is the camera going away
                 }
                 Thread.sleep(forTimeInterval: 0.5)
             }
@@ -54,7 +58,10 @@ public final class RTMPPusher: @unchecked Sendable {
 
     /// Drops the connection at once (SIGKILL: test processes' children have SIGTERM blocked).
     public func stop() {
-        let p = lock.withLock { () -> Process? in stopped = true; return process }
+        let p = lock.withLock { () -> Process? in
+            stopped = true
+            return process
+        }
         if let p, p.isRunning { kill(p.processIdentifier, SIGKILL) }
     }
 }
@@ -64,9 +71,11 @@ public final class RTMPPusher: @unchecked Sendable {
 /// push fit in one MP4 (a real camera's card and stream differ; the NVR then starts a new file).
 enum Insta360Encoding {
     static func arguments(width: Int, height: Int, fps: Int, seconds: Double) -> [String] {
-        ["-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps)",
-         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
-         "-t", String(format: "%.3f", seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
-         "-g", String(max(fps / 2, 1)), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k"]
+        [
+            "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=\(fps)",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+            "-t", String(format: "%.3f", seconds), "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+            "-g", String(max(fps / 2, 1)), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k",
+        ]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What makes Tuya's allocated stream URLs single use, in front of a real RTSP server: each
@@ -22,7 +23,9 @@ public final class SingleUseRTSPGate: @unchecked Sendable {
 
     /// `upstream`: the real server's URL (rtsp://127.0.0.1:PORT/PATH).
     public init(upstream: String, lifetime: Double = 30) throws {
-        guard let u = URLComponents(string: upstream), let p = u.port else { throw SimulatorError("bad upstream \(upstream)") }
+        guard let u = URLComponents(string: upstream), let p = u.port else {
+            throw SimulatorError("bad upstream \(upstream)")
+        }
         upstreamPort = p
         upstreamPath = u.path
         self.lifetime = lifetime
@@ -70,7 +73,10 @@ public final class SingleUseRTSPGate: @unchecked Sendable {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !first.contains(Data("\r\n".utf8)), first.count < 4096 {
             let n = recv(client, &chunk, chunk.count, 0)
-            if n <= 0 { close(client); return }
+            if n <= 0 {
+                close(client)
+                return
+            }
             first.append(contentsOf: chunk[0..<n])
         }
         let line = String(decoding: first.prefix(while: { $0 != 13 && $0 != 10 }), as: UTF8.self)
@@ -85,7 +91,10 @@ public final class SingleUseRTSPGate: @unchecked Sendable {
             return true
         }
         guard ok else {
-            let cseq = String(decoding: first, as: UTF8.self).split(separator: "\r\n").first { $0.lowercased().hasPrefix("cseq:") } ?? "CSeq: 1"
+            let cseq =
+                String(decoding: first, as: UTF8.self).split(separator: "\r\n").first {
+                    $0.lowercased().hasPrefix("cseq:")
+                } ?? "CSeq: 1"
             let answer = "RTSP/1.0 404 Not Found\r\n\(cseq)\r\nContent-Length: 0\r\n\r\n"
             _ = answer.withCString { send(client, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             close(client)
@@ -96,8 +105,16 @@ public final class SingleUseRTSPGate: @unchecked Sendable {
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
         a.sin_port = UInt16(upstreamPort).bigEndian
-        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { close(upstream); close(client); return }
+        let rc = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else {
+            close(upstream)
+            close(client)
+            return
+        }
         _ = first.withUnsafeBytes { send(upstream, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
         let back = Thread { Self.pipe(from: upstream, to: client) }
         back.name = "rtsp gate pipe"

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A listening TCP socket on 127.0.0.1 (`port` 0: any free one): the simulators' raw servers.
@@ -13,7 +14,9 @@ func listenTCP(port requested: Int = 0, backlog: Int32 = 8) throws -> (fd: Int32
     a.sin_family = sa_family_t(AF_INET)
     a.sin_addr.s_addr = inet_addr("127.0.0.1")
     a.sin_port = UInt16(requested).bigEndian
-    let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let rc = withUnsafePointer(to: &a) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     guard rc == 0, listen(fd, backlog) == 0 else {
         let why = String(cString: strerror(errno))
         close(fd)
@@ -21,6 +24,8 @@ func listenTCP(port requested: Int = 0, backlog: Int32 = 8) throws -> (fd: Int32
     }
     var bound = sockaddr_in()
     var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+    _ = withUnsafeMutablePointer(to: &bound) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+    }
     return (fd, Int(UInt16(bigEndian: bound.sin_port)))
 }

@@ -1,7 +1,8 @@
 import Foundation
 import TuyaAPI
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A Tuya IPC camera's LAN side (TCP, protocol 3.3 or 3.4) as tinytuya's PROTOCOL.md and
@@ -28,9 +29,13 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     private var pendingDamage: [Damage] = []
     private var counters = (connections: 0, queries: 0, heartbeats: 0, motionPushes: 0, handshakes: 0, refused: 0)
     /// Data points the device reports (sd_status, sd_storge, battery, record_switch, record_mode…).
-    private var dps: [String: Any] = ["109": "62521344|30512128|32009216", "110": 1, "145": 87, "150": true, "151": "2", "134": true]
+    private var dps: [String: Any] = [
+        "109": "62521344|30512128|32009216", "110": 1, "145": 87, "150": true, "151": "2", "134": true,
+    ]
 
-    public init(deviceID: String, localKey: String, version: TuyaLAN.Version, motionSeconds: Double = 3, port requested: Int = 0) throws {
+    public init(
+        deviceID: String, localKey: String, version: TuyaLAN.Version, motionSeconds: Double = 3, port requested: Int = 0
+    ) throws {
         self.deviceID = deviceID
         self.localKey = localKey
         self.version = version
@@ -52,7 +57,9 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     /// Announces the device on the LAN as devices do (TuyaDiscovery): the 3.3 datagram to
     /// `broadcast`:6667 every `seconds`, naming `ip` as its address, until stopped.
     public func announce(ip: String, broadcast: String, every seconds: Double = 5) throws {
-        let datagram = [UInt8](try TuyaDiscovery.datagram(.init(ip: ip, deviceID: deviceID, productKey: "keyj3w8ngv9hpfce", version: version.rawValue)))
+        let datagram = [UInt8](
+            try TuyaDiscovery.datagram(
+                .init(ip: ip, deviceID: deviceID, productKey: "keyj3w8ngv9hpfce", version: version.rawValue)))
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw SimulatorError("udp socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -66,9 +73,11 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
             defer { close(fd) }
             var to = target
             while !isStopped {
-                _ = withUnsafePointer(to: &to) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, datagram, datagram.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                } }
+                _ = withUnsafePointer(to: &to) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, datagram, datagram.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
                 Thread.sleep(forTimeInterval: seconds)
             }
         }
@@ -79,13 +88,18 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     public func damageNextPush(_ d: Damage) { lock.withLock { pendingDamage.append(d) } }
     public func setMotionEvery(_ seconds: Double) { lock.withLock { motionSeconds = seconds } }
     public func set(dp: String, _ value: Any) { lock.withLock { dps[dp] = value } }
-    public var stats: (connections: Int, queries: Int, heartbeats: Int, motionPushes: Int, handshakes: Int, refused: Int) { lock.withLock { counters } }
+    public var stats:
+        (connections: Int, queries: Int, heartbeats: Int, motionPushes: Int, handshakes: Int, refused: Int)
+    { lock.withLock { counters } }
     private var isStopped: Bool { lock.withLock { stopped } }
 
     private func acceptLoop() {
         while !isStopped {
             let c = accept(listener, nil, nil)
-            if c < 0 { if isStopped { return }; continue }
+            if c < 0 {
+                if isStopped { return }
+                continue
+            }
             lock.withLock { counters.connections += 1 }
             let t = Thread { [self] in serve(c) }
             t.name = "tuya device client"
@@ -113,7 +127,9 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
                 let sealKey = damage == .undecryptable ? Data("ffffffffffffffff".utf8) : key
                 payload = (try? TuyaLAN.seal(body, command: command, version: version, key: sealKey)) ?? Data()
             }
-            var bytes = TuyaLAN.encode(TuyaLAN.Frame(seq: seq, command: command, retcode: 0, payload: payload), version: version, integrityKey: key)
+            var bytes = TuyaLAN.encode(
+                TuyaLAN.Frame(seq: seq, command: command, retcode: 0, payload: payload), version: version,
+                integrityKey: key)
             seq &+= 1
             switch damage {
             case .badIntegrity?: bytes[bytes.count - 6] ^= 0xFF
@@ -122,7 +138,8 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
             case .truncated?: bytes = bytes.prefix(bytes.count / 2)
             case .undecryptable?, nil: break
             }
-            let ok = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+            let ok =
+                bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
             // A truncated frame is the end of that connection: the device "reboots" mid-frame.
             return ok && damage != .truncated
         }
@@ -143,26 +160,40 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
             }
             while true {
                 let decoded: (TuyaLAN.Frame, Int)?
-                do { decoded = try TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: false) } catch {
+                do {
+                    decoded = try TuyaLAN.decode(buffer, version: version, integrityKey: key, fromDevice: false)
+                } catch {
                     decoded = nil
                     refusedAt = Date()
                 }
-                if refusedAt == nil, let (frame, _) = decoded, version == .v33, frame.command == TuyaLAN.Command.dpQuery.rawValue,
-                   (try? TuyaLAN.open(frame.payload, version: version, key: key)) == nil {
+                if refusedAt == nil, let (frame, _) = decoded, version == .v33,
+                    frame.command == TuyaLAN.Command.dpQuery.rawValue,
+                    (try? TuyaLAN.open(frame.payload, version: version, key: key)) == nil
+                {
                     refusedAt = Date()
                 }
-                if refusedAt != nil { lock.withLock { counters.refused += 1 }; break }
+                if refusedAt != nil {
+                    lock.withLock { counters.refused += 1 }
+                    break
+                }
                 guard let (frame, used) = decoded else { break }
                 buffer.removeFirst(used)
                 switch TuyaLAN.Command(rawValue: frame.command) {
                 case .sessionKeyStart?:
-                    guard let nonce = try? TuyaCipher(key: local).decrypt(frame.payload), nonce.count == 16 else { return }
+                    guard let nonce = try? TuyaCipher(key: local).decrypt(frame.payload), nonce.count == 16 else {
+                        return
+                    }
                     clientNonce = nonce
                     remoteNonce = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
-                    guard let answer = try? TuyaSession.respond(remoteNonce: remoteNonce, localNonce: clientNonce, localKey: local),
-                          send(TuyaLAN.Command.sessionKeyResponse.rawValue, nil, raw: answer) else { return }
+                    guard
+                        let answer = try? TuyaSession.respond(
+                            remoteNonce: remoteNonce, localNonce: clientNonce, localKey: local),
+                        send(TuyaLAN.Command.sessionKeyResponse.rawValue, nil, raw: answer)
+                    else { return }
                 case .sessionKeyFinish?:
-                    guard let k = try? TuyaSession.key(localNonce: clientNonce, remoteNonce: remoteNonce, localKey: local) else { return }
+                    guard
+                        let k = try? TuyaSession.key(localNonce: clientNonce, remoteNonce: remoteNonce, localKey: local)
+                    else { return }
                     key = k
                     lock.withLock { counters.handshakes += 1 }
                 case .dpQuery?, .dpQueryNew?:
@@ -191,6 +222,7 @@ public final class TuyaDeviceSimulator: @unchecked Sendable {
     /// 3.3 sends `{"devId","dps","t"}`; 3.4 wraps it as `{"protocol":4,"t","data":{"dps"}}`.
     private func statusDocument(_ dps: [String: Any]) -> [String: Any] {
         let t = Int(Date().timeIntervalSince1970)
-        return version == .v33 ? ["devId": deviceID, "dps": dps, "t": t] : ["protocol": 4, "t": t, "data": ["dps": dps]]
+        return version == .v33
+            ? ["devId": deviceID, "dps": dps, "t": t] : ["protocol": 4, "t": t, "data": ["dps": dps]]
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Receives the simulator encoder's MPEG-TS on a loopback port and forwards each datagram to
@@ -31,11 +32,17 @@ final class UDPRelay: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var size: Int32 = 4 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let rc = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard rc == 0 else { throw SimulatorError("udp bind: \(String(cString: strerror(errno)))") }
         var bound = sockaddr_in()
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &bound) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         port = Int(UInt16(bigEndian: bound.sin_port))
         let t = Thread { [self] in loop() }
         t.name = "camsim udp relay"
@@ -67,14 +74,19 @@ final class UDPRelay: @unchecked Sendable {
         while true {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             let (to, on, stop) = lock.withLock { (target, forwardingOn, stopped) }
-            if stop { close(fd); return }
+            if stop {
+                close(fd)
+                return
+            }
             guard n > 0 else { continue }
             lock.withLock { if firstDatagram == nil { firstDatagram = Date() } }
             guard on, var dest = to else { continue }
             let ok = buf.withUnsafeBytes { b in
-                withUnsafePointer(to: &dest) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(fd, b.baseAddress, n, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                } }
+                withUnsafePointer(to: &dest) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(fd, b.baseAddress, n, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
             }
             if ok > 0 { lock.withLock { sent += 1 } }
         }

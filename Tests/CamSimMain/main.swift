@@ -1,7 +1,7 @@
 import CamSim
-import TuyaAPI
 import Foundation
 import Logging
+import TuyaAPI
 
 /// Camera simulators for trying the NVR by hand:
 ///   swift run camsim gopro [--port 8080] [--address 127.0.0.1] [--card DIR] [--no-record] [--clock-offset SECONDS]
@@ -27,7 +27,9 @@ let usage = """
 
     """
 func value(_ flag: String) -> String? { args.firstIndex(of: flag).flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil } }
-func card(_ name: String) -> String { value("--card") ?? FileManager.default.temporaryDirectory.appendingPathComponent(name).path }
+func card(_ name: String) -> String {
+    value("--card") ?? FileManager.default.temporaryDirectory.appendingPathComponent(name).path
+}
 LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
 
 /// Ctrl-C or kill: stop children (encoder, pusher) too, then exit at once (the HTTP server
@@ -36,7 +38,10 @@ func onStop(_ action: @escaping @Sendable () -> Void) -> [any DispatchSourceSign
     [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
         signal(sig, SIG_IGN)
         let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-        s.setEventHandler { action(); exit(0) }
+        s.setEventHandler {
+            action()
+            exit(0)
+        }
         s.resume()
         return s
     }
@@ -61,7 +66,10 @@ case "insta360":
     if let z = value("--zone") {
         let sign = z.hasPrefix("-") ? -1 : 1
         let parts = z.dropFirst().split(separator: ":").compactMap { Int($0) }
-        guard parts.count == 2 else { FileHandle.standardError.write(Data(usage.utf8)); exit(2) }
+        guard parts.count == 2 else {
+            FileHandle.standardError.write(Data(usage.utf8))
+            exit(2)
+        }
         options.zoneSeconds = sign * (parts[0] * 3600 + parts[1] * 60)
     }
     let sim = try Insta360Simulator(options)
@@ -79,21 +87,29 @@ case "tuya":
     let cloud = TuyaCloudSimulator(options)
     let device = options.devices.first!
     let version: TuyaLAN.Version = value("--version") == "3.4" ? .v34 : .v33
-    let lan = try TuyaDeviceSimulator(deviceID: device, localKey: "a1b2c3d4e5f6g7h8", version: version,
-                                      motionSeconds: value("--motion-seconds").flatMap(Double.init) ?? 5,
-                                      port: value("--lan-port").flatMap(Int.init) ?? 6668)
-    if let broadcast = value("--announce") { try lan.announce(ip: value("--announce-ip") ?? "127.0.0.1", broadcast: broadcast) }
+    let lan = try TuyaDeviceSimulator(
+        deviceID: device, localKey: "a1b2c3d4e5f6g7h8", version: version,
+        motionSeconds: value("--motion-seconds").flatMap(Double.init) ?? 5,
+        port: value("--lan-port").flatMap(Int.init) ?? 6668)
+    if let broadcast = value("--announce") {
+        try lan.announce(ip: value("--announce-ip") ?? "127.0.0.1", broadcast: broadcast)
+    }
     let gate = try value("--rtsp").map { try SingleUseRTSPGate(upstream: $0) }
     if let gate { cloud.setAllocator { _ in gate.issue() } }
     let now = Int64(Date().timeIntervalSince1970)
     cloud.addCloudRecording(deviceID: device, start: now - 7200, stop: now - 3600)
-    FileHandle.standardOutput.write(Data("""
-        nvr camera add tu --plugin tuya --option device_id=\(device) --option cloud_host=http://127.0.0.1:\(options.httpPort) \\
-            --option client_id=\(options.clientID) --option secret=\(options.secret) \\
-            --option lan_host=127.0.0.1 --option lan_port=\(lan.port) --option local_key=\(lan.localKey) --option lan_version=\(version.rawValue)
+    FileHandle.standardOutput.write(
+        Data(
+            """
+            nvr camera add tu --plugin tuya --option device_id=\(device) --option cloud_host=http://127.0.0.1:\(options.httpPort) \\
+                --option client_id=\(options.clientID) --option secret=\(options.secret) \\
+                --option lan_host=127.0.0.1 --option lan_port=\(lan.port) --option local_key=\(lan.localKey) --option lan_version=\(version.rawValue)
 
-        """.utf8))
-    let stops = onStop { lan.stop(); gate?.stop() }
+            """.utf8))
+    let stops = onStop {
+        lan.stop()
+        gate?.stop()
+    }
     try await cloud.run()
     _ = stops
 default:

@@ -15,7 +15,7 @@ import Testing
 final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
     // @unchecked Sendable: `script`, `opened` and `base` are guarded by `lock`; `clock` is atomic.
     struct Packet {
-        var dts: Int64 // 90 kHz
+        var dts: Int64  // 90 kHz
         var isKey: Bool
         var data: [UInt8]
     }
@@ -59,7 +59,8 @@ final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
         switch next {
         case nil: throw MediaError(.open, "the scripted camera is off")
         case .refuse(let why): throw MediaError(.open, why)
-        case .stream(let packets, let why): return Input(streams: streams, packets: packets, hangUp: why, start90k: start, clock: clock)
+        case .stream(let packets, let why):
+            return Input(streams: streams, packets: packets, hangUp: why, start90k: start, clock: clock)
         }
     }
 
@@ -75,7 +76,11 @@ final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
         private var next = 0
 
         init(streams: [StreamDescription], packets: [Packet], hangUp: String, start90k: Int64, clock: Clock) {
-            self.streams = streams; self.packets = packets; self.hangUp = hangUp; self.start90k = start90k; self.clock = clock
+            self.streams = streams
+            self.packets = packets
+            self.hangUp = hangUp
+            self.start90k = start90k
+            self.clock = clock
         }
 
         func read(_ handler: (InputPacket) throws -> Void) throws {
@@ -98,8 +103,12 @@ final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
     /// 3 s of H.264 (25 fps, a key frame a second) as packets in 90 kHz ticks.
     static func clip(in dir: String) throws -> (streams: [StreamDescription], packets: [ScriptedCamera.Packet]) {
         let path = dir + "/scripted.ts"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "3",
-                                                   "-c:v", "libx264", "-g", "25", "-bf", "0", path])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "3",
+                "-c:v", "libx264", "-g", "25", "-bf", "0", path,
+            ])
         try #require(r.status == 0, "\(r.stderr)")
         let d = try Demuxer(Demuxer.Options(url: path), interrupter: Interrupter())
         defer { d.close() }
@@ -127,14 +136,17 @@ final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
         try h.add("scripted", ["url": "rtsp://127.0.0.1:1/never-opened"])
         let camera = try h.camera("scripted")
         let start: Int64 = 1_800_000_000 * 90_000
-        let cam = ScriptedCamera(streams: streams, start90k: start, script: [
-            (.stream(packets, hangUp: "the camera hung up"), gapSeconds: 0),
-            (.refuse("connection refused"), gapSeconds: 10),
-            (.stream(packets, hangUp: "the camera hung up again"), gapSeconds: 20),
-        ])
-        let session = CameraSession(camera: camera, plugins: h.recorder.plugins, writer: h.recorder.writer, storage: h.recorder.storage,
-                                    settings: .init(segmentSeconds: 2), logger: TestEnvironment.logger, opener: cam,
-                                    clock: { cam.clock.now })
+        let cam = ScriptedCamera(
+            streams: streams, start90k: start,
+            script: [
+                (.stream(packets, hangUp: "the camera hung up"), gapSeconds: 0),
+                (.refuse("connection refused"), gapSeconds: 10),
+                (.stream(packets, hangUp: "the camera hung up again"), gapSeconds: 20),
+            ])
+        let session = CameraSession(
+            camera: camera, plugins: h.recorder.plugins, writer: h.recorder.writer, storage: h.recorder.storage,
+            settings: .init(segmentSeconds: 2), logger: TestEnvironment.logger, opener: cam,
+            clock: { cam.clock.now })
         session.minBackoff = 0.02
         session.maxBackoff = 0.1
         session.start()
@@ -151,9 +163,10 @@ final class ScriptedCamera: LiveInputOpener, @unchecked Sendable {
             .sorted { $0[0].start90k < $1[0].start90k }
         try #require(runs.count == 2, "\(segs.map { ($0.runID, $0.start90k) })")
         let frame: Int64 = 90_000 / 25
-        let last = packets[packets.count - 1].dts - packets[0].dts // the clip's last frame, 2.96 s in
+        let last = packets[packets.count - 1].dts - packets[0].dts  // the clip's last frame, 2.96 s in
         for (run, begins) in zip(runs, [start, start + last + (10 + 20) * 90_000]) {
-            #expect(abs(run[0].start90k - begins) <= frame, "run starts at \(Double(run[0].start90k - start) / 90_000) s")
+            #expect(
+                abs(run[0].start90k - begins) <= frame, "run starts at \(Double(run[0].start90k - start) / 90_000) s")
             #expect(run.reduce(0) { $0 + $1.frames } == packets.count, "every frame recorded")
             #expect(abs(run.reduce(0) { $0 + $1.duration90k } - 3 * 90_000) <= frame)
         }

@@ -1,6 +1,7 @@
 import NVRIndex
-@testable import NVRRecorder
 import Testing
+
+@testable import NVRRecorder
 
 /// The one place capture time is computed: packets that arrive late (a probing buffer, a
 /// network stall), cameras whose clocks run fast or slow, timestamps that jump.
@@ -11,7 +12,7 @@ import Testing
 
     /// A repeatable delay between `low` and `high` ticks for frame `n`.
     static func delay(_ n: Int64, low: Int64, high: Int64) -> Int64 {
-        var x = UInt64(bitPattern: n &* 6364136223846793005 &+ 1442695040888963407)
+        var x = UInt64(bitPattern: n &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407)
         x ^= x >> 33
         return low + Int64(x % UInt64(high - low + 1))
     }
@@ -40,7 +41,9 @@ import Testing
         let least = (Int64(25)..<100).map { Self.delay($0, low: 20 * 90, high: 250 * 90) }.min()!
         #expect(least < 30 * 90)
         let settled = errors.dropFirst(100)
-        #expect(settled.allSatisfy { $0 >= 20 * 90 && $0 <= least }, "after settling: \(settled.min()!)…\(settled.max()!) ticks late")
+        #expect(
+            settled.allSatisfy { $0 >= 20 * 90 && $0 <= least },
+            "after settling: \(settled.min()!)…\(settled.max()!) ticks late")
         #expect(errors[0] == 3 * Self.s / 2, "before any other packet, the first one's arrival is all there is")
     }
 
@@ -65,7 +68,8 @@ import Testing
         }
         // The least delay is about 20 ms; a clock that is never corrected would be off by
         // 300 ppm × 2 h = 2.16 s.
-        #expect(lastError >= 15 * 90 && lastError <= 40 * 90, "off by \(Double(lastError) / 90) ms after 2 h at \(ppm) ppm")
+        #expect(
+            lastError >= 15 * 90 && lastError <= 40 * 90, "off by \(Double(lastError) / 90) ms after 2 h at \(ppm) ppm")
         // One correction per 10 s window, at most 500 ppm of it: 5 ms.
         #expect(worstStep <= 10 * Self.s * CaptureClock.maxSlewPPM / 1_000_000 + 1, "a step of \(worstStep) ticks")
     }
@@ -81,8 +85,10 @@ import Testing
             var jumped = false
             errors[n] = clock.wallTime(media: t, arrival: arrival, jumped: &jumped) - (Self.t0 + t)
         }
-        #expect(errors.values.allSatisfy { $0 == 20 * 90 },
-                "capture time stays 20 ms behind throughout, the stalled frames too: \(errors.values.min()!)…\(errors.values.max()!)")
+        #expect(
+            errors.values.allSatisfy { $0 == 20 * 90 },
+            "capture time stays 20 ms behind throughout, the stalled frames too: \(errors.values.min()!)…\(errors.values.max()!)"
+        )
     }
 
     @Test func aTimestampJumpAnchorsAgain() {
@@ -90,14 +96,17 @@ import Testing
         var jumped = false
         _ = clock.wallTime(media: 100 * Self.s, arrival: Self.t0, jumped: &jumped)
         jumped = false
-        #expect(clock.wallTime(media: 101 * Self.s, arrival: Self.t0 + Self.s + 500, jumped: &jumped) == Self.t0 + Self.s)
+        #expect(
+            clock.wallTime(media: 101 * Self.s, arrival: Self.t0 + Self.s + 500, jumped: &jumped) == Self.t0 + Self.s)
         #expect(!jumped)
         // Back in time (a camera restarted its clock): anchored at the arrival.
-        #expect(clock.wallTime(media: 3 * Self.s, arrival: Self.t0 + 2 * Self.s, jumped: &jumped) == Self.t0 + 2 * Self.s)
+        #expect(
+            clock.wallTime(media: 3 * Self.s, arrival: Self.t0 + 2 * Self.s, jumped: &jumped) == Self.t0 + 2 * Self.s)
         #expect(jumped)
         jumped = false
         // Over 5 s forward: the same.
-        #expect(clock.wallTime(media: 30 * Self.s, arrival: Self.t0 + 3 * Self.s, jumped: &jumped) == Self.t0 + 3 * Self.s)
+        #expect(
+            clock.wallTime(media: 30 * Self.s, arrival: Self.t0 + 3 * Self.s, jumped: &jumped) == Self.t0 + 3 * Self.s)
         #expect(jumped)
         // Media times near Int64's ends (a hostile plugin): no trap.
         _ = clock.wallTime(media: .max, arrival: Self.t0, jumped: &jumped)

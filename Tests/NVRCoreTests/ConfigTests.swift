@@ -6,7 +6,8 @@ import Testing
 
 @Suite struct ConfigTests {
     @Test func parsesEveryKey() throws {
-        let c = try NVRConfig.parse("""
+        let c = try NVRConfig.parse(
+            """
             [storage]
             root = "/srv/nvr"
             [http]
@@ -16,7 +17,9 @@ import Testing
             [plugins]
             dir = "/usr/lib/nvr"
             """)
-        #expect(c.storageRoot == "/srv/nvr" && c.httpBind == "0.0.0.0:9000" && c.segmentSeconds == 30 && c.pluginsDir == "/usr/lib/nvr")
+        #expect(
+            c.storageRoot == "/srv/nvr" && c.httpBind == "0.0.0.0:9000" && c.segmentSeconds == 30
+                && c.pluginsDir == "/usr/lib/nvr")
     }
 
     @Test func defaultsWhenEmpty() throws {
@@ -33,12 +36,19 @@ import Testing
 
     @Test func findsTheConfigLikeOtherDaemons() {
         let none: (String) -> Bool = { _ in false }
-        #expect(NVRConfig.locate(path: "/x/given.toml", environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/x/given.toml")
-        #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/env.toml")
-        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in true }) == "nvr.toml")
+        #expect(
+            NVRConfig.locate(path: "/x/given.toml", environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true })
+                == "/x/given.toml")
+        #expect(
+            NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": "/env.toml"], exists: { _ in true }) == "/env.toml")
+        #expect(
+            NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in true }) == "nvr.toml")
         // Another user's ./nvr.toml (a shared folder) is passed over.
-        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in false }) == "/etc/nvr/nvr.toml")
-        #expect(NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr/nvr.toml" }) == "/etc/nvr/nvr.toml")
+        #expect(
+            NVRConfig.locate(path: nil, environment: [:], exists: { _ in true }, trusted: { _ in false })
+                == "/etc/nvr/nvr.toml")
+        #expect(
+            NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr/nvr.toml" }) == "/etc/nvr/nvr.toml")
         // /etc/nvr this user cannot look into: still chosen, so the error can say why.
         #expect(NVRConfig.locate(path: nil, environment: [:], exists: { $0 == "/etc/nvr" }) == "/etc/nvr/nvr.toml")
         #expect(NVRConfig.locate(path: nil, environment: ["NVR_CONFIG": ""], exists: none) == nil)
@@ -49,14 +59,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir + "/etc", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try """
-            [storage]
-            root = "../data"
-            [http]
-            tls_cert = "tls/cert.pem"
-            tls_key = "/abs/key.pem"
-            [plugins]
-            dir = "plugins"
-            """.write(toFile: dir + "/etc/nvr.toml", atomically: true, encoding: .utf8)
+        [storage]
+        root = "../data"
+        [http]
+        tls_cert = "tls/cert.pem"
+        tls_key = "/abs/key.pem"
+        [plugins]
+        dir = "plugins"
+        """.write(toFile: dir + "/etc/nvr.toml", atomically: true, encoding: .utf8)
         let c = try NVRConfig.load(path: dir + "/etc/nvr.toml", environment: [:])
         #expect(c.storageRoot == dir + "/data" && c.tlsCert == dir + "/etc/tls/cert.pem" && c.tlsKey == "/abs/key.pem")
         #expect(c.pluginsDir == dir + "/etc/plugins" && c.source == dir + "/etc/nvr.toml")

@@ -27,9 +27,13 @@ import Testing
         let root = TestEnvironment.tempDir("crash")
         defer { TestEnvironment.cleanup(root) }
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 60)
-        let add = try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url, "--config", config])
+        let add = try runProcess(
+            TestEnvironment.nvrExecutable,
+            ["camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url, "--config", config])
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", config]).status == 0)
+        #expect(
+            try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", config])
+                .status == 0)
         let storage = StorageLayout(root: root + "/Storage")
         let index = try IndexDatabase(path: storage.indexPath)
         let camID = try #require(try index.camera(named: "cam")?.id)
@@ -38,10 +42,12 @@ import Testing
         let serve = try startServe(config, log: log)
         // Wait until a segment has been written for a while (progress is saved every 5 s).
         let writing = TestEnvironment.wait(timeout: 30) {
-            ((try? index.segments(cameraID: camID)) ?? []).contains { $0.state == .writing && $0.duration90k >= 5 * 90_000 }
+            ((try? index.segments(cameraID: camID)) ?? []).contains {
+                $0.state == .writing && $0.duration90k >= 5 * 90_000
+            }
         }
         #expect(writing, "no segment in progress; log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-        Thread.sleep(forTimeInterval: 1.7) // mid-fragment, mid-segment
+        Thread.sleep(forTimeInterval: 1.7)  // mid-fragment, mid-segment
         kill(serve.processIdentifier, SIGKILL)
         let killed = Time90k.now()
         serve.waitUntilExit()
@@ -55,7 +61,8 @@ import Testing
         // While it records: a second server is refused, db check passes (the live segment is not
         // a crash leftover), and --repair refuses to touch it.
         let second = try runProcess(TestEnvironment.nvrExecutable, ["serve", "--no-demo", "--config", config])
-        #expect(second.status != 0 && second.stderr.contains("another nvr serve is already recording"), "\(second.stderr)")
+        #expect(
+            second.status != 0 && second.stderr.contains("another nvr serve is already recording"), "\(second.stderr)")
         let live = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", config])
         #expect(live.status == 0, "\(live.stdout)")
         let repair = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--repair", "--config", config])
@@ -82,8 +89,9 @@ import Testing
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         #expect(size == Int(recovered.bytes))
         // Index and files agree: every row has its file and every file has its row.
-        let files = Set(FileManager.default.enumerator(atPath: storage.recordingsDir)!.compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".mp4") }.map { "recordings/" + $0 })
+        let files = Set(
+            FileManager.default.enumerator(atPath: storage.recordingsDir)!.compactMap { $0 as? String }
+                .filter { $0.hasSuffix(".mp4") }.map { "recordings/" + $0 })
         #expect(files == Set(segs.map(\.path)))
         // The restart began a new run after a gap.
         #expect(Set(segs.map(\.runID)).count == 2)
@@ -96,13 +104,19 @@ import Testing
         try storage.prepare()
         let index = try IndexDatabase(path: storage.indexPath)
         let cam = try index.addCamera(CameraRecord(name: "c", plugin: "demo", config: "{}", created90k: 0))
-        let entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
-                                                              channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
+        let entry = try index.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
         // A row whose file was never created, and one whose file has only half a header.
-        _ = try index.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: 0, start90k: 0, path: "recordings/c/a.mp4",
-                                                  videoEntryID: entry, audioEntryID: nil))
-        _ = try index.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: 1, start90k: 10, path: "recordings/c/b.mp4",
-                                                  videoEntryID: entry, audioEntryID: nil))
+        _ = try index.insertSegment(
+            SegmentRecord(
+                cameraID: cam.id!, runID: 1, runSeq: 0, start90k: 0, path: "recordings/c/a.mp4",
+                videoEntryID: entry, audioEntryID: nil))
+        _ = try index.insertSegment(
+            SegmentRecord(
+                cameraID: cam.id!, runID: 1, runSeq: 1, start90k: 10, path: "recordings/c/b.mp4",
+                videoEntryID: entry, audioEntryID: nil))
         try FileManager.default.createDirectory(atPath: storage.recordingsDir + "/c", withIntermediateDirectories: true)
         try Data([0, 0, 0, 24, 0x66, 0x74]).write(to: URL(fileURLWithPath: storage.absolute("recordings/c/b.mp4")))
         let report = try Recovery.run(index: index, storage: storage, logger: TestEnvironment.logger)

@@ -16,7 +16,9 @@ import Testing
     @Test func trackerMergesOverlappingClipsAndEndsPulsesAfterQuiet() throws {
         let h = try RecorderHarness()
         let cam = try h.index.addCamera(CameraRecord(name: "t", plugin: "demo", config: "{}", created90k: 0))
-        let tr = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 5 * Self.sec, postRoll90k: 10 * Self.sec)
+        let tr = EventTracker(
+            camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 5 * Self.sec,
+            postRoll90k: 10 * Self.sec)
         let s = Self.sec
         tr.begin(type: "motion", source: .motion, at: 0)
         #expect(tr.clipStart(now: 1 * s) == -5 * s)
@@ -30,7 +32,7 @@ import Testing
         // Far later: a new event. A doorbell at the same time is an event of its own.
         tr.begin(type: "motion", source: .motion, at: 100 * s)
         tr.begin(type: "doorbell", source: .plugin, at: 101 * s, until: 111 * s)
-        tr.begin(type: "doorbell", source: .plugin, at: 107 * s, until: 117 * s) // another pulse extends it
+        tr.begin(type: "doorbell", source: .plugin, at: 107 * s, until: 117 * s)  // another pulse extends it
         tr.tick(now: 112 * s)
         #expect(tr.openEvents.count == 2)
         tr.tick(now: 117 * s)
@@ -44,11 +46,23 @@ import Testing
 
     @Test func pluginEventJSON() throws {
         let now: Int64 = 1_000_000 * Self.sec
-        let e = try PluginEvent(json: #"{"type":"doorbell","phase":"pulse","score":0.5,"time90k":\#(now - Self.sec),"quiet_seconds":3}"#, now: now)
-        #expect(e == (try PluginEvent(json: #"{"type":"doorbell","phase":"pulse","score":0.5,"time90k":\#(now - Self.sec),"quiet_seconds":3}"#, now: now)))
+        let e = try PluginEvent(
+            json: #"{"type":"doorbell","phase":"pulse","score":0.5,"time90k":\#(now - Self.sec),"quiet_seconds":3}"#,
+            now: now)
+        #expect(
+            e
+                == (try PluginEvent(
+                    json:
+                        #"{"type":"doorbell","phase":"pulse","score":0.5,"time90k":\#(now - Self.sec),"quiet_seconds":3}"#,
+                    now: now)))
         #expect(e.phase == .pulse && e.time90k == now - Self.sec && e.quiet90k == 3 * Self.sec && e.score == 0.5)
-        #expect(try PluginEvent(json: #"{"type":"motion","phase":"start","time90k":1}"#, now: now).time90k == now, "a clock far off: now")
-        for bad in ["[]", "{}", #"{"type":"motion"}"#, #"{"type":"a b","phase":"start"}"#, #"{"type":"motion","phase":"later"}"#, "not json"] {
+        #expect(
+            try PluginEvent(json: #"{"type":"motion","phase":"start","time90k":1}"#, now: now).time90k == now,
+            "a clock far off: now")
+        for bad in [
+            "[]", "{}", #"{"type":"motion"}"#, #"{"type":"a b","phase":"start"}"#,
+            #"{"type":"motion","phase":"later"}"#, "not json",
+        ] {
             #expect(throws: ConfigError.self, "\(bad)") { try PluginEvent(json: bad, now: now) }
         }
     }
@@ -56,19 +70,28 @@ import Testing
     /// A 30 s, 25 fps clip with a key frame every second, fed through a gate whose clock says
     /// each packet arrives at base + its timestamp.
     /// `late(t)`: how long after its capture the packet at clip time `t` arrives.
-    func feed(_ h: RecorderHarness, settings: RecordingSettings, base: Int64, seconds: Int = 30,
-              during: (RecordingGate, Int64) -> Void = { _, _ in }, late: (Int64) -> Int64 = { _ in 0 }) throws -> [SegmentRecord] {
+    func feed(
+        _ h: RecorderHarness, settings: RecordingSettings, base: Int64, seconds: Int = 30,
+        during: (RecordingGate, Int64) -> Void = { _, _ in }, late: (Int64) -> Int64 = { _ in 0 }
+    ) throws -> [SegmentRecord] {
         let clip = h.root + "/clip.ts"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", String(seconds),
-                                                   "-c:v", "libx264", "-g", "25", "-bf", "0", clip])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", String(seconds),
+                "-c:v", "libx264", "-g", "25", "-bf", "0", clip,
+            ])
         #expect(r.status == 0, "\(r.stderr)")
         let cam = try h.index.addCamera(CameraRecord(name: "g", plugin: "demo", config: "{}", created90k: 0))
         let now = Atomic<Int64>(base)
-        let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 4),
-                            logger: TestEnvironment.logger)
-        let tracker = EventTracker(camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
-        let gate = RecordingGate(camera: cam, writer: h.recorder.writer, segmenter: seg, tracker: tracker, settings: settings,
-                                 logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
+        let seg = Segmenter(
+            camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 4),
+            logger: TestEnvironment.logger)
+        let tracker = EventTracker(
+            camera: cam, writer: h.recorder.writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
+        let gate = RecordingGate(
+            camera: cam, writer: h.recorder.writer, segmenter: seg, tracker: tracker, settings: settings,
+            logger: TestEnvironment.logger, clock: { now.load(ordering: .relaxed) })
         let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
         try gate.begin(streams: d.streams)
         let tb = d.streams[0]
@@ -77,7 +100,7 @@ import Testing
             do {
                 try d.read { p in
                     let raw = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
-                    let t = raw - (first ?? raw) // MPEG-TS starts at 1.4 s; the clip's time starts at 0
+                    let t = raw - (first ?? raw)  // MPEG-TS starts at 1.4 s; the clip's time starts at 0
                     if first == nil { first = raw }
                     now.store(base + t + late(t), ordering: .relaxed)
                     during(gate, base + t)
@@ -93,7 +116,13 @@ import Testing
         let h = try RecorderHarness()
         let s = Self.sec
         let base: Int64 = 1_800_000_000 * s
-        let settings = RecordingSettings(mode: .events, preRoll90k: 3 * s, postRoll90k: 4 * s, motion: { var m = MotionSettings(); m.enabled = .off; return m }())
+        let settings = RecordingSettings(
+            mode: .events, preRoll90k: 3 * s, postRoll90k: 4 * s,
+            motion: {
+                var m = MotionSettings()
+                m.enabled = .off
+                return m
+            }())
         // Two events: 10.5–14.2 s and 24.3–25.0 s into the clip, each reported when the clip reaches it.
         var actions: [(at: Int64, run: (RecordingGate) -> Void)] = [
             (10 * s + s / 2, { $0.tracker.begin(type: "test", source: .plugin, at: base + 10 * s + s / 2) }),
@@ -102,9 +131,13 @@ import Testing
             (25 * s, { $0.tracker.end(type: "test", source: .plugin, at: base + 25 * s) }),
         ]
         let segs = try feed(h, settings: settings, base: base) { gate, t in
-            while let next = actions.first, t - base >= next.at { next.run(gate); actions.removeFirst() }
+            while let next = actions.first, t - base >= next.at {
+                next.run(gate)
+                actions.removeFirst()
+            }
         }
-        let runs = Dictionary(grouping: segs, by: \.runID).values.map { $0.sorted { $0.start90k < $1.start90k } }.sorted { $0[0].start90k < $1[0].start90k }
+        let runs = Dictionary(grouping: segs, by: \.runID).values.map { $0.sorted { $0.start90k < $1.start90k } }.sorted
+        { $0[0].start90k < $1[0].start90k }
         #expect(runs.count == 2, "one recording per event")
         guard runs.count == 2 else { return }
         let frame = s / 25
@@ -126,13 +159,26 @@ import Testing
         let h = try RecorderHarness()
         let s = Self.sec
         let base: Int64 = 1_800_000_000 * s
-        let segs = try feed(h, settings: RecordingSettings(motion: { var m = MotionSettings(); m.enabled = .off; return m }()), base: base,
-                            late: { t in t < s ? 3 * s / 2 - t : 30 * 90 })
+        let segs = try feed(
+            h,
+            settings: RecordingSettings(
+                motion: {
+                    var m = MotionSettings()
+                    m.enabled = .off
+                    return m
+                }()), base: base,
+            late: { t in t < s ? 3 * s / 2 - t : 30 * 90 })
         #expect(segs.count >= 6)
         #expect(Set(segs.map(\.runID)).count == 1)
-        #expect(segs.first?.start90k == base + 30 * 90, "first segment starts \(Double((segs.first?.start90k ?? 0) - base) / 90) ms after capture")
-        for (a, b) in zip(segs, segs.dropFirst()) { #expect(b.start90k == a.end90k, "a seam of \(b.start90k - a.end90k) ticks") }
-        #expect(segs.last.map { abs($0.end90k - (base + 30 * 90) - 30 * s) <= s / 25 } == true, "the last ends with the clip")
+        #expect(
+            segs.first?.start90k == base + 30 * 90,
+            "first segment starts \(Double((segs.first?.start90k ?? 0) - base) / 90) ms after capture")
+        for (a, b) in zip(segs, segs.dropFirst()) {
+            #expect(b.start90k == a.end90k, "a seam of \(b.start90k - a.end90k) ticks")
+        }
+        #expect(
+            segs.last.map { abs($0.end90k - (base + 30 * 90) - 30 * s) <= s / 25 } == true,
+            "the last ends with the clip")
     }
 
     @Test func scheduleSwitchesAtLocalTimeOnTheDayClocksGoForward() throws {
@@ -141,13 +187,22 @@ import Testing
         // 2026-03-29T01:00:00Z is 03:00 CEST, the first instant of the rule (02:00 CET never happens).
         let base = Time90k.parse("2026-03-29T00:59:50Z")!
         let schedule = try RecordingSchedule("sun 03:00-04:00 continuous; * off", tz: "Europe/Paris")
-        let segs = try feed(h, settings: RecordingSettings(mode: .off, schedule: schedule, motion: { var m = MotionSettings(); m.enabled = .off; return m }()),
-                            base: base, seconds: 20)
+        let segs = try feed(
+            h,
+            settings: RecordingSettings(
+                mode: .off, schedule: schedule,
+                motion: {
+                    var m = MotionSettings()
+                    m.enabled = .off
+                    return m
+                }()),
+            base: base, seconds: 20)
         let first = try #require(segs.first)
         let boundary = Time90k.parse("2026-03-29T01:00:00Z")!
         // The mode is looked up once a second, and a recording starts at a key frame (1 s GOP).
-        #expect(first.start90k >= boundary && first.start90k <= boundary + 2 * s,
-                "recording began \(Double(first.start90k - boundary) / 90_000) s after 03:00 local")
+        #expect(
+            first.start90k >= boundary && first.start90k <= boundary + 2 * s,
+            "recording began \(Double(first.start90k - boundary) / 90_000) s after 03:00 local")
         #expect(abs(segs.last!.end90k - (base + 20 * s)) <= s / 25 * 2, "and went on to the end")
     }
 }

@@ -22,8 +22,10 @@ import Testing
         let camID = try h.camera("cam").id!
 
         // From 0.5 s into the first segment (between key frames) to 0.5 s before the end of the fourth.
-        let start = segs[0].start90k + 45_000, end = segs[3].end90k - 45_000
-        let r = try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: camID, start: start, end: end)
+        let start = segs[0].start90k + 45_000
+        let end = segs[3].end90k - 45_000
+        let r = try RangeExport.build(
+            index: h.index, storage: h.recorder.storage, cameraID: camID, start: start, end: end)
         #expect(r.gaps.isEmpty)
         let out = h.root + "/range.mp4"
         try r.mp4.write(to: out)
@@ -42,7 +44,8 @@ import Testing
         // Take out a middle segment: the file keeps the wall clock (the picture before the gap
         // is held across it) and the gap is reported.
         try SegmentDeleter(index: h.index, storage: h.recorder.storage).delete([segs[1]])
-        let gapped = try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: camID, start: start, end: end)
+        let gapped = try RangeExport.build(
+            index: h.index, storage: h.recorder.storage, cameraID: camID, start: start, end: end)
         #expect(gapped.gaps.count == 1)
         #expect(abs(gapped.gaps[0].lowerBound - segs[1].start90k) < 9_000)
         let out2 = h.root + "/gapped.mp4"
@@ -52,7 +55,8 @@ import Testing
         #expect(gapped.mp4.videoSamples < r.mp4.videoSamples)
 
         // Nothing there: a clear error.
-        #expect { try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: camID, start: 0, end: 90_000) }
-            throws: { "\($0)".contains("nothing recorded between") }
+        #expect {
+            try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: camID, start: 0, end: 90_000)
+        } throws: { "\($0)".contains("nothing recorded between") }
     }
 }

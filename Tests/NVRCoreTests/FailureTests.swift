@@ -12,8 +12,9 @@ import Testing
     func pluginDirWithBrokenPlugins() throws -> String {
         let dir = TestEnvironment.tempDir("plugins")
         for name in ["rtsp", "demo"] {
-            try FileManager.default.createSymbolicLink(atPath: "\(dir)/libnvr-plugin-\(name).so",
-                                                       withDestinationPath: "\(TestEnvironment.buildDir)/libnvr-plugin-\(name).so")
+            try FileManager.default.createSymbolicLink(
+                atPath: "\(dir)/libnvr-plugin-\(name).so",
+                withDestinationPath: "\(TestEnvironment.buildDir)/libnvr-plugin-\(name).so")
         }
         let header = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CNVRPlugin/include").path
@@ -27,7 +28,9 @@ import Testing
         let nosymbol = "int something_else(void) { return 1; }\n"
         for (name, src) in [("future", future), ("nosymbol", nosymbol)] {
             try src.write(toFile: "\(dir)/\(name).c", atomically: true, encoding: .utf8)
-            let r = try runProcess("/usr/bin/cc", ["-shared", "-fPIC", "-I", header, "-o", "\(dir)/libnvr-plugin-\(name).so", "\(dir)/\(name).c"])
+            let r = try runProcess(
+                "/usr/bin/cc",
+                ["-shared", "-fPIC", "-I", header, "-o", "\(dir)/libnvr-plugin-\(name).so", "\(dir)/\(name).c"])
             #expect(r.status == 0, "cc: \(r.stderr)")
         }
         return dir
@@ -48,10 +51,16 @@ import Testing
         #expect(TestEnvironment.wait(timeout: 20) { ((try? h.completeSegments("good").count) ?? 0) >= 2 })
         let state = { (name: String) in h.recorder.session(named: name)?.status }
         #expect(state("ghost")?.state == .failed)
-        #expect(state("ghost")?.reason?.contains("plugin 'nosuch' not found") == true, "\(String(describing: state("ghost")))")
+        #expect(
+            state("ghost")?.reason?.contains("plugin 'nosuch' not found") == true,
+            "\(String(describing: state("ghost")))")
         #expect(state("future")?.state == .failed)
-        #expect(state("future")?.reason?.contains("speaks plugin ABI 2, this NVR speaks 1") == true, "\(String(describing: state("future")))")
-        #expect(state("nosym")?.reason?.contains("has no nvr_plugin_entry symbol") == true, "\(String(describing: state("nosym")))")
+        #expect(
+            state("future")?.reason?.contains("speaks plugin ABI 2, this NVR speaks 1") == true,
+            "\(String(describing: state("future")))")
+        #expect(
+            state("nosym")?.reason?.contains("has no nvr_plugin_entry symbol") == true,
+            "\(String(describing: state("nosym")))")
         // The state is in the index too, for `nvr camera list`.
         h.recorder.writer.flush()
         let stored = try h.index.cameraState(cameraID: try h.camera("future").id!)
@@ -60,7 +69,9 @@ import Testing
         #expect(try h.segments("ghost").isEmpty)
 
         // `nvr plugins` lists all of them, with the load errors.
-        let r = try runProcess(TestEnvironment.nvrExecutable, ["plugins", "--json", "--config", try writeConfig(root: h.root, plugins: plugins)])
+        let r = try runProcess(
+            TestEnvironment.nvrExecutable,
+            ["plugins", "--json", "--config", try writeConfig(root: h.root, plugins: plugins)])
         #expect(r.status == 0)
         #expect(r.stdout.contains("\"name\" : \"rtsp\"") && r.stdout.contains("speaks plugin ABI 2"))
         #expect(r.stdout.contains("live-url"))
@@ -72,10 +83,14 @@ import Testing
         o.password = "secret"
         let cam = try RTSPCameraFixture(o)
         // The right password records.
-        #expect(try CameraProbe.probe(source: LiveSource(url: cam.url(user: "admin", password: "secret"), options: ["rtsp_transport": "tcp"])).codec == "h264")
+        #expect(
+            try CameraProbe.probe(
+                source: LiveSource(url: cam.url(user: "admin", password: "secret"), options: ["rtsp_transport": "tcp"])
+            ).codec == "h264")
         // Digest auth with a wrong password.
         #expect {
-            try CameraProbe.probe(source: LiveSource(url: cam.url(user: "admin", password: "nope"), options: ["rtsp_transport": "tcp"]))
+            try CameraProbe.probe(
+                source: LiveSource(url: cam.url(user: "admin", password: "nope"), options: ["rtsp_transport": "tcp"]))
         } throws: { "\($0)".contains("authorization failed (wrong user or password)") && !"\($0)".contains("nope") }
         // Nothing listening.
         #expect {
@@ -83,7 +98,8 @@ import Testing
         } throws: { "\($0)".contains("connection refused") }
 
         // The CLI: one line on stderr, non-zero exit, password not echoed.
-        let r = try runProcess(TestEnvironment.nvrExecutable, ["camera", "probe", "--url", cam.url(user: "admin", password: "nope")])
+        let r = try runProcess(
+            TestEnvironment.nvrExecutable, ["camera", "probe", "--url", cam.url(user: "admin", password: "nope")])
         #expect(r.status != 0)
         #expect(r.stderr.contains("authorization failed") && !r.stderr.contains("nope"))
         #expect(r.stderr.split(separator: "\n").count == 1, "stderr: \(r.stderr)")
@@ -121,7 +137,10 @@ import Testing
         defer { TestEnvironment.cleanup(root) }
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
         let nvr = { (args: [String]) in try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config]) }
-        var r = try nvr(["camera", "add", "porch", "--plugin", "rtsp", "--url", "rtsp://192.0.2.7/ch1", "--option", "user=admin", "--option", "password=hunter2"])
+        var r = try nvr([
+            "camera", "add", "porch", "--plugin", "rtsp", "--url", "rtsp://192.0.2.7/ch1", "--option", "user=admin",
+            "--option", "password=hunter2",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         r = try nvr(["camera", "add", "porch", "--plugin", "rtsp", "--url", "rtsp://192.0.2.7/ch1"])
         #expect(r.status != 0 && r.stderr.contains("already exists"))

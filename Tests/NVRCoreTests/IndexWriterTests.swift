@@ -14,8 +14,9 @@ import Testing
 @Suite struct IndexWriterTests {
     /// Records `clip` (2 s segments) through a fresh segmenter; returns once it is done.
     static func record(_ clip: String, camera: CameraRecord, storage: StorageLayout, writer: IndexWriter) throws {
-        let seg = Segmenter(camera: camera, storage: storage, writer: writer, settings: .init(segmentSeconds: 2),
-                            logger: TestEnvironment.logger)
+        let seg = Segmenter(
+            camera: camera, storage: storage, writer: writer, settings: .init(segmentSeconds: 2),
+            logger: TestEnvironment.logger)
         let d = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
         try seg.begin(streams: d.streams)
         let tb = d.streams[0]
@@ -24,7 +25,8 @@ import Testing
             do {
                 try d.read { p in
                     let t = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
-                    try seg.append(stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data, capture90k: base + t)
+                    try seg.append(
+                        stream: 0, pts: t, dts: t, duration: 0, isKey: p.isKey, data: p.data, capture90k: base + t)
                 }
             } catch is MediaError { break }
         }
@@ -36,7 +38,7 @@ import Testing
     @Test func aRefusedRunIDReservationIsAnErrorNotAHang() throws {
         let h = try RecorderHarness()
         let writer = h.recorder.writer
-        writer.flush() // the writer has reserved its first block
+        writer.flush()  // the writer has reserved its first block
         try h.index.pool.write { try $0.execute(sql: "DELETE FROM run_counter") }
         let outcome = Mutex<[String]>([])
         let done = DispatchSemaphore(value: 0)
@@ -57,23 +59,31 @@ import Testing
     /// A recording gate given new settings from another thread (as the recorder does when the
     /// index says they changed) applies them at its next packet, reading nothing itself.
     static func settingsReachTheGate(camera: CameraRecord, writer: IndexWriter) throws {
-        let seg = Segmenter(camera: camera, storage: StorageLayout(root: NSTemporaryDirectory()), writer: writer,
-                            settings: .init(segmentSeconds: 2), logger: TestEnvironment.logger)
-        let tracker = EventTracker(camera: camera, writer: writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
-        let gate = RecordingGate(camera: camera, writer: writer, segmenter: seg, tracker: tracker, settings: RecordingSettings(),
-                                 logger: TestEnvironment.logger)
+        let seg = Segmenter(
+            camera: camera, storage: StorageLayout(root: NSTemporaryDirectory()), writer: writer,
+            settings: .init(segmentSeconds: 2), logger: TestEnvironment.logger)
+        let tracker = EventTracker(
+            camera: camera, writer: writer, logger: TestEnvironment.logger, preRoll90k: 0, postRoll90k: 0)
+        let gate = RecordingGate(
+            camera: camera, writer: writer, segmenter: seg, tracker: tracker, settings: RecordingSettings(),
+            logger: TestEnvironment.logger)
         var off = RecordingSettings(mode: .off)
         off.motion.enabled = .off
         gate.offer(off)
         #expect(gate.settings.mode == .continuous, "taken at the next packet, not before")
-        try gate.append(stream: 1, pts: 0, dts: 0, duration: 0, isKey: false, data: UnsafeRawBufferPointer(start: nil, count: 0))
+        try gate.append(
+            stream: 1, pts: 0, dts: 0, duration: 0, isKey: false, data: UnsafeRawBufferPointer(start: nil, count: 0))
         #expect(gate.settings == off && gate.activity.mode == .off)
     }
 
     func makeClip(_ h: RecorderHarness, size: String = "320x240") throws -> String {
         let clip = h.root + "/clip-\(size).ts"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25", "-t", "9",
-                                                   "-c:v", "libx264", "-g", "25", "-bf", "0", clip])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25", "-t", "9",
+                "-c:v", "libx264", "-g", "25", "-bf", "0", clip,
+            ])
         #expect(r.status == 0, "\(r.stderr)")
         return clip
     }
@@ -84,17 +94,24 @@ import Testing
     /// recording gate takes new settings.
     @Test func aCameraRecordsOnWhileSomeoneElseHoldsTheIndex() async throws {
         let h = try RecorderHarness()
-        let clip = try makeClip(h), wide = try makeClip(h, size: "640x360")
+        let clip = try makeClip(h)
+        let wide = try makeClip(h, size: "640x360")
         let cam = try h.index.addCamera(CameraRecord(name: "w", plugin: "demo", config: "{}", created90k: 0))
-        let storage = h.recorder.storage, writer = h.recorder.writer
-        writer.flush() // the writer has started: its spare run ids and known sample entries are in hand
+        let storage = h.recorder.storage
+        let writer = h.recorder.writer
+        writer.flush()  // the writer has started: its spare run ids and known sample entries are in hand
 
         // A long write transaction (a retention pass, a checkpoint, another process) holds the
         // index while the camera records: it must finish without waiting for it.
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), recorded = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let recorded = DispatchSemaphore(value: 0)
         let index = h.index
         DispatchQueue.global().async {
-            try? index.pool.write { _ in held.signal(); release.wait() }
+            try? index.pool.write { _ in
+                held.signal()
+                release.wait()
+            }
         }
         held.wait()
         let failure = Mutex<String?>(nil)
@@ -130,8 +147,10 @@ import Testing
     @Test func aFullIndexWaitsForRetentionAndLosesNothing() throws {
         let h = try RecorderHarness()
         let cam = try h.index.addCamera(CameraRecord(name: "f", plugin: "demo", config: "{}", created90k: 0))
-        let entry = try h.index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
-                                                                channels: 0, timescale: 90000, extradata: Data(), box: Data([7])))
+        let entry = try h.index.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                channels: 0, timescale: 90000, extradata: Data(), box: Data([7])))
         let writer = IndexWriter(index: h.index, logger: TestEnvironment.logger)
         defer { writer.close() }
         // SQLite answers SQLITE_FULL (as on a full disk) once the file would grow.
@@ -151,13 +170,20 @@ import Testing
         let blob = Data(repeating: 1, count: 64 << 10)
         var refs: [PendingRowID] = []
         for i in 0..<20 {
-            let ref = writer.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
-                                                         path: "recordings/f/\(i).mp4", videoEntryID: entry, audioEntryID: nil))
-            writer.submit(.completeSegment(ref, SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
-                                                              duration90k: 90_000, path: "recordings/f/\(i).mp4", frames: 25,
-                                                              videoEntryID: entry, audioEntryID: nil),
-                                   SegmentFramesRecord(segmentID: 0, videoIndex: blob, audioIndex: nil, fragmentIndex: Data([1]),
-                                                       audioStart90k: nil)))
+            let ref = writer.insertSegment(
+                SegmentRecord(
+                    cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                    path: "recordings/f/\(i).mp4", videoEntryID: entry, audioEntryID: nil))
+            writer.submit(
+                .completeSegment(
+                    ref,
+                    SegmentRecord(
+                        cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                        duration90k: 90_000, path: "recordings/f/\(i).mp4", frames: 25,
+                        videoEntryID: entry, audioEntryID: nil),
+                    SegmentFramesRecord(
+                        segmentID: 0, videoIndex: blob, audioIndex: nil, fragmentIndex: Data([1]),
+                        audioStart90k: nil)))
             refs.append(ref)
         }
         writer.flush()
@@ -186,18 +212,26 @@ import Testing
         }
         let h = try RecorderHarness()
         let cam = try h.index.addCamera(CameraRecord(name: "r", plugin: "demo", config: "{}", created90k: 0))
-        let entry = try h.index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
-                                                                channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
-        let writer = IndexWriter(index: h.index, logger: TestEnvironment.logger, store: RefusesOnePath(index: h.index, refused: "recordings/r/3.mp4"))
+        let entry = try h.index.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
+        let writer = IndexWriter(
+            index: h.index, logger: TestEnvironment.logger,
+            store: RefusesOnePath(index: h.index, refused: "recordings/r/3.mp4"))
         defer { writer.close() }
         var refs: [PendingRowID] = []
         for i in 0..<6 {
-            refs.append(writer.insertSegment(SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
-                                                           path: "recordings/r/\(i).mp4", videoEntryID: entry, audioEntryID: nil)))
+            refs.append(
+                writer.insertSegment(
+                    SegmentRecord(
+                        cameraID: cam.id!, runID: 1, runSeq: i, start90k: Int64(i) * 90_000,
+                        path: "recordings/r/\(i).mp4", videoEntryID: entry, audioEntryID: nil)))
         }
         writer.flush()
         #expect(refs.enumerated().allSatisfy { ($0.offset == 3) == ($0.element.value == nil) }, "\(refs.map(\.value))")
-        #expect(try h.index.segments(cameraID: cam.id!).map(\.path) == [0, 1, 2, 4, 5].map { "recordings/r/\($0).mp4" })
+        #expect(
+            try h.index.segments(cameraID: cam.id!).map(\.path) == [0, 1, 2, 4, 5].map { "recordings/r/\($0).mp4" })
         #expect(writer.droppedWrites.load(ordering: .relaxed) == 1)
     }
 
@@ -208,29 +242,37 @@ import Testing
         try storage.prepare()
         let index = try IndexDatabase(path: storage.indexPath)
         let cam = try index.addCamera(CameraRecord(name: "c", plugin: "demo", config: "{}", created90k: 0))
-        let entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
-                                                              channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
+        let entry = try index.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0,
+                channels: 0, timescale: 90000, extradata: Data(), box: Data([9])))
         let now = Time90k.now()
         // A segment of an hour ago with its row, and the next one's file whose row never came.
         let kept = storage.segmentPath(camera: "c", start90k: now - 3600 * 90_000, runID: 1, seq: 0)
         let lost = storage.segmentPath(camera: "c", start90k: now - 60 * 90_000, runID: 1, seq: 1)
-        var row = SegmentRecord(cameraID: cam.id!, runID: 1, runSeq: 0, start90k: now - 3600 * 90_000, duration90k: 60 * 90_000,
-                                path: kept, videoEntryID: entry, audioEntryID: nil, state: .complete)
+        var row = SegmentRecord(
+            cameraID: cam.id!, runID: 1, runSeq: 0, start90k: now - 3600 * 90_000, duration90k: 60 * 90_000,
+            path: kept, videoEntryID: entry, audioEntryID: nil, state: .complete)
         row = try index.insertSegment(row)
         // A camera once named "c" (renamed since, its name taken again): its file in c's folder
         // has its row, under the other camera.
         let renamed = try index.addCamera(CameraRecord(name: "c-old", plugin: "demo", config: "{}", created90k: 0))
         let theirs = storage.segmentPath(camera: "c", start90k: now - 7200 * 90_000, runID: 2, seq: 0)
-        _ = try index.insertSegment(SegmentRecord(cameraID: renamed.id!, runID: 2, runSeq: 0, start90k: now - 7200 * 90_000,
-                                                  duration90k: 60 * 90_000, path: theirs, videoEntryID: entry, audioEntryID: nil, state: .complete))
+        _ = try index.insertSegment(
+            SegmentRecord(
+                cameraID: renamed.id!, runID: 2, runSeq: 0, start90k: now - 7200 * 90_000,
+                duration90k: 60 * 90_000, path: theirs, videoEntryID: entry, audioEntryID: nil, state: .complete))
         for p in [kept, lost, theirs] {
-            try FileManager.default.createDirectory(atPath: (storage.absolute(p) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (storage.absolute(p) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: storage.absolute(p), contents: Data([0, 0, 0, 8]))
         }
         let report = try Recovery.run(index: index, storage: storage, logger: TestEnvironment.logger, now: now)
         #expect(report.unindexedFiles == 1)
         #expect(FileManager.default.fileExists(atPath: storage.absolute(kept)))
-        #expect(FileManager.default.fileExists(atPath: storage.absolute(theirs)), "another camera's file in the folder is not an orphan")
+        #expect(
+            FileManager.default.fileExists(atPath: storage.absolute(theirs)),
+            "another camera's file in the folder is not an orphan")
         #expect(!FileManager.default.fileExists(atPath: storage.absolute(lost)))
         #expect(try index.segments(cameraID: cam.id!).map(\.path) == [kept])
     }

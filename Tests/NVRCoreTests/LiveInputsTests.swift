@@ -17,16 +17,22 @@ import Testing
         addr.sin_port = 0
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &len) == 0 }
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, len) == 0 && listen(fd, 8) == 0 && getsockname(fd, $0, &len) == 0
+            }
         }
-        guard bound else { close(fd); throw POSIXError(.EADDRINUSE) }
+        guard bound else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         return (fd, Int(UInt16(bigEndian: addr.sin_port)))
     }
 
     @Test func theTimeoutOptionReachesTheNativeClient() throws {
         let (fd, port) = try Self.silentListener()
         defer { close(fd) }
-        let source = LiveSource(url: "rtsp://127.0.0.1:\(port)/stream", options: ["rtsp_transport": "tcp", "timeout": "1000000"])
+        let source = LiveSource(
+            url: "rtsp://127.0.0.1:\(port)/stream", options: ["rtsp_transport": "tcp", "timeout": "1000000"])
         let started = Date()
         #expect(throws: (any Error).self) { _ = try LiveInputs.open(source, interrupter: Interrupter()) }
         let took = Date().timeIntervalSince(started)

@@ -1,9 +1,10 @@
 import Foundation
 import NVRMedia
 import NVRRecorder
-@testable import NVRRecorder
 import TestSupport
 import Testing
+
+@testable import NVRRecorder
 
 /// The motion detector on encoded clips with known content (ffmpeg lavfi): a still grid, a
 /// white square crossing its top from 2 s to 4 s, or the whole picture 40 % brighter from 2 s.
@@ -16,15 +17,21 @@ import Testing
 
     func clip(_ name: String, _ args: [String]) throws -> String {
         let path = dir + "/\(name).mp4"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y"] + args + ["-t", "6", "-c:v", "libx264", "-g", "10", "-bf", "0", path])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-y"] + args + ["-t", "6", "-c:v", "libx264", "-g", "10", "-bf", "0", path])
         #expect(r.status == 0, "\(r.stderr)")
         return path
     }
 
     var squareClip: String {
         get throws {
-            try clip("square", ["-f", "lavfi", "-i", Self.still, "-f", "lavfi", "-i", "color=white:s=40x40:r=10",
-                                "-filter_complex", "[0][1]overlay=x='if(between(t,2,4),(t-2)*120,-100)':y=20:eval=frame"])
+            try clip(
+                "square",
+                [
+                    "-f", "lavfi", "-i", Self.still, "-f", "lavfi", "-i", "color=white:s=40x40:r=10",
+                    "-filter_complex", "[0][1]overlay=x='if(between(t,2,4),(t-2)*120,-100)':y=20:eval=frame",
+                ])
         }
     }
 
@@ -70,14 +77,16 @@ import Testing
     @Test func aMaskHidesTheSquare() throws {
         var s = MotionSettings()
         s.frames = .all
-        s.masks = [[[0, 0], [1, 0], [1, 0.35], [0, 0.35]]] // the top third, where the square runs
+        s.masks = [[[0, 0], [1, 0], [1, 0.35], [0, 0.35]]]  // the top third, where the square runs
         #expect(try findings(try squareClip, s).isEmpty)
-        s.masks = [[[0, 0.5], [1, 0.5], [1, 1], [0, 1]]] // the bottom half: the square is still seen
+        s.masks = [[[0, 0.5], [1, 0.5], [1, 1], [0, 1]]]  // the bottom half: the square is still seen
         #expect(try findings(try squareClip, s).count == 2)
     }
 
     @Test func aLightChangeIsNotMotion() throws {
-        let light = try clip("light", ["-f", "lavfi", "-i", Self.still + ",format=gray,geq=lum='p(X,Y)*if(gt(T,2),1.4,1)',format=yuv420p"])
+        let light = try clip(
+            "light",
+            ["-f", "lavfi", "-i", Self.still + ",format=gray,geq=lum='p(X,Y)*if(gt(T,2),1.4,1)',format=yuv420p"])
         for frames in [MotionSettings.Frames.all, .keyframes] {
             var s = MotionSettings()
             s.frames = frames
@@ -88,7 +97,8 @@ import Testing
     @Test func masksAreRasterizedByPixelCentres() {
         let m = MotionDetector.rasterize(masks: [[[0, 0], [0.5, 0], [0.5, 1], [0, 1]]], width: 4, height: 2)
         #expect(m == [false, false, true, true, false, false, true, true])
-        #expect(MotionDetector.inside(0.5, 0.5, [[0, 0], [1, 0], [0, 1]]) == false) // on the hypotenuse, outside by the even-odd rule
+        // On the hypotenuse, outside by the even-odd rule.
+        #expect(MotionDetector.inside(0.5, 0.5, [[0, 0], [1, 0], [0, 1]]) == false)
         #expect(MotionDetector.inside(0.2, 0.2, [[0, 0], [1, 0], [0, 1]]))
     }
 }

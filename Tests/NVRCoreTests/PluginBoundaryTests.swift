@@ -2,17 +2,21 @@ import CNVRPlugin
 import Foundation
 import NVRMedia
 import NVRPluginHost
+import Testing
+
 @testable import NVRPluginHost
 @testable import NVRRecorder
-import Testing
 
 /// What a plugin hands the host in push mode is checked and converted in one place
 /// (`PluginStreams`); the session watchdog notices connections that stopped yielding video.
 struct PluginBoundaryTests {
-    func params(_ codec: nvr_codec, width: Int32 = 640, height: Int32 = 360, rate: Int32 = 0, channels: Int32 = 0,
-                tb: (Int32, Int32) = (1, 90_000), size: UInt32 = UInt32(MemoryLayout<nvr_stream_params>.size)) -> nvr_stream_params {
-        nvr_stream_params(struct_size: size, codec: UInt32(codec.rawValue), width: width, height: height, sample_rate: rate,
-                          channels: channels, timebase_num: tb.0, timebase_den: tb.1, extradata: nil, extradata_size: 0)
+    func params(
+        _ codec: nvr_codec, width: Int32 = 640, height: Int32 = 360, rate: Int32 = 0, channels: Int32 = 0,
+        tb: (Int32, Int32) = (1, 90_000), size: UInt32 = UInt32(MemoryLayout<nvr_stream_params>.size)
+    ) -> nvr_stream_params {
+        nvr_stream_params(
+            struct_size: size, codec: UInt32(codec.rawValue), width: width, height: height, sample_rate: rate,
+            channels: channels, timebase_num: tb.0, timebase_den: tb.1, extradata: nil, extradata_size: 0)
     }
 
     func convert(_ list: [nvr_stream_params]) -> Result<PluginStreams, PluginError> {
@@ -28,14 +32,16 @@ struct PluginBoundaryTests {
         func packet(_ index: Int32, size: Int = 10) -> InputPacket? {
             let bytes = [UInt8](repeating: 7, count: max(size, 0))
             return bytes.withUnsafeBufferPointer { b in
-                var p = nvr_packet(struct_size: UInt32(MemoryLayout<nvr_packet>.size), stream_index: index, pts: 0, dts: 0, duration: 0,
-                                   key: 1, data: b.baseAddress, size: size)
+                var p = nvr_packet(
+                    struct_size: UInt32(MemoryLayout<nvr_packet>.size), stream_index: index, pts: 0, dts: 0,
+                    duration: 0,
+                    key: 1, data: b.baseAddress, size: size)
                 return withUnsafePointer(to: &p) { s.packet(UnsafeRawPointer($0)) }
             }
         }
-        #expect(packet(2)?.stream == 0) // the plugin's video
-        #expect(packet(0)?.stream == 1) // its AAC
-        #expect(packet(1) == nil) // the codec nobody records, never written as AAC
+        #expect(packet(2)?.stream == 0)  // the plugin's video
+        #expect(packet(0)?.stream == 1)  // its AAC
+        #expect(packet(1) == nil)  // the codec nobody records, never written as AAC
         #expect(packet(3) == nil && packet(-1) == nil)
         #expect(packet(2, size: -5) == nil)
     }
@@ -44,7 +50,8 @@ struct PluginBoundaryTests {
         // A newer plugin whose stream struct is 16 bytes larger: fields are where v1 put them.
         let stride = MemoryLayout<nvr_stream_params>.size + 16
         var raw = [UInt8](repeating: 0, count: stride * 2)
-        let a = params(NVR_CODEC_H265, size: UInt32(stride)), b = params(NVR_CODEC_AAC, rate: 16_000, channels: 2, size: UInt32(stride))
+        let a = params(NVR_CODEC_H265, size: UInt32(stride))
+        let b = params(NVR_CODEC_AAC, rate: 16_000, channels: 2, size: UInt32(stride))
         raw.withUnsafeMutableBytes { r in
             r.storeBytes(of: a, toByteOffset: 0, as: nvr_stream_params.self)
             r.storeBytes(of: b, toByteOffset: stride, as: nvr_stream_params.self)
@@ -57,7 +64,9 @@ struct PluginBoundaryTests {
     }
 
     @Test func implausibleValuesAreDroppedOrUnknown() throws {
-        let s = try convert([params(NVR_CODEC_H264, width: 16, height: Int32.max), params(NVR_CODEC_AAC, rate: 0, channels: 1)]).get()
+        let s = try convert([
+            params(NVR_CODEC_H264, width: 16, height: Int32.max), params(NVR_CODEC_AAC, rate: 0, channels: 1),
+        ]).get()
         #expect(s.descriptions.count == 1 && s.descriptions[0].width == 0 && s.descriptions[0].height == 0)
         #expect(throws: PluginError.self) { try convert([params(NVR_CODEC_H264, tb: (0, 0))]).get() }
     }
@@ -68,12 +77,20 @@ struct PluginBoundaryTests {
         #expect(w.check(now: 5 * s) == nil)
         #expect(w.check(now: 11 * s)?.contains("no usable video") == true)
         w = FrameWatchdog(now: 0)
-        for t in 1...70 { // frames every second but no key frame
+        for t in 1...70 {  // frames every second but no key frame
             w.saw(isKey: false)
             let why = w.check(now: UInt64(t) * s)
-            if t <= 60 { #expect(why == nil) } else { #expect(why?.contains("no key frame") == true); break }
+            if t <= 60 {
+                #expect(why == nil)
+            } else {
+                #expect(why?.contains("no key frame") == true)
+                break
+            }
         }
         w = FrameWatchdog(now: 0)
-        for t in 1...100 { w.saw(isKey: t % 2 == 0); #expect(w.check(now: UInt64(t) * s) == nil) }
+        for t in 1...100 {
+            w.saw(isKey: t % 2 == 0)
+            #expect(w.check(now: UInt64(t) * s) == nil)
+        }
     }
 }

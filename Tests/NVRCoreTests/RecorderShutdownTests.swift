@@ -23,7 +23,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.03)
             h.recorder.stop()
             #expect(h.recorder.allSessions.isEmpty, "round \(round): a camera started while the recorder stopped")
-            Thread.sleep(forTimeInterval: 0.05) // the watcher's next look, if it still ran
+            Thread.sleep(forTimeInterval: 0.05)  // the watcher's next look, if it still ran
             #expect(h.recorder.allSessions.isEmpty, "round \(round): a camera started after the recorder stopped")
             while !adding.isFinished { Thread.sleep(forTimeInterval: 0.01) }
         }

@@ -1,5 +1,6 @@
-@testable import NVRRecorder
 import Testing
+
+@testable import NVRRecorder
 
 /// The judgement behind `streaming` and `stalled`, on simulated time: frames arriving at
 /// 15 a second, with a share of them refused.
@@ -8,14 +9,18 @@ struct RecordingProgressTests {
 
     /// Feeds `seconds` of 15 frames a second (a read every 1/15 s), `dropped` of each 15 not
     /// recorded; returns the verdicts that changed, with when.
-    static func run(_ p: inout RecordingProgress, from start: UInt64, seconds: Int, dropped: Int64,
-                    totals: inout (received: Int64, dropped: Int64)) -> [(UInt64, RecordingProgress.Verdict)] {
+    static func run(
+        _ p: inout RecordingProgress, from start: UInt64, seconds: Int, dropped: Int64,
+        totals: inout (received: Int64, dropped: Int64)
+    ) -> [(UInt64, RecordingProgress.Verdict)] {
         var changes: [(UInt64, RecordingProgress.Verdict)] = []
         for frame in 0..<(seconds * 15) {
             let now = start + UInt64(frame) * second / 15
             totals.received += 1
             if Int64(frame % 15) < dropped { totals.dropped += 1 }
-            if let v = p.update(now: now, received: totals.received, dropped: totals.dropped) { changes.append((now, v)) }
+            if let v = p.update(now: now, received: totals.received, dropped: totals.dropped) {
+                changes.append((now, v))
+            }
         }
         return changes
     }
@@ -39,8 +44,13 @@ struct RecordingProgressTests {
         let stalled = Self.run(&p, from: start, seconds: 20, dropped: 14, totals: &totals)
         #expect(stalled.count == 1)
         let (at, verdict) = try! #require(stalled.first)
-        guard case .stalled(let received, let dropped) = verdict else { Issue.record("\(verdict)"); return }
-        #expect(at - start <= 6 * Self.second, "stalled \(Double(at - start) / 1e9) s after the frames started being refused")
+        guard case .stalled(let received, let dropped) = verdict else {
+            Issue.record("\(verdict)")
+            return
+        }
+        #expect(
+            at - start <= 6 * Self.second,
+            "stalled \(Double(at - start) / 1e9) s after the frames started being refused")
         #expect(dropped * 2 > received && received >= 60)
         // Recording again: back to `recording` within 6 s, once.
         let again = start + 20 * Self.second

@@ -29,10 +29,13 @@ extension RecorderHarness {
             // The file's samples must still equal the index exactly; only the decoder's count may
             // fall one short.
             let scanned = try SegmentScanner.scan(path: path(s))
-            #expect(scanned.samples.count == 2 && scanned.samples[1].count == audio.count, "file and index hold the same audio samples")
+            #expect(
+                scanned.samples.count == 2 && scanned.samples[1].count == audio.count,
+                "file and index hold the same audio samples")
             let decoded = probed.count == 2 ? probed[1].frames : -1
-            #expect(decoded == audio.count || decoded == audio.count - 1,
-                    "ffprobe decoded \(decoded) audio frames, index \(audio.count), segment \(s.runSeq) of run \(s.runID)")
+            #expect(
+                decoded == audio.count || decoded == audio.count - 1,
+                "ffprobe decoded \(decoded) audio frames, index \(audio.count), segment \(s.runSeq) of run \(s.runID)")
         }
     }
 }
@@ -71,18 +74,23 @@ extension RecorderHarness {
         try h.add("cam", ["url": cam.url, "timeout": "3"])
         try h.recorder.start(addDemoIfEmpty: false)
         let session = try #require(h.recorder.session(named: "cam"))
-        #expect(TestEnvironment.wait(timeout: 15) { session.status.state == .streaming && ((try? h.completeSegments("cam").count) ?? 0) >= 1 })
+        #expect(
+            TestEnvironment.wait(timeout: 15) {
+                session.status.state == .streaming && ((try? h.completeSegments("cam").count) ?? 0) >= 1
+            })
         cam.stop()
         #expect(TestEnvironment.wait(timeout: 15) { session.status.state == .lost })
         #expect(session.status.reason != nil)
         Thread.sleep(forTimeInterval: 2)
         try cam.start()
-        #expect(TestEnvironment.wait(timeout: 40) {
-            Set(((try? h.completeSegments("cam")) ?? []).map(\.runID)).count >= 2
-        }, "no second run after the camera came back; state \(session.status)")
+        #expect(
+            TestEnvironment.wait(timeout: 40) {
+                Set(((try? h.completeSegments("cam")) ?? []).map(\.runID)).count >= 2
+            }, "no second run after the camera came back; state \(session.status)")
         h.recorder.stop()
         let segs = try h.completeSegments("cam")
-        let runs = Dictionary(grouping: segs, by: \.runID).values.map { $0.sorted { $0.start90k < $1.start90k } }.sorted { $0[0].start90k < $1[0].start90k }
+        let runs = Dictionary(grouping: segs, by: \.runID).values.map { $0.sorted { $0.start90k < $1.start90k } }.sorted
+        { $0[0].start90k < $1[0].start90k }
         #expect(runs.count >= 2)
         let gap = runs[1][0].start90k - runs[0].last!.end90k
         #expect(gap >= 2 * 90_000, "gap between runs: \(Double(gap) / 90_000) s")
@@ -129,9 +137,11 @@ extension RecorderHarness {
     /// G.726: all are recorded as AAC, with a tone that is really there (not silence) over
     /// the whole segment, decoded by ffmpeg without a complaint; by the native RTSP client and
     /// by libavformat (rtsps, UDP and the `client=libav` option).
-    @Test(arguments: [("latm", "h265", 48_000, "native"), ("pcmu", "h264", 8_000, "native"), ("pcma", "h264", 8_000, "native"),
-                      ("g726", "h264", 8_000, "native"), ("latm", "h264", 48_000, "libav"), ("pcmu", "h264", 8_000, "libav"),
-                      ("g726", "h264", 8_000, "libav")])
+    @Test(arguments: [
+        ("latm", "h265", 48_000, "native"), ("pcmu", "h264", 8_000, "native"), ("pcma", "h264", 8_000, "native"),
+        ("g726", "h264", 8_000, "native"), ("latm", "h264", 48_000, "libav"), ("pcmu", "h264", 8_000, "libav"),
+        ("g726", "h264", 8_000, "libav"),
+    ])
     func recordsTheAudioFormatsCamerasSend(format: String, video: String, rate: Int, client: String) throws {
         var o = RTSPCameraFixture.Options()
         o.audio = true
@@ -145,18 +155,30 @@ extension RecorderHarness {
         let status = h.recorder.session(named: format)?.status
         h.recorder.stop()
         #expect(status?.audio == "aac \(rate) Hz 1 ch", "\(String(describing: status))")
-        if format != "latm" { #expect(status?.notes?.contains { $0.contains("recorded as AAC") } == true, "\(String(describing: status?.notes))") }
+        if format != "latm" {
+            #expect(
+                status?.notes?.contains { $0.contains("recorded as AAC") } == true,
+                "\(String(describing: status?.notes))")
+        }
         let segs = try h.completeSegments(format)
         #expect(segs.count >= 2)
         for s in segs {
             try h.verify(s, videoCodec: video == "h265" ? "hevc" : "h264", audioCodec: "aac")
             let probed = try ffprobeStreams(h.path(s))
             let videoSeconds = Double(s.duration90k) / 90_000
-            #expect(abs(Double(probed[1].frames) * 1024 / Double(rate) - videoSeconds) < 0.5, "\(probed[1].frames) audio frames in \(videoSeconds) s")
+            #expect(
+                abs(Double(probed[1].frames) * 1024 / Double(rate) - videoSeconds) < 0.5,
+                "\(probed[1].frames) audio frames in \(videoSeconds) s")
             #expect(try decodeErrors(h.path(s)) == "")
-            guard videoSeconds > 1 else { continue } // the one cut short by the stop
-            let volume = try runProcess("/usr/bin/ffmpeg", ["-nostdin", "-v", "info", "-nostats", "-i", h.path(s), "-map", "0:a", "-af", "volumedetect", "-f", "null", "-"])
-            let mean = volume.stderr.split(separator: "\n").first { $0.contains("mean_volume:") }
+            guard videoSeconds > 1 else { continue }  // the one cut short by the stop
+            let volume = try runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-nostdin", "-v", "info", "-nostats", "-i", h.path(s), "-map", "0:a", "-af", "volumedetect", "-f",
+                    "null", "-",
+                ])
+            let mean =
+                volume.stderr.split(separator: "\n").first { $0.contains("mean_volume:") }
                 .flatMap { Double($0.split(separator: " ").dropLast().last ?? "") } ?? -100
             #expect(mean > -30, "the tone is at \(mean) dB")
         }

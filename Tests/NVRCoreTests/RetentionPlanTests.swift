@@ -24,25 +24,33 @@ import Testing
         retention = Retention(index: index, storage: storage, logger: TestEnvironment.logger)
         // Free space is not under test: the machine's own disk decides nothing here.
         try index.setSetting(RetentionSettings.minFreeKey, "0")
-        entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0, channels: 0,
-                                                         timescale: 90_000, extradata: Data(), box: Data([1, 2, 3])))
+        entry = try index.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0, channels: 0,
+                timescale: 90_000, extradata: Data(), box: Data([1, 2, 3])))
     }
 
     /// One complete one-minute segment of `bytes` starting `start`, with its file.
     @discardableResult
     func segment(_ camera: CameraRecord, at start: Int64, bytes: Int64, event: Bool = false) throws -> SegmentRecord {
         let path = storage.segmentPath(camera: camera.name, start90k: start, runID: 1, seq: Int(start / Self.minute))
-        try FileManager.default.createDirectory(atPath: (storage.absolute(path) as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (storage.absolute(path) as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try Data(count: 16).write(to: URL(fileURLWithPath: storage.absolute(path)))
-        var s = try index.insertSegment(SegmentRecord(cameraID: camera.id!, runID: 1, runSeq: Int(start / Self.minute), start90k: start,
-                                                      path: path, videoEntryID: entry, audioEntryID: nil, source: "live"))
+        var s = try index.insertSegment(
+            SegmentRecord(
+                cameraID: camera.id!, runID: 1, runSeq: Int(start / Self.minute), start90k: start,
+                path: path, videoEntryID: entry, audioEntryID: nil, source: "live"))
         s.duration90k = Self.minute
         s.bytes = bytes
         s.frames = 1
         s.hasEvent = event
-        try index.completeSegment(s, frames: SegmentFramesRecord(segmentID: s.id!, videoIndex: Data([1, 0]), audioIndex: nil,
-                                                                 fragmentIndex: Data(), audioStart90k: nil))
+        try index.completeSegment(
+            s,
+            frames: SegmentFramesRecord(
+                segmentID: s.id!, videoIndex: Data([1, 0]), audioIndex: nil,
+                fragmentIndex: Data(), audioStart90k: nil))
         return s
     }
 
@@ -66,12 +74,14 @@ import Testing
         // events (days 2 and 4); yard is cut to its cap, continuous footage first.
         var report = try retention.enforce(dryRun: false, now: t0 + 4 * Self.day + Self.day / 2)
         #expect(try left(porch) == [t0 + 2 * Self.day, t0 + 4 * Self.day])
-        #expect(try left(yard) == [t0, t0 + Self.minute, t0 + 5 * Self.minute], "the oldest continuous minutes go first")
+        #expect(
+            try left(yard) == [t0, t0 + Self.minute, t0 + 5 * Self.minute], "the oldest continuous minutes go first")
         #expect(report.segments == 3 + 3)
         for s in try index.segments(cameraID: porch.id!) + index.segments(cameraID: yard.id!) {
             #expect(FileManager.default.fileExists(atPath: storage.absolute(s.path)))
         }
-        let porchFiles = try FileManager.default.subpathsOfDirectory(atPath: storage.root + "/recordings/porch").filter { $0.hasSuffix(".mp4") }
+        let porchFiles = try FileManager.default.subpathsOfDirectory(atPath: storage.root + "/recordings/porch").filter
+        { $0.hasSuffix(".mp4") }
         #expect(porchFiles.count == 2, "deleted segments' files are gone: \(porchFiles)")
 
         // Nothing more is due an hour later (a pass that changes nothing changes nothing).

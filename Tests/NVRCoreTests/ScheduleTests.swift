@@ -55,8 +55,11 @@ import Testing
     }
 
     @Test func mistakesAreClearErrors() {
-        for (text, tz) in [("mon-fri 08:00-18:00", nil), ("xyz events", nil), ("mon 25:00-26:00 off", nil), ("mon 08:00-08:00 off", nil),
-                           ("", nil), ("mon 8-18 off", nil), ("* continuous", "Mars/Olympus_Mons")] as [(String, String?)] {
+        for (text, tz) in [
+            ("mon-fri 08:00-18:00", nil), ("xyz events", nil), ("mon 25:00-26:00 off", nil),
+            ("mon 08:00-08:00 off", nil),
+            ("", nil), ("mon 8-18 off", nil), ("* continuous", "Mars/Olympus_Mons"),
+        ] as [(String, String?)] {
             #expect(throws: ConfigError.self, "\(text)") { try RecordingSchedule(text, tz: tz) }
         }
     }

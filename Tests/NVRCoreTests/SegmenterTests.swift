@@ -11,14 +11,18 @@ import Testing
     /// Feeds every packet of `files` in order with continuous timestamps, as one connection.
     func record(_ files: [String], into h: RecorderHarness) throws {
         let cam = try h.index.addCamera(CameraRecord(name: "file", plugin: "demo", config: "{}", created90k: 0))
-        let seg = Segmenter(camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 60),
-                            logger: TestEnvironment.logger)
+        let seg = Segmenter(
+            camera: cam, storage: h.recorder.storage, writer: h.recorder.writer, settings: .init(segmentSeconds: 60),
+            logger: TestEnvironment.logger)
         var offset: Int64 = 0
         var began = false
         let base = Time90k.now()
         for f in files {
             let d = try Demuxer(Demuxer.Options(url: f), interrupter: Interrupter())
-            if !began { try seg.begin(streams: d.streams); began = true }
+            if !began {
+                try seg.begin(streams: d.streams)
+                began = true
+            }
             let tb = d.streams[0]
             var last: Int64 = 0
             while true {
@@ -26,7 +30,9 @@ import Testing
                     try d.read { p in
                         let t = p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen)
                         last = max(last, t)
-                        try seg.append(stream: 0, pts: t + offset, dts: t + offset, duration: 0, isKey: p.isKey, data: p.data, capture90k: base + t + offset)
+                        try seg.append(
+                            stream: 0, pts: t + offset, dts: t + offset, duration: 0, isKey: p.isKey, data: p.data,
+                            capture90k: base + t + offset)
                     }
                 } catch { break }
             }
@@ -36,14 +42,19 @@ import Testing
     }
 
     func makeClip(_ path: String, size: String) throws {
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25", "-t", "3",
-                                                   "-c:v", "libx264", "-g", "25", "-bf", "0", path])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=\(size):rate=25", "-t", "3",
+                "-c:v", "libx264", "-g", "25", "-bf", "0", path,
+            ])
         #expect(r.status == 0, "\(r.stderr)")
     }
 
     @Test func resolutionChangeInBandStartsANewRun() throws {
         let h = try RecorderHarness()
-        let a = h.root + "/a.ts", b = h.root + "/b.ts"
+        let a = h.root + "/a.ts"
+        let b = h.root + "/b.ts"
         try makeClip(a, size: "320x240")
         try makeClip(b, size: "640x360")
         try record([a, b], into: h)
@@ -61,7 +72,8 @@ import Testing
 
     @Test func sameSizeStreamStaysOneRun() throws {
         let h = try RecorderHarness()
-        let a = h.root + "/a.ts", b = h.root + "/b.ts"
+        let a = h.root + "/a.ts"
+        let b = h.root + "/b.ts"
         try makeClip(a, size: "320x240")
         try makeClip(b, size: "320x240")
         try record([a, b], into: h)

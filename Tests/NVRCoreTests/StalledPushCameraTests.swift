@@ -14,8 +14,9 @@ import Testing
         defer { h.recorder.stop() }
         #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "jumpy")?.status.state == .streaming })
         let jumps = Date().addingTimeInterval(2)
-        #expect(TestEnvironment.wait(timeout: 15) { h.recorder.session(named: "jumpy")?.status.state == .stalled },
-                "\(String(describing: h.recorder.session(named: "jumpy")?.status))")
+        #expect(
+            TestEnvironment.wait(timeout: 15) { h.recorder.session(named: "jumpy")?.status.state == .stalled },
+            "\(String(describing: h.recorder.session(named: "jumpy")?.status))")
         #expect(Date().timeIntervalSince(jumps) < 10)
         let status = try #require(h.recorder.session(named: "jumpy")?.status)
         #expect(status.reason?.contains("timestamps jump") == true, "\(status.reason ?? "")")

@@ -15,7 +15,9 @@ struct FuzzRegressionTests {
     func replaysKeptInputs(target: String) throws {
         let run = try #require(FuzzTargets.all[target])
         let dir = Self.root.appendingPathComponent(target)
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { !$0.hasPrefix(".") }.sorted() ?? []
+        let files =
+            (try? FileManager.default.contentsOfDirectory(atPath: dir.path))?.filter { !$0.hasPrefix(".") }.sorted()
+            ?? []
         #expect(!files.isEmpty, "no inputs kept for \(target) in \(dir.path): seed it (bench/fuzz/README.md)")
         for f in files {
             let data = try Data(contentsOf: dir.appendingPathComponent(f))
@@ -25,6 +27,8 @@ struct FuzzRegressionTests {
 
     @Test func everyKeptDirectoryIsATarget() throws {
         let dirs = (try? FileManager.default.contentsOfDirectory(atPath: Self.root.path)) ?? []
-        for d in dirs where !d.hasPrefix(".") { #expect(FuzzTargets.all[d] != nil, "Tests/Fixtures/fuzz/\(d) names no target") }
+        for d in dirs where !d.hasPrefix(".") {
+            #expect(FuzzTargets.all[d] != nil, "Tests/Fixtures/fuzz/\(d) names no target")
+        }
     }
 }

@@ -1,13 +1,14 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NVRAccess
-import NVRRecorder
 import NVRHTTP
 import NVRIndex
-import TestSupport
 import NVRPlayback
+import NVRRecorder
+import TestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The HTTP server with logins required, on a free loopback port, and a client that keeps
 /// its own cookie (no shared cookie storage between tests).
@@ -18,10 +19,13 @@ final class AuthServer: Sendable {
 
     init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil) async throws {
         self.index = index
-        let server = try HTTPServer(index: index, storage: storage, recorder: recorder, options: .init(bind: "127.0.0.1:0"),
-                                    logger: TestEnvironment.logger)
+        let server = try HTTPServer(
+            index: index, storage: storage, recorder: recorder, options: .init(bind: "127.0.0.1:0"),
+            logger: TestEnvironment.logger)
         self.server = server
-        port = try await TestEnvironment.startServer("HTTP server with logins") { onBound in try await server.run(onBound: onBound) }
+        port = try await TestEnvironment.startServer("HTTP server with logins") { onBound in
+            try await server.run(onBound: onBound)
+        }
     }
 
     func stop() async { await server.shutdown() }
@@ -36,8 +40,11 @@ final class AuthServer: Sendable {
     }
 
     /// One request. `cookie` is sent as the session cookie, `token` as a Bearer token.
-    func request(_ method: String, _ path: String, json: Any? = nil, cookie: String? = nil, token: String? = nil, csrf: String? = nil,
-                 headers: [String: String] = [:]) async throws -> Answer {
+    func request(
+        _ method: String, _ path: String, json: Any? = nil, cookie: String? = nil, token: String? = nil,
+        csrf: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> Answer {
         var r = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         r.httpMethod = method
         r.httpShouldHandleCookies = false
@@ -68,7 +75,8 @@ final class AuthServer: Sendable {
     func login(_ user: String, _ password: String) async throws -> (cookie: String, csrf: String) {
         let a = try await request("POST", "/api/login", json: ["user": user, "password": password])
         guard a.status == 200, let set = a.header("Set-Cookie"), let csrf = a.json["csrf"] as? String,
-              let value = set.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last else {
+            let value = set.split(separator: ";").first?.split(separator: "=", maxSplits: 1).last
+        else {
             throw FixtureError("login as \(user) failed: \(a.status) \(a.text)")
         }
         return (String(value), csrf)

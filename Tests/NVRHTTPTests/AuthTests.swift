@@ -49,7 +49,8 @@ import Testing
             let a = try await server.request(op.method, op.path, json: op.hasBody ? [:] as [String: String] : nil)
             switch (op.method, op.path) {
             case ("POST", "/api/login"): #expect(a.status == 400, "login with no fields: \(a.status)")
-            case ("GET", "/api/health"): #expect(a.status == 503 && a.json["details"] == nil, "health without a login: \(a.text)")
+            case ("GET", "/api/health"):
+                #expect(a.status == 503 && a.json["details"] == nil, "health without a login: \(a.text)")
             case ("GET", "/api/openapi.json"): #expect(a.status == 200)
             default:
                 #expect(a.status == 401, "\(op.method) \(op.path) without a login: \(a.status) \(a.text)")
@@ -68,7 +69,10 @@ import Testing
         let token = try TokenStore(index: index).create(for: kid, name: "test").token
         // Self-service calls (their own password, sessions, tokens, logging out) are not changes to the NVR.
         let own: Set<String> = ["/api/logout", "/api/session/password", "/api/tokens/1", "/api/sessions/1"]
-        for op in try await operations(server) where ["POST", "PUT", "PATCH", "DELETE"].contains(op.method) && !own.contains(op.path) && op.path != "/api/login" {
+        for op in try await operations(server)
+        where ["POST", "PUT", "PATCH", "DELETE"].contains(op.method) && !own.contains(op.path)
+            && op.path != "/api/login"
+        {
             let a = try await server.request(op.method, op.path, json: op.hasBody ? ["name": "x"] : nil, token: token)
             #expect(a.status == 403, "viewer \(op.method) \(op.path): \(a.status) \(a.text)")
         }
@@ -81,21 +85,28 @@ import Testing
         #expect((list["cameras"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["yard"])
         #expect(try await server.request("GET", "/api/cameras/demo", token: token).status == 404)
         #expect(try await server.request("GET", "/api/cameras/yard", token: token).status == 200)
-        #expect(try await server.request("GET", "/api/cameras/demo/view.mp4?start=0&end=90000", token: token).status == 404)
+        #expect(
+            try await server.request("GET", "/api/cameras/demo/view.mp4?start=0&end=90000", token: token).status == 404)
     }
 
     @Test func cookieChangesNeedTheCSRFTokenAndSessionsSurviveARestartUntilLogout() async throws {
         let first = try await AuthServer(index: index, storage: storage)
         let login = try await first.login("boss", "correct horse")
         // A change with the cookie alone (what a form on another site could send) is refused.
-        var a = try await first.request("PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie)
+        var a = try await first.request(
+            "PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie)
         #expect(a.status == 403 && a.json["error"] as? String == "csrf", "\(a.text)")
-        a = try await first.request("PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie, csrf: "guess")
+        a = try await first.request(
+            "PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie, csrf: "guess"
+        )
         #expect(a.status == 403)
-        a = try await first.request("PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie, csrf: login.csrf)
+        a = try await first.request(
+            "PUT", "/api/cameras/demo/recording-settings", json: ["mode": "events"], cookie: login.cookie,
+            csrf: login.csrf)
         #expect(a.status == 200 && a.json["mode"] as? String == "events", "\(a.text)")
         // JSON only: a form post (text/plain) is refused before anything else.
-        a = try await first.request("POST", "/api/clips", cookie: login.cookie, csrf: login.csrf, headers: ["Content-Type": "text/plain"])
+        a = try await first.request(
+            "POST", "/api/clips", cookie: login.cookie, csrf: login.csrf, headers: ["Content-Type": "text/plain"])
         #expect(a.status == 415)
 
         // The session is in the index: a new server (a restart) knows it.
@@ -112,7 +123,9 @@ import Testing
         // The audit log says who did what.
         let admin = try await server.login("boss", "correct horse")
         let audit = try await server.request("GET", "/api/audit", cookie: admin.cookie).json
-        let actions = (audit["entries"] as? [[String: Any]] ?? []).map { "\($0["user"] ?? "") \($0["action"] ?? "") \($0["target"] ?? "")" }
+        let actions = (audit["entries"] as? [[String: Any]] ?? []).map {
+            "\($0["user"] ?? "") \($0["action"] ?? "") \($0["target"] ?? "")"
+        }
         #expect(actions.contains("boss camera.recording demo"))
         #expect(actions.contains { $0.hasPrefix("boss login") } && actions.contains { $0.hasPrefix("boss logout") })
     }
@@ -123,8 +136,10 @@ import Testing
         let boss = try #require(try index.user(named: "boss"))
         let now = Time90k.now()
         func row(expires: Int64) -> SessionRecord {
-            SessionRecord(tokenHash: Secrets.hash(Secrets.randomToken()), userID: boss.id!, csrf: "c", created90k: now - 100 * 90_000,
-                          expires90k: expires, address: nil, userAgent: nil)
+            SessionRecord(
+                tokenHash: Secrets.hash(Secrets.randomToken()), userID: boss.id!, csrf: "c",
+                created90k: now - 100 * 90_000,
+                expires90k: expires, address: nil, userAgent: nil)
         }
         let expired = try index.addSession(row(expires: now - 90_000))
         let live = try index.addSession(row(expires: now + 3600 * 90_000))
@@ -140,7 +155,8 @@ import Testing
         var statuses: [Int] = []
         let started = Date()
         for _ in 0..<20 {
-            statuses.append(try await server.request("POST", "/api/login", json: ["user": "boss", "password": "wrong"]).status)
+            statuses.append(
+                try await server.request("POST", "/api/login", json: ["user": "boss", "password": "wrong"]).status)
         }
         #expect(Array(statuses.prefix(5)) == Array(repeating: 401, count: 5), "\(statuses)")
         // After five, each try must wait 1, 2, 4… s after the last failure and is refused (429)
@@ -151,25 +167,34 @@ import Testing
         #expect(later.allSatisfy { $0 == 401 || $0 == 429 } && later.contains(429), "\(statuses)")
         let checkedAgain = later.filter { $0 == 401 }.count
         #expect(pow(2, Double(checkedAgain)) - 1 <= Date().timeIntervalSince(started), "\(statuses)")
-        let throttled = try await server.request("POST", "/api/login", json: ["user": "boss", "password": "correct horse"])
+        let throttled = try await server.request(
+            "POST", "/api/login", json: ["user": "boss", "password": "correct horse"])
         #expect(throttled.status == 429 && Int(throttled.header("Retry-After") ?? "") ?? 0 >= 1, "\(throttled.text)")
         // The address is throttled too: another user name from it waits as well.
-        #expect(try await server.request("POST", "/api/login", json: ["user": "kid", "password": "battery staple"]).status == 429)
+        #expect(
+            try await server.request("POST", "/api/login", json: ["user": "kid", "password": "battery staple"]).status
+                == 429)
     }
 
     @Test func tokensAreShownOnceStoredHashedAndRevocable() async throws {
         let server = try await AuthServer(index: index, storage: storage)
         defer { Task { await server.stop() } }
         let boss = try await server.login("boss", "correct horse")
-        let made = try await server.request("POST", "/api/tokens", json: ["name": "home assistant", "user": "kid"], cookie: boss.cookie, csrf: boss.csrf)
+        let made = try await server.request(
+            "POST", "/api/tokens", json: ["name": "home assistant", "user": "kid"], cookie: boss.cookie, csrf: boss.csrf
+        )
         let token = try #require(made.json["token"] as? String, "\(made.text)")
         let id = try #require(made.json["id"] as? Int)
         #expect(try await server.request("GET", "/api/session", token: token).json["user"] as? String == "kid")
         let listed = try await server.request("GET", "/api/tokens", cookie: boss.cookie)
         #expect(!listed.text.contains(token) && listed.text.contains("home assistant"))
         // Only a hash is stored.
-        #expect(try index.tokens().allSatisfy { !String(decoding: $0.tokenHash, as: UTF8.self).contains(token) && $0.tokenHash.count == 32 })
-        #expect(try await server.request("DELETE", "/api/tokens/\(id)", cookie: boss.cookie, csrf: boss.csrf).status == 204)
+        #expect(
+            try index.tokens().allSatisfy {
+                !String(decoding: $0.tokenHash, as: UTF8.self).contains(token) && $0.tokenHash.count == 32
+            })
+        #expect(
+            try await server.request("DELETE", "/api/tokens/\(id)", cookie: boss.cookie, csrf: boss.csrf).status == 204)
         #expect(try await server.request("GET", "/api/session", token: token).status == 401)
     }
 
@@ -179,7 +204,8 @@ import Testing
         // DNS rebinding: a page of evil.example whose name now points at 127.0.0.1.
         let a = try await server.request("GET", "/api/health", headers: ["Host": "evil.example:\(server.port)"])
         #expect(a.status == 403 && a.json["error"] as? String == "host_not_allowed")
-        #expect(try await server.request("GET", "/api/health", headers: ["Host": "localhost:\(server.port)"]).status == 503)
+        #expect(
+            try await server.request("GET", "/api/health", headers: ["Host": "localhost:\(server.port)"]).status == 503)
         // No CORS headers are sent.
         let b = try await server.request("GET", "/api/openapi.json", headers: ["Origin": "http://evil.example"])
         #expect(b.header("Access-Control-Allow-Origin") == nil)
@@ -189,19 +215,29 @@ import Testing
         let server = try await AuthServer(index: index, storage: storage)
         defer { Task { await server.stop() } }
         let boss = try await server.login("boss", "correct horse")
-        var a = try await server.request("POST", "/api/users", json: ["name": "gran", "password": "short", "role": "viewer"], cookie: boss.cookie, csrf: boss.csrf)
+        var a = try await server.request(
+            "POST", "/api/users", json: ["name": "gran", "password": "short", "role": "viewer"], cookie: boss.cookie,
+            csrf: boss.csrf)
         #expect(a.status == 400)
-        a = try await server.request("POST", "/api/users", json: ["name": "gran", "password": "long enough", "role": "viewer", "cameras": ["demo"]],
-                                     cookie: boss.cookie, csrf: boss.csrf)
+        a = try await server.request(
+            "POST", "/api/users",
+            json: ["name": "gran", "password": "long enough", "role": "viewer", "cameras": ["demo"]],
+            cookie: boss.cookie, csrf: boss.csrf)
         #expect(a.status == 201 && (a.json["cameras"] as? [String]) == ["demo"], "\(a.text)")
         #expect(try index.user(named: "gran")?.passwordHash.hasPrefix("$2") == true)
         let gran = try await server.login("gran", "long enough")
         // A new password ends the user's sessions.
-        a = try await server.request("PATCH", "/api/users/gran", json: ["password": "another one", "cameras": NSNull()], cookie: boss.cookie, csrf: boss.csrf)
+        a = try await server.request(
+            "PATCH", "/api/users/gran", json: ["password": "another one", "cameras": NSNull()], cookie: boss.cookie,
+            csrf: boss.csrf)
         #expect(a.status == 200 && a.json["cameras"] == nil, "\(a.text)")
         #expect(try await server.request("GET", "/api/session", cookie: gran.cookie).status == 401)
-        #expect(try await server.request("DELETE", "/api/users/boss", cookie: boss.cookie, csrf: boss.csrf).status == 409)
-        #expect(try await server.request("DELETE", "/api/users/gran", cookie: boss.cookie, csrf: boss.csrf).status == 204)
-        #expect(try await server.request("POST", "/api/login", json: ["user": "gran", "password": "another one"]).status == 401)
+        #expect(
+            try await server.request("DELETE", "/api/users/boss", cookie: boss.cookie, csrf: boss.csrf).status == 409)
+        #expect(
+            try await server.request("DELETE", "/api/users/gran", cookie: boss.cookie, csrf: boss.csrf).status == 204)
+        #expect(
+            try await server.request("POST", "/api/login", json: ["user": "gran", "password": "another one"]).status
+                == 401)
     }
 }

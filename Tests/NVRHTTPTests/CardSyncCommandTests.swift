@@ -15,8 +15,12 @@ import Testing
     static func cardVideo(_ sim: GoProFixture, name: String, seconds: Int) async throws -> (String, Double) {
         let file = sim.sim.cardFolder + "/" + name
         let make = try await TestEnvironment.blocking {
-            try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", String(seconds),
-                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file])
+            try runProcess(
+                "/usr/bin/ffmpeg",
+                [
+                    "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30", "-t", String(seconds),
+                    "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-pix_fmt", "yuv420p", file,
+                ])
         }
         #expect(make.status == 0, "\(make.stderr)")
         let end = Date().addingTimeInterval(-3600).timeIntervalSince1970.rounded(.down)
@@ -37,14 +41,20 @@ import Testing
         let start90k = Int64(end - 30) * 90_000
 
         let config = root + "/nvr.toml"
-        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         func nvr(_ args: [String]) async throws -> ProcessResult {
-            try await TestEnvironment.blocking { try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config]) }
+            try await TestEnvironment.blocking {
+                try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config])
+            }
         }
-        #expect(try await nvr(["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status == 0)
+        #expect(
+            try await nvr(["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status
+                == 0)
 
         let served0 = sim.sim.stats.cardBytesServed
-        let a = start90k + 10 * 90_000, b = start90k + 15 * 90_000
+        let a = start90k + 10 * 90_000
+        let b = start90k + 15 * 90_000
         let r = try await nvr(["card", "sync", "--camera", "gp", "--start", String(a), "--end", String(b), "--json"])
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         let out = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -62,7 +72,9 @@ import Testing
         let segs = try index.segments(cameraID: cam.id!)
         #expect(!segs.isEmpty && segs.allSatisfy { $0.source == "card" && $0.state == .complete })
         let firstStart = try #require(segs.map(\.start90k).min())
-        #expect(firstStart >= a - 90_000 && firstStart <= a + 2 * 90_000, "starts \(Double(firstStart - a) / 90_000) s after --start (clock rule ±1 s, then a key frame)")
+        #expect(
+            firstStart >= a - 90_000 && firstStart <= a + 2 * 90_000,
+            "starts \(Double(firstStart - a) / 90_000) s after --start (clock rule ±1 s, then a key frame)")
         #expect(segs.map(\.end90k).max()! <= b + 90_000)
         for s in segs {
             let errors = try await TestEnvironment.blocking { try decodeErrors(root + "/data/" + s.path) }
@@ -72,7 +84,9 @@ import Testing
         // card list: the video at its UTC time, a sixth of it now on the NVR.
         let day = String(Time90k.rfc3339(start90k).prefix(10))
         let listed = try await nvr(["card", "list", "--camera", "gp", "--date", day, "--tz", "UTC", "--json"])
-        let videos = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["videos"] as? [[String: Any]], "\(listed.stdout)")
+        let videos = try #require(
+            (try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["videos"]
+                as? [[String: Any]], "\(listed.stdout)")
         let v = try #require(videos.first)
         #expect(v["file"] as? String == "100GOPRO/GH010007.MP4" && v["bytes"] as? Int64 == size)
         #expect(abs((v["start90k"] as! Int64) - start90k) <= 90_000, "start within the camera clock's 1 s resolution")
@@ -84,7 +98,11 @@ import Testing
         #expect(try await nvr(["camera", "add", "dm", "--plugin", "demo"]).status == 0)
         let noCard = try await nvr(["card", "sync", "--camera", "dm"])
         #expect(noCard.status != 0 && noCard.stderr.contains("cannot read a memory card"), "\(noCard.stderr)")
-        #expect(try await nvr(["camera", "add", "gone", "--plugin", "gopro", "--option", "base_url=http://127.0.0.1:9", "--option", "http_timeout=1"]).status == 0)
+        #expect(
+            try await nvr([
+                "camera", "add", "gone", "--plugin", "gopro", "--option", "base_url=http://127.0.0.1:9", "--option",
+                "http_timeout=1",
+            ]).status == 0)
         let gone = try await nvr(["card", "sync", "--camera", "gone"])
         #expect(gone.status != 0 && gone.stderr.contains("camera unreachable at http://127.0.0.1:9"), "\(gone.stderr)")
     }
@@ -98,26 +116,37 @@ import Testing
         defer { TestEnvironment.cleanup(root) }
         let (_, end) = try await Self.cardVideo(sim, name: "GH020011.MP4", seconds: 10)
         let (first, _) = try await Self.cardVideo(sim, name: "GH010011.MP4", seconds: 10)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: end - 10)], ofItemAtPath: first)
-        let chapterStart = Int64(end - 20) * 90_000, boundary = Int64(end - 10) * 90_000
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: end - 10)], ofItemAtPath: first)
+        let chapterStart = Int64(end - 20) * 90_000
+        let boundary = Int64(end - 10) * 90_000
         let config = root + "/nvr.toml"
-        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         func sync(to end90k: Int64) async throws -> [String: Any] {
             let r = try await TestEnvironment.blocking {
-                try runProcess(TestEnvironment.nvrExecutable, ["card", "sync", "--camera", "gp", "--start", String(chapterStart), "--end", String(end90k),
-                                                               "--json", "--config", config])
+                try runProcess(
+                    TestEnvironment.nvrExecutable,
+                    [
+                        "card", "sync", "--camera", "gp", "--start", String(chapterStart), "--end", String(end90k),
+                        "--json", "--config", config,
+                    ])
             }
             #expect(r.status == 0, "\(r.stderr)")
             return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
         }
         let add = try await TestEnvironment.blocking {
-            try runProcess(TestEnvironment.nvrExecutable, ["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)", "--config", config])
+            try runProcess(
+                TestEnvironment.nvrExecutable,
+                ["camera", "add", "gp", "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)", "--config", config])
         }
         #expect(add.status == 0, "\(add.stderr)")
         var out = try await sync(to: boundary)
         #expect((out["segments"] as? Int ?? 0) >= 1, "the first chapter: \(out)")
         out = try await sync(to: boundary + 90_000 * 3 / 2)
-        #expect(out["gaps"] as? Int == 1 && (out["backfilledSeconds"] as? Double ?? 0) >= 1, "1.5 s after the first chapter: \(out)")
+        #expect(
+            out["gaps"] as? Int == 1 && (out["backfilledSeconds"] as? Double ?? 0) >= 1,
+            "1.5 s after the first chapter: \(out)")
         out = try await sync(to: boundary + 90_000 * 3 / 2)
         #expect(out["gaps"] as? Int == 0, "nothing left to fetch: \(out)")
     }
@@ -130,19 +159,28 @@ import Testing
         let root = TestEnvironment.tempDir("cardsync-deleted")
         defer { TestEnvironment.cleanup(root) }
         let (_, end) = try await Self.cardVideo(sim, name: "GH010009.MP4", seconds: 20)
-        let start90k = Int64(end - 20) * 90_000, end90k = Int64(end) * 90_000
+        let start90k = Int64(end - 20) * 90_000
+        let end90k = Int64(end) * 90_000
         let config = root + "/nvr.toml"
-        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "[storage]\nroot = \"\(root)/data\"\n[plugins]\ndir = \"\(TestEnvironment.buildDir)\"\n".write(
+            toFile: config, atomically: true, encoding: .utf8)
         func nvr(_ args: [String]) async throws -> ProcessResult {
-            try await TestEnvironment.blocking { try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config]) }
+            try await TestEnvironment.blocking {
+                try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config])
+            }
         }
         func sync(_ camera: String) async throws -> [String: Any] {
-            let r = try await nvr(["card", "sync", "--camera", camera, "--start", String(start90k - 90_000), "--end", String(end90k + 90_000), "--json"])
+            let r = try await nvr([
+                "card", "sync", "--camera", camera, "--start", String(start90k - 90_000), "--end",
+                String(end90k + 90_000), "--json",
+            ])
             #expect(r.status == 0, "\(r.stderr)")
             return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]) ?? [:]
         }
         for cam in ["gp", "gp2"] {
-            #expect(try await nvr(["camera", "add", cam, "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status == 0)
+            #expect(
+                try await nvr(["camera", "add", cam, "--plugin", "gopro", "--option", "base_url=\(sim.baseURL)"]).status
+                    == 0)
         }
 
         // Older than retention keeps (half an hour, the file is an hour old): not fetched.
@@ -153,12 +191,18 @@ import Testing
         // At its size cap, the camera keeps its newest footage: the card's part from before its
         // oldest segment is not fetched (retention would delete it at once), and is once the
         // cap leaves room.
-        let later = try await nvr(["card", "sync", "--camera", "gp", "--start", String(start90k + 10 * 90_000), "--end", String(end90k + 90_000), "--json"])
+        let later = try await nvr([
+            "card", "sync", "--camera", "gp", "--start", String(start90k + 10 * 90_000), "--end",
+            String(end90k + 90_000), "--json",
+        ])
         let laterOut = (try? JSONSerialization.jsonObject(with: Data(later.stdout.utf8)) as? [String: Any]) ?? [:]
-        #expect(later.status == 0 && (laterOut["segments"] as? Int ?? 0) >= 1, "the newer half: \(later.stdout) \(later.stderr)")
+        #expect(
+            later.status == 0 && (laterOut["segments"] as? Int ?? 0) >= 1,
+            "the newer half: \(later.stdout) \(later.stderr)")
         #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "1K"]).status == 0)
         out = try await sync("gp")
-        #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "fetched only for retention to delete: \(out)")
+        #expect(
+            out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "fetched only for retention to delete: \(out)")
         #expect(try await nvr(["retention", "set", "--camera", "gp", "--max-size", "none"]).status == 0)
         out = try await sync("gp")
         #expect((out["segments"] as? Int ?? 0) >= 1, "room under the cap again: \(out)")
@@ -171,17 +215,24 @@ import Testing
         var served = sim.sim.stats.cardBytesServed
         out = try await sync("gp")
         #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "retention's deletion undone: \(out)")
-        #expect(sim.sim.stats.cardBytesServed - served < 200_000, "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
+        #expect(
+            sim.sim.stats.cardBytesServed - served < 200_000,
+            "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
 
         // A user deletes a range of the other camera: the next sync leaves it deleted too.
         out = try await sync("gp2")
         #expect((out["segments"] as? Int ?? 0) >= 1, "\(out)")
-        let delete = try await nvr(["recordings", "delete", "--camera", "gp2", "--start", String(start90k - 90_000), "--end", String(end90k + 90_000), "--yes"])
+        let delete = try await nvr([
+            "recordings", "delete", "--camera", "gp2", "--start", String(start90k - 90_000), "--end",
+            String(end90k + 90_000), "--yes",
+        ])
         #expect(delete.status == 0 && delete.stdout.contains("deleted"), "\(delete.stdout) \(delete.stderr)")
         served = sim.sim.stats.cardBytesServed
         out = try await sync("gp2")
         #expect(out["segments"] as? Int == 0 && out["gaps"] as? Int == 0, "the user's deletion undone: \(out)")
-        #expect(sim.sim.stats.cardBytesServed - served < 200_000, "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
+        #expect(
+            sim.sim.stats.cardBytesServed - served < 200_000,
+            "video read again: \(sim.sim.stats.cardBytesServed - served) bytes")
         let index = try IndexDatabase(path: root + "/data/index.sqlite")
         for cam in ["gp", "gp2"] {
             let id = try #require(try index.camera(named: cam)?.id)
@@ -193,6 +244,7 @@ import Testing
         let noClock = try await nvr(["card", "sync", "--camera", "gp", "--list-only", "--json"])
         let listed = (try? JSONSerialization.jsonObject(with: Data(noClock.stdout.utf8)) as? [String: Any]) ?? [:]
         #expect(noClock.status == 0 && listed["clockOffsetSeconds"] == nil, "\(noClock.stdout) \(noClock.stderr)")
-        #expect((listed["warnings"] as? [String])?.contains { $0.contains("camera gave no clock") } == true, "\(listed)")
+        #expect(
+            (listed["warnings"] as? [String])?.contains { $0.contains("camera gave no clock") } == true, "\(listed)")
     }
 }

@@ -2,6 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
+
 @testable import NVRHTTP
 
 /// The connection guard on simulated time (an EmbeddedChannel with NIO's HTTP decoder and
@@ -22,7 +23,9 @@ struct ConnectionGuardTests {
             waiting -= 1
             var headers = HTTPHeaders()
             headers.add(name: "Content-Length", value: "2")
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil
+            )
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "ok")))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }
@@ -53,7 +56,8 @@ struct ConnectionGuardTests {
 
     @Test func slowAnswersToPipelinedRequestsAreNotCutByTheTimeouts() throws {
         let (channel, held, limits) = try Self.connection()
-        try channel.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"))
+        try channel.writeInbound(
+            ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(held.waiting == 2)
         // Both are owed for longer than the header and idle timeouts together.
         channel.embeddedEventLoop.advanceTime(by: limits.headerTimeout + limits.idleTimeout + .seconds(5))
@@ -72,7 +76,8 @@ struct ConnectionGuardTests {
 
     @Test func aRefusalWaitsForTheAnswersOwedBeforeIt() throws {
         let (channel, held, _) = try Self.connection()
-        try? channel.writeInbound(ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nFOO /b HTTP/1.1\r\nHost: x\r\n\r\n"))
+        try? channel.writeInbound(
+            ByteBuffer(string: "GET /a HTTP/1.1\r\nHost: x\r\n\r\nFOO /b HTTP/1.1\r\nHost: x\r\n\r\n"))
         #expect(held.waiting == 1)
         #expect(Self.written(channel).isEmpty, "nothing answered before the first request's answer")
         held.answer()

@@ -16,7 +16,8 @@ import Testing
         init(_ limits: ConnectionLimits = .init()) async throws {
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let storage = StorageLayout(root: root)
-            server = try await TestServer(index: try IndexDatabase(path: storage.indexPath), storage: storage, limits: limits)
+            server = try await TestServer(
+                index: try IndexDatabase(path: storage.indexPath), storage: storage, limits: limits)
         }
         var port: Int { server.port }
 
@@ -29,13 +30,33 @@ import Testing
 
     /// The seven requests found to hang a connection, each with the answer it must get.
     static let malformed: [(name: String, request: [UInt8], status: Int)] = [
-        ("a 100 kB header line", Array("GET /api/cameras HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n".utf8), 431),
-        ("3,000 headers", Array(("GET /api/cameras HTTP/1.1\r\n\(host)" + (0..<3000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8), 431),
+        (
+            "a 100 kB header line",
+            Array("GET /api/cameras HTTP/1.1\r\n\(host)X-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n".utf8),
+            431
+        ),
+        (
+            "3,000 headers",
+            Array(
+                ("GET /api/cameras HTTP/1.1\r\n\(host)" + (0..<3000).map { "X-H\($0): v\r\n" }.joined() + "\r\n").utf8),
+            431
+        ),
         ("a 100 kB path", Array("GET /\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\n\(host)\r\n".utf8), 414),
-        ("a 100 kB query", Array("GET /api/cameras?x=\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\n\(host)\r\n".utf8), 414),
-        ("a 100 kB Range", Array("GET /api/cameras HTTP/1.1\r\n\(host)Range: bytes=\(String(repeating: "1", count: 100_000))\r\n\r\n".utf8), 431),
+        (
+            "a 100 kB query",
+            Array("GET /api/cameras?x=\(String(repeating: "a", count: 100_000)) HTTP/1.1\r\n\(host)\r\n".utf8), 414
+        ),
+        (
+            "a 100 kB Range",
+            Array(
+                "GET /api/cameras HTTP/1.1\r\n\(host)Range: bytes=\(String(repeating: "1", count: 100_000))\r\n\r\n"
+                    .utf8), 431
+        ),
         ("the method FOO", Array("FOO /api/cameras HTTP/1.1\r\n\(host)\r\n".utf8), 501),
-        ("a NUL in the path", Array("GET /api/cameras/cam1".utf8) + [0] + Array("/timeline HTTP/1.1\r\n\(host)\r\n".utf8), 400),
+        (
+            "a NUL in the path",
+            Array("GET /api/cameras/cam1".utf8) + [0] + Array("/timeline HTTP/1.1\r\n\(host)\r\n".utf8), 400
+        ),
     ]
 
     @Test(arguments: 0..<malformed.count)
@@ -47,7 +68,9 @@ import Testing
         c.send(request)
         let closed = await c.readUntilClosed(seconds: 1)
         #expect(closed, "\(name): closed within 1 s")
-        let answer = try #require(c.response, "\(name): answered (\(c.received.count) bytes: \(String(decoding: c.received.prefix(200), as: UTF8.self)))")
+        let answer = try #require(
+            c.response,
+            "\(name): answered (\(c.received.count) bytes: \(String(decoding: c.received.prefix(200), as: UTF8.self)))")
         #expect(answer.status == status, "\(name)")
         #expect(answer.headers["connection"] == "close", "\(name)")
         #expect(answer.headers["content-type"]?.hasPrefix("application/json") == true, "\(name)")
@@ -63,7 +86,9 @@ import Testing
         // guard must not take the body for an over-long request line.
         let body = "{\"user\":\"" + String(repeating: "x", count: 20_000) + "\"}"
         let c = try RawTCPConnection(port: s.port)
-        c.send("GET /api/cameras HTTP/1.1\r\n\(Self.host)\r\nPOST /api/login HTTP/1.1\r\n\(Self.host)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        c.send(
+            "GET /api/cameras HTTP/1.1\r\n\(Self.host)\r\nPOST /api/login HTTP/1.1\r\n\(Self.host)Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        )
         let deadline = Date().addingTimeInterval(5)
         var text = ""
         while Date() < deadline {
@@ -84,7 +109,9 @@ import Testing
     @Test func anUpgradeToAnythingButAWebSocketIsAnsweredAndClosed() async throws {
         let s = try await Served()
         let c = try RawTCPConnection(port: s.port)
-        c.send("GET /api/cameras HTTP/1.1\r\n\(Self.host)Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n")
+        c.send(
+            "GET /api/cameras HTTP/1.1\r\n\(Self.host)Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n\r\n"
+        )
         #expect(await c.readUntilClosed(seconds: 2), "closed after its answer")
         let answer = try #require(c.response, "answered: \(String(decoding: c.received.prefix(200), as: UTF8.self))")
         #expect(answer.status == 200)
@@ -99,7 +126,10 @@ import Testing
         let c = try RawTCPConnection(port: s.port)
         c.send("GET /api/cameras HTTP/1.1\r\n\(Self.host)Upgrade: h2c\r\n\r\n")
         let deadline = Date().addingTimeInterval(2)
-        while c.response == nil && Date() < deadline { c.poll(); try await Task.sleep(for: .milliseconds(20)) }
+        while c.response == nil && Date() < deadline {
+            c.poll()
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(c.response?.status == 200, "answered: \(String(decoding: c.received.prefix(200), as: UTF8.self))")
         #expect(try await s.stillServes())
     }
@@ -117,7 +147,8 @@ import Testing
             slow.append(c)
         }
         let started = Date()
-        var served = 0, lastByte = started
+        var served = 0
+        var lastByte = started
         while Date().timeIntervalSince(started) < timeout + 3, slow.contains(where: { !$0.closed }) {
             let sendNow = Date().timeIntervalSince(lastByte) >= 5
             if sendNow { lastByte = Date() }
@@ -139,7 +170,9 @@ import Testing
         #expect(first > timeout - 1 && last < timeout + 2.5, "closed from \(first) s to \(last) s after the start")
         #expect(try await s.stillServes())
         let metrics = try await s.server.get("/metrics")
-        #expect(String(decoding: metrics.body, as: UTF8.self).contains(#"nvr_http_refused_connections_total{status="408"} 200"#))
+        #expect(
+            String(decoding: metrics.body, as: UTF8.self).contains(
+                #"nvr_http_refused_connections_total{status="408"} 200"#))
     }
 
     @Test func anIdleKeptAliveConnectionIsClosed() async throws {
@@ -154,7 +187,9 @@ import Testing
         let idle = (c.closedAt ?? .distantFuture).timeIntervalSince(answered)
         #expect(idle > 0.8 && idle < 3, "closed \(idle) s after its answer")
         let metrics = String(decoding: try await s.server.get("/metrics").body, as: UTF8.self)
-        #expect(metrics.contains("nvr_http_idle_closed_connections_total 1"), "\(metrics.split(separator: "\n").filter { $0.contains("nvr_http_") })")
+        #expect(
+            metrics.contains("nvr_http_idle_closed_connections_total 1"),
+            "\(metrics.split(separator: "\n").filter { $0.contains("nvr_http_") })")
     }
 
     @Test func anAddressOverItsCapGets503AndOthersAreServed() async throws {
@@ -171,7 +206,10 @@ import Testing
         let over = try RawTCPConnection(port: s.port, source: "127.0.0.2")
         #expect(await over.readUntilClosed(seconds: 1), "one connection over the cap is closed")
         #expect(over.response?.status == 503)
-        for c in held { c.poll(); #expect(!c.closed, "those under the cap stay open") }
+        for c in held {
+            c.poll()
+            #expect(!c.closed, "those under the cap stay open")
+        }
         // Another address is not affected; 127.0.0.1 is the test's own client.
         #expect(try await s.stillServes())
         // One of the three closes: the address may connect again.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `make deb` as an admin would use it (CI runs as root on a throwaway machine): the package
 /// builds, installs with dpkg, its unit's ExecStart run as the package's user with the packaged
@@ -12,22 +12,30 @@ import TestSupport
             Issue.record("installing a package needs root (CI runs the tests as root)")
             return
         }
-        for path in ["/usr/bin/nvr", "/etc/nvr", "/lib/systemd/system/nvr.service"] where FileManager.default.fileExists(atPath: path) {
+        for path in ["/usr/bin/nvr", "/etc/nvr", "/lib/systemd/system/nvr.service"]
+        where FileManager.default.fileExists(atPath: path) {
             Issue.record("\(path) exists: an nvr is installed on this machine, and this test would replace it")
             return
         }
         // At the lowest priority: the release build takes the CPU the cameras of the suites
         // running beside it (scripts/test.sh) leave, not the other way round.
-        let built = try await TestEnvironment.blocking { try runProcess("/usr/bin/nice", ["-n", "19", TestEnvironment.repoRoot + "/scripts/build-deb.sh"]) }
+        let built = try await TestEnvironment.blocking {
+            try runProcess("/usr/bin/nice", ["-n", "19", TestEnvironment.repoRoot + "/scripts/build-deb.sh"])
+        }
         try #require(built.status == 0, "build-deb.sh: \(built.stderr.suffix(3000))")
         let deb = TestEnvironment.repoRoot + "/" + (built.stdout.split(separator: "\n").last.map(String.init) ?? "")
         let contents = try runProcess("/usr/bin/dpkg-deb", ["--contents", deb]).stdout
-        for f in ["./usr/bin/nvr", "./usr/lib/nvr/libnvr-plugin-rtsp.so", "./usr/lib/nvr/libnvr-plugin-demo.so", "./etc/nvr/nvr.toml",
-                  "./lib/systemd/system/nvr.service"] {
+        for f in [
+            "./usr/bin/nvr", "./usr/lib/nvr/libnvr-plugin-rtsp.so", "./usr/lib/nvr/libnvr-plugin-demo.so",
+            "./etc/nvr/nvr.toml",
+            "./lib/systemd/system/nvr.service",
+        ] {
             #expect(contents.contains(f), "\(f) not in the package:\n\(contents)")
         }
         let control = try runProcess("/usr/bin/dpkg-deb", ["--field", deb, "Depends", "Version"]).stdout
-        #expect(control.contains("libavformat") && control.contains("libturbojpeg") && !control.contains("swift"), "\(control)")
+        #expect(
+            control.contains("libavformat") && control.contains("libturbojpeg") && !control.contains("swift"),
+            "\(control)")
 
         let install = try runProcess("/usr/bin/dpkg", ["-i", deb])
         try #require(install.status == 0, "dpkg -i: \(install.stdout) \(install.stderr)")
@@ -50,19 +58,28 @@ import TestSupport
             .write(toFile: "/etc/nvr/nvr.toml", atomically: false, encoding: .utf8)
 
         // Admin commands find /etc/nvr/nvr.toml without --config, from any folder.
-        let asNVR = { (args: [String]) in try runProcess("/usr/sbin/runuser", ["-u", "nvr", "--", "/usr/bin/nvr"] + args, cwd: "/") }
+        let asNVR = { (args: [String]) in
+            try runProcess("/usr/sbin/runuser", ["-u", "nvr", "--", "/usr/bin/nvr"] + args, cwd: "/")
+        }
         let add = try asNVR(["camera", "add", "yard", "--plugin", "demo"])
         #expect(add.status == 0, "camera add: \(add.stderr)")
-        let user = try runProcess("/bin/sh", ["-c", "echo 'correct horse' | /usr/sbin/runuser -u nvr -- /usr/bin/nvr user add boss --role admin"], cwd: "/")
+        let user = try runProcess(
+            "/bin/sh",
+            ["-c", "echo 'correct horse' | /usr/sbin/runuser -u nvr -- /usr/bin/nvr user add boss --role admin"],
+            cwd: "/")
         #expect(user.status == 0, "user add: \(user.stderr)")
-        let token = try asNVR(["token", "add", "--user", "boss", "--name", "prometheus", "--quiet"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try asNVR(["token", "add", "--user", "boss", "--name", "prometheus", "--quiet"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!token.isEmpty)
 
         // The unit's ExecStart, as the unit's user, with a bare PATH.
         let unit = try String(contentsOfFile: "/lib/systemd/system/nvr.service", encoding: .utf8)
-        let exec = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }?.dropFirst("ExecStart=".count))
+        let exec = try #require(
+            unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }?.dropFirst("ExecStart=".count))
         #expect(exec.contains("--no-demo"))
-        #expect(unit.contains("NoNewPrivileges=yes") && unit.contains("ProtectSystem=strict") && unit.contains("ReadWritePaths=/var/lib/nvr")
+        #expect(
+            unit.contains("NoNewPrivileges=yes") && unit.contains("ProtectSystem=strict")
+                && unit.contains("ReadWritePaths=/var/lib/nvr")
                 && unit.contains("PrivateTmp=yes") && unit.contains("UMask=0027"))
         let serve = Process()
         serve.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
@@ -75,15 +92,24 @@ import TestSupport
         serve.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         serve.standardOutput = serve.standardError
         try serve.run()
-        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
+        defer {
+            if serve.isRunning {
+                serve.terminate()
+                serve.waitUntilExit()
+            }
+        }
         var metrics = ""
         let recorded = try await TestEnvironment.eventually(timeout: 60) {
-            metrics = try runProcess("/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)/metrics"]).stdout
+            metrics = try runProcess(
+                "/usr/bin/curl", ["-s", "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)/metrics"]
+            ).stdout
             return (MetricsTests.value(metrics, "nvr_camera_segments_total{camera=\"yard\"}") ?? 0) >= 1
         }
         let logText = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(recorded, "no segment in /metrics:\n\(metrics)\n\(logText)")
-        let files = FileManager.default.enumerator(atPath: "/var/lib/nvr/recordings")?.allObjects.compactMap { $0 as? String }.filter { $0.hasSuffix(".mp4") } ?? []
+        let files =
+            FileManager.default.enumerator(atPath: "/var/lib/nvr/recordings")?.allObjects.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".mp4") } ?? []
         #expect(!files.isEmpty, "no segment file under /var/lib/nvr/recordings")
         #expect(!logText.contains("demo\": starting"), "the demo camera was added:\n\(logText)")
         // SIGTERM to nvr itself, as systemd's KillSignal does (runuser would die of it instead).
@@ -95,8 +121,12 @@ import TestSupport
 
         let removed = try runProcess("/usr/bin/dpkg", ["-P", "nvr"])
         #expect(removed.status == 0, "dpkg -P: \(removed.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: "/usr/bin/nvr") && !FileManager.default.fileExists(atPath: "/etc/nvr/nvr.toml"))
-        #expect(removed.stdout.contains("kept in /var/lib/nvr"), "purge says nothing about the recordings: \(removed.stdout)")
+        #expect(
+            !FileManager.default.fileExists(atPath: "/usr/bin/nvr")
+                && !FileManager.default.fileExists(atPath: "/etc/nvr/nvr.toml"))
+        #expect(
+            removed.stdout.contains("kept in /var/lib/nvr"),
+            "purge says nothing about the recordings: \(removed.stdout)")
     }
 
     /// Leaves the machine as it was: package, recordings, user.

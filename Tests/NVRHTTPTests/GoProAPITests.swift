@@ -11,14 +11,16 @@ import Testing
 /// answers validated against the same schemas — so plugin and simulator cannot agree on a
 /// mistake.
 @Suite(.tags(.system)) struct GoProAPITests {
-    nonisolated(unsafe) static let spec: [String: Any] = { // read-only after first use
+    nonisolated(unsafe) static let spec: [String: Any] = {  // read-only after first use
         let path = TestEnvironment.repoRoot + "/Tests/Fixtures/open-gopro-http-openapi.json"
         let data = FileManager.default.contents(atPath: path)!
         return try! JSONSerialization.jsonObject(with: data) as! [String: Any]
     }()
 
     static var schemas: [String: Any] { (spec["components"] as! [String: Any])["schemas"] as! [String: Any] }
-    static func path(_ p: String) -> [String: Any] { ((spec["paths"] as! [String: Any])[p] as! [String: Any])["get"] as! [String: Any] }
+    static func path(_ p: String) -> [String: Any] {
+        ((spec["paths"] as! [String: Any])[p] as! [String: Any])["get"] as! [String: Any]
+    }
 
     /// A document made of a schema's documented examples (an enum's first value, else 0 / "").
     /// `strings`: every value as a string, the way the camera sends media values.
@@ -34,7 +36,8 @@ import Testing
 
     @Test func decodesTheMediaListExampleOfTheReference() throws {
         let description = Self.path("/gopro/media/list")["description"] as! String
-        let start = try #require(description.range(of: "```json\n")), end = try #require(description.range(of: "```", range: start.upperBound..<description.endIndex))
+        let start = try #require(description.range(of: "```json\n"))
+        let end = try #require(description.range(of: "```", range: start.upperBound..<description.endIndex))
         let list = try GoProMediaList(json: Data(description[start.upperBound..<end.lowerBound].utf8))
         #expect(list.id == "2530266050123724003")
         #expect(list.items.count == 1)
@@ -57,14 +60,25 @@ import Testing
         for id in ["1", "2", "6", "8", "10", "13", "32", "33", "35", "54", "55", "60", "70", "117"] {
             #expect(status[id] != nil, "status \(id) is in the reference")
         }
-        status["70"] = 64; status["2"] = 2; status["33"] = 1; status["54"] = 1_048_576; status["10"] = 1; status["60"] = 250
-        let state = try GoProState(json: try JSONSerialization.data(withJSONObject: ["status": status, "settings": [:]]))
-        #expect(state.batteryPercent == 64 && state.batteryBars == 2 && state.storage == .full && state.sdRemainingKB == 1_048_576)
+        status["70"] = 64
+        status["2"] = 2
+        status["33"] = 1
+        status["54"] = 1_048_576
+        status["10"] = 1
+        status["60"] = 250
+        let state = try GoProState(
+            json: try JSONSerialization.data(withJSONObject: ["status": status, "settings": [:]]))
+        #expect(
+            state.batteryPercent == 64 && state.batteryBars == 2 && state.storage == .full
+                && state.sdRemainingKB == 1_048_576)
         #expect(state.encoding && !state.busy && state.minPollMilliseconds == 250)
 
         let dt = Self.path("/gopro/camera/get_date_time")
-        let props = (((((dt["responses"] as! [String: Any])["200"] as! [String: Any])["content"] as! [String: Any])["application/json"] as! [String: Any])["schema"] as! [String: Any])
-        let clock = try GoProDateTime(json: try JSONSerialization.data(withJSONObject: Self.example(props, strings: false)))
+        let props =
+            (((((dt["responses"] as! [String: Any])["200"] as! [String: Any])["content"] as! [String: Any])[
+                "application/json"] as! [String: Any])["schema"] as! [String: Any])
+        let clock = try GoProDateTime(
+            json: try JSONSerialization.data(withJSONObject: Self.example(props, strings: false)))
         #expect(clock.localEpoch == 1_704_020_745 && clock.zoneMinutes == -480, "2023_12_31 11_05_45 read as UTC")
     }
 
@@ -84,10 +98,16 @@ import Testing
         #expect(try GoProAPI.usbBaseURL(serial: "C0000123456789") == "http://172.27.189.51:8080")
         #expect(throws: GoProError.self) { try GoProAPI.usbBaseURL(serial: "C00001234567AB") }
         // Chapters stamped with the recording's start follow one another.
-        func item(_ n: String, _ cre: Int64) -> GoProMediaList.Item { .init(directory: "100GOPRO", name: n, created: cre, modified: cre, size: 1) }
-        func info(_ dur: Int64) throws -> GoProMediaInfo { try GoProMediaInfo(json: Data("{\"cre\":\"0\",\"s\":\"1\",\"dur\":\"\(dur)\"}".utf8)) }
-        let spans = GoProCardVideo.spans([(item("GH020078.MP4", 1000), try info(30)), (item("GH010078.MP4", 1000), try info(600)),
-                                          (item("GH010079.MP4", 5000), try info(10))])
+        func item(_ n: String, _ cre: Int64) -> GoProMediaList.Item {
+            .init(directory: "100GOPRO", name: n, created: cre, modified: cre, size: 1)
+        }
+        func info(_ dur: Int64) throws -> GoProMediaInfo {
+            try GoProMediaInfo(json: Data("{\"cre\":\"0\",\"s\":\"1\",\"dur\":\"\(dur)\"}".utf8))
+        }
+        let spans = GoProCardVideo.spans([
+            (item("GH020078.MP4", 1000), try info(30)), (item("GH010078.MP4", 1000), try info(600)),
+            (item("GH010079.MP4", 5000), try info(10)),
+        ])
         #expect(spans.map(\.name) == ["GH010078.MP4", "GH020078.MP4", "GH010079.MP4"])
         #expect(spans.map(\.startLocal) == [1000, 1600, 5000])
     }
@@ -95,19 +115,25 @@ import Testing
     @Test func cardTimesAreTurnedIntoUTCWithTheCameraClock() throws {
         let now: Int64 = 1_795_000_000 * 90_000
         // The camera's clock reads one hour and 7 s ahead of the NVR's (zone +01:00 and drift).
-        let json = #"{"clock_local": 1795003607.0, "media": [{"id": "100GOPRO/GH010001.MP4", "name": "GH010001.MP4", "start_local": 1795003000, "duration": 20, "size": 99}, {"id": "x", "start_utc": 1794999000.5, "duration": 1.5}]}"#
+        let json =
+            #"{"clock_local": 1795003607.0, "media": [{"id": "100GOPRO/GH010001.MP4", "name": "GH010001.MP4", "start_local": 1795003000, "duration": 20, "size": 99}, {"id": "x", "start_utc": 1794999000.5, "duration": 1.5}]}"#
         let l = try CardListing(json: json, now90k: now)
         #expect(l.clockOffsetSeconds == 3607)
-        #expect(l.items[0].start90k == (1_795_003_000 - 3607) * 90_000 && l.items[0].end90k - l.items[0].start90k == 20 * 90_000)
+        #expect(
+            l.items[0].start90k == (1_795_003_000 - 3607) * 90_000
+                && l.items[0].end90k - l.items[0].start90k == 20 * 90_000)
         #expect(l.items[1].start90k == 1_794_999_000 * 90_000 + 45_000 && l.items[1].bytes == 0)
-        #expect(throws: PluginError.self) { try CardListing(json: #"{"media": [{"id": "a", "duration": 3}]}"#, now90k: now) }
+        #expect(throws: PluginError.self) {
+            try CardListing(json: #"{"media": [{"id": "a", "duration": 3}]}"#, now90k: now)
+        }
         #expect(throws: PluginError.self) { try CardListing(json: "[]", now90k: now) }
         #expect((Int64(0)..<100).gaps(covered: [10..<20, 15..<30, 95..<200], minimum: 5) == [0..<10, 30..<95])
     }
 
     @Test func simulatorAnswersValidateAgainstTheReference() async throws {
         let f = try await GoProFixture { $0.chapterSeconds = 2 }
-        #expect(await TestEnvironment.eventually(timeout: 20) { !f.sim.cardFiles.isEmpty }, "a first chapter on the card")
+        #expect(
+            await TestEnvironment.eventually(timeout: 20) { !f.sim.cardFiles.isEmpty }, "a first chapter on the card")
         func check(_ path: String, _ schema: [String: Any], strings: Bool) async throws {
             let (status, body) = try await f.get(path)
             #expect(status == 200, "\(path)")
@@ -117,20 +143,26 @@ import Testing
         }
         func response(_ p: String) -> [String: Any] {
             let r = (Self.path(p)["responses"] as! [String: Any])["200"] as! [String: Any]
-            if let ref = r["$ref"] as? String { return SchemaCheck(root: Self.spec, numbersAsStrings: false).resolve(ref) }
+            if let ref = r["$ref"] as? String {
+                return SchemaCheck(root: Self.spec, numbersAsStrings: false).resolve(ref)
+            }
             return r
         }
         func schemaOf(_ p: String) -> [String: Any] {
-            ((response(p)["content"] as! [String: Any])["application/json"] as! [String: Any])["schema"] as! [String: Any]
+            ((response(p)["content"] as! [String: Any])["application/json"] as! [String: Any])["schema"]
+                as! [String: Any]
         }
         try await check("/gopro/camera/state", schemaOf("/gopro/camera/state"), strings: false)
         try await check("/gopro/camera/get_date_time", schemaOf("/gopro/camera/get_date_time"), strings: false)
         // Media values come as strings although the schema says integer (the reference says so).
         try await check("/gopro/media/list", schemaOf("/gopro/media/list"), strings: true)
         let name = try #require(f.sim.cardFiles.first)
-        try await check("/gopro/media/info?path=100GOPRO/\(name)", Self.schemas["VideoMetadata"] as! [String: Any], strings: true)
+        try await check(
+            "/gopro/media/info?path=100GOPRO/\(name)", Self.schemas["VideoMetadata"] as! [String: Any], strings: true)
         let (_, body) = try await f.get("/gopro/media/list")
-        let fs = (((try JSONSerialization.jsonObject(with: body) as! [String: Any])["media"] as! [[String: Any]])[0]["fs"] as! [[String: Any]])
+        let fs =
+            (((try JSONSerialization.jsonObject(with: body) as! [String: Any])["media"] as! [[String: Any]])[0]["fs"]
+                as! [[String: Any]])
         #expect(fs.allSatisfy { $0.values.allSatisfy { $0 is String } }, "every media-list value is a string")
     }
 }
@@ -153,23 +185,33 @@ struct SchemaCheck {
         if let ref = schema["$ref"] as? String { schema = resolve(ref) }
         if let any = schema["anyOf"] as? [[String: Any]] {
             let each = any.map { problems(value, $0, at: path) }
-            if !each.contains(where: \.isEmpty) { return ["\(path): matches none of anyOf: \(each.flatMap { $0 }.prefix(3))"] }
+            if !each.contains(where: \.isEmpty) {
+                return ["\(path): matches none of anyOf: \(each.flatMap { $0 }.prefix(3))"]
+            }
         }
         var out: [String] = []
         switch schema["type"] as? String {
         case "object":
             guard let o = value as? [String: Any] else { return ["\(path): not an object"] }
-            for r in schema["required"] as? [String] ?? [] where o[r] == nil { out.append("\(path): lacks required \(r)") }
+            for r in schema["required"] as? [String] ?? [] where o[r] == nil {
+                out.append("\(path): lacks required \(r)")
+            }
             for (k, v) in o {
-                if let p = (schema["properties"] as? [String: Any])?[k] as? [String: Any] { out += problems(v, p, at: "\(path).\(k)") }
+                if let p = (schema["properties"] as? [String: Any])?[k] as? [String: Any] {
+                    out += problems(v, p, at: "\(path).\(k)")
+                }
             }
         case "array":
             guard let a = value as? [Any] else { return ["\(path): not an array"] }
-            if let items = schema["items"] as? [String: Any] { for (i, v) in a.enumerated() { out += problems(v, items, at: "\(path)[\(i)]") } }
+            if let items = schema["items"] as? [String: Any] {
+                for (i, v) in a.enumerated() { out += problems(v, items, at: "\(path)[\(i)]") }
+            }
         case "integer":
             if let s = value as? String {
                 if !numbersAsStrings || Int64(s) == nil { out.append("\(path): '\(s)' is not an integer") }
-            } else if !(value is NSNumber) || (value as! NSNumber).doubleValue != (value as! NSNumber).doubleValue.rounded() {
+            } else if !(value is NSNumber)
+                || (value as! NSNumber).doubleValue != (value as! NSNumber).doubleValue.rounded()
+            {
                 out.append("\(path): \(value) is not an integer")
             }
         case "string":

@@ -1,10 +1,11 @@
 import CamSim
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Synchronization
 import TestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The GoPro simulator in-process on a free loopback port, with its own card folder.
 final class GoProFixture: Sendable {
@@ -20,13 +21,18 @@ final class GoProFixture: Sendable {
         configure(&o)
         let sim = try GoProSimulator(o)
         self.sim = sim
-        port = try await TestEnvironment.startServer("GoPro simulator") { onBound in try await sim.run(onBound: onBound) }
+        port = try await TestEnvironment.startServer("GoPro simulator") { onBound in try await sim.run(onBound: onBound)
+        }
     }
 
     deinit {
         sim.stopEncoder()
-        let sim = self.sim, root = cardRoot
-        Task { await sim.shutdown(); TestEnvironment.cleanup(root) }
+        let sim = self.sim
+        let root = cardRoot
+        Task {
+            await sim.shutdown()
+            TestEnvironment.cleanup(root)
+        }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }

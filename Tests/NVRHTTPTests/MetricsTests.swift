@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `/metrics` of a real `nvr serve` recording a camera, checked by Prometheus's own promtool;
 /// the shipped scrape config and alert rules checked (and the rules unit-tested) by it too.
@@ -36,11 +36,14 @@ import TestSupport
         #expect(up, "yard never streamed in /metrics:\n\(text)\n\(s.logText)")
         let check = try Self.promtoolCheckMetrics(text)
         #expect(check.status == 0, "promtool check metrics: \(check.stdout) \(check.stderr)")
-        for series in ["nvr_camera_enabled{camera=\"yard\"}", "nvr_camera_state{camera=\"yard\",state=\"streaming\"}",
-                       "nvr_camera_connections_total{camera=\"yard\"}", "nvr_live_viewers{camera=\"yard\",stream=\"main\"}",
-                       "nvr_storage_free_bytes", "nvr_storage_size_bytes", "nvr_retention_deleted_segments_total",
-                       "nvr_build_info{version=\"0.9.0\"}", "nvr_camera_last_frame_age_seconds{camera=\"yard\"}",
-                       "nvr_index_writer_pending_writes", "nvr_index_writer_oldest_pending_seconds", "nvr_index_writer_dropped_writes_total"] {
+        for series in [
+            "nvr_camera_enabled{camera=\"yard\"}", "nvr_camera_state{camera=\"yard\",state=\"streaming\"}",
+            "nvr_camera_connections_total{camera=\"yard\"}", "nvr_live_viewers{camera=\"yard\",stream=\"main\"}",
+            "nvr_storage_free_bytes", "nvr_storage_size_bytes", "nvr_retention_deleted_segments_total",
+            "nvr_build_info{version=\"0.9.0\"}", "nvr_camera_last_frame_age_seconds{camera=\"yard\"}",
+            "nvr_index_writer_pending_writes", "nvr_index_writer_oldest_pending_seconds",
+            "nvr_index_writer_dropped_writes_total",
+        ] {
             #expect(Self.value(text, series) != nil, "\(series) missing from:\n\(text)")
         }
         #expect(Self.value(text, "nvr_camera_connections_total{camera=\"yard\"}") == 1)
@@ -52,7 +55,9 @@ import TestSupport
             return (Self.value(text, "nvr_camera_frames_total{camera=\"yard\"}") ?? 0) > frames
         }
         #expect(grew, "frames did not grow past \(frames)")
-        #expect((Self.value(text, "nvr_http_requests_total{route=\"/metrics\",method=\"GET\",status=\"200\"}") ?? 0) >= 2, "\(text)")
+        #expect(
+            (Self.value(text, "nvr_http_requests_total{route=\"/metrics\",method=\"GET\",status=\"200\"}") ?? 0) >= 2,
+            "\(text)")
         let segments = try await TestEnvironment.eventually(timeout: 15) {
             text = try s.api("GET", "/metrics").body
             return (Self.value(text, "nvr_camera_segments_total{camera=\"yard\"}") ?? 0) >= 1
@@ -66,13 +71,20 @@ import TestSupport
         #expect((Self.value(text, "nvr_index_writer_oldest_pending_seconds") ?? 99) < 5)
 
         // Only an admin reads it.
-        let anonymous = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(s.port)/metrics"])
+        let anonymous = try runProcess(
+            "/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(s.port)/metrics"])
         #expect(anonymous.stdout == "401")
-        let viewer = try LiveChangeTests.Served.nvr(["user", "add", "eve", "--role", "viewer", "--config", s.config], stdin: "viewer password\n")
+        let viewer = try LiveChangeTests.Served.nvr(
+            ["user", "add", "eve", "--role", "viewer", "--config", s.config], stdin: "viewer password\n")
         #expect(viewer.status == 0, "\(viewer.stderr)")
-        let viewerToken = try s.cli(["token", "add", "--user", "eve", "--name", "t", "--quiet"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let forbidden = try runProcess("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(viewerToken)",
-                                                        "http://127.0.0.1:\(s.port)/metrics"])
+        let viewerToken = try s.cli(["token", "add", "--user", "eve", "--name", "t", "--quiet"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let forbidden = try runProcess(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(viewerToken)",
+                "http://127.0.0.1:\(s.port)/metrics",
+            ])
         #expect(forbidden.stdout == "403")
 
         // A removed camera's series go with it.

@@ -28,35 +28,50 @@ import Testing
         try h.add("kf", ["url": cam.url])
         // The fixture has one stream; a different URL for it makes it the camera's sub-stream.
         try h.add("all", ["url": cam.url, "substream_url": cam.url + "?sub=1"])
-        let kf = try h.camera("kf"), all = try h.camera("all")
+        let kf = try h.camera("kf")
+        let all = try h.camera("all")
         var keyOnly = MotionSettings()
         keyOnly.frames = .keyframes
         var everyFrame = MotionSettings()
         everyFrame.enabled = .on
         everyFrame.frames = .all
         func json(_ m: MotionSettings) throws -> String { String(decoding: try JSONEncoder().encode(m), as: UTF8.self) }
-        try h.index.setRecordingSettings(CameraRecordingRecord(cameraID: kf.id!, mode: "events", preRoll90k: Int64(Self.preRoll * 90_000),
-                                                               postRoll90k: Int64(Self.postRoll * 90_000), motion: try json(keyOnly)))
-        try h.index.setRecordingSettings(CameraRecordingRecord(cameraID: all.id!, mode: "continuous", preRoll90k: Int64(Self.preRoll * 90_000),
-                                                               postRoll90k: Int64(Self.postRoll * 90_000), motion: try json(everyFrame)))
+        try h.index.setRecordingSettings(
+            CameraRecordingRecord(
+                cameraID: kf.id!, mode: "events", preRoll90k: Int64(Self.preRoll * 90_000),
+                postRoll90k: Int64(Self.postRoll * 90_000), motion: try json(keyOnly)))
+        try h.index.setRecordingSettings(
+            CameraRecordingRecord(
+                cameraID: all.id!, mode: "continuous", preRoll90k: Int64(Self.preRoll * 90_000),
+                postRoll90k: Int64(Self.postRoll * 90_000), motion: try json(everyFrame)))
         try h.recorder.start(addDemoIfEmpty: false)
         #expect(TestEnvironment.wait(timeout: 20) { FileManager.default.fileExists(atPath: t0File) })
-        let t0Seconds = try #require(Double(try String(contentsOfFile: t0File, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let t0Seconds = try #require(
+            Double(try String(contentsOfFile: t0File, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
         let t0 = Int64(t0Seconds * 90_000)
         // The scene lasts 26 s; give the post-roll and a still tail time to pass.
         #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "all")?.status.motion == "sub-stream" })
-        #expect(TestEnvironment.wait(timeout: 10) { h.recorder.session(named: "kf")?.status.motion == "main stream, key frames" })
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                h.recorder.session(named: "kf")?.status.motion == "main stream, key frames"
+            })
         #expect(h.recorder.session(named: "kf")?.status.mode == "events")
         #expect(TestEnvironment.wait(timeout: 60) { Date().timeIntervalSince1970 > t0Seconds + 32 })
         h.recorder.stop()
 
-        let truthStart = t0 + Int64(Self.motion.start * 90_000), truthEnd = t0 + Int64(Self.motion.end * 90_000)
+        let truthStart = t0 + Int64(Self.motion.start * 90_000)
+        let truthEnd = t0 + Int64(Self.motion.end * 90_000)
         for c in [kf, all] {
             let events = try h.index.events(cameraID: c.id!, start90k: t0 - 90_000 * 60, end90k: t0 + 90_000 * 120)
-            #expect(events.count == 1, "\(c.name): one motion event, none while still or from the light change: \(events.map { EventSummary($0, camera: c.name) })")
+            #expect(
+                events.count == 1,
+                "\(c.name): one motion event, none while still or from the light change: \(events.map { EventSummary($0, camera: c.name) })"
+            )
             guard let e = events.first else { continue }
             #expect(e.type == "motion" && e.source == .motion)
-            #expect(abs(e.start90k - truthStart) <= 90_000, "\(c.name): starts \(Double(e.start90k - truthStart) / 90_000) s off the truth")
+            #expect(
+                abs(e.start90k - truthStart) <= 90_000,
+                "\(c.name): starts \(Double(e.start90k - truthStart) / 90_000) s off the truth")
             let end = try #require(e.end90k)
             #expect(abs(end - truthEnd) <= 90_000, "\(c.name): ends \(Double(end - truthEnd) / 90_000) s off the truth")
             #expect(e.preRoll90k == Int64(Self.preRoll * 90_000) && e.postRoll90k == Int64(Self.postRoll * 90_000))
@@ -69,11 +84,16 @@ import Testing
         let eEnd = try #require(e.end90k)
         let segs = try h.completeSegments("kf")
         #expect(!segs.isEmpty)
-        let wantedStart = e.start90k - e.preRoll90k, wantedEnd = eEnd + e.postRoll90k
+        let wantedStart = e.start90k - e.preRoll90k
+        let wantedEnd = eEnd + e.postRoll90k
         let gop: Int64 = 90_000
         for s in segs {
-            #expect(s.start90k >= wantedStart - gop - 9_000, "a segment starts \(Double(wantedStart - s.start90k) / 90_000) s before the clip")
-            #expect(s.end90k <= wantedEnd + 18_000, "a segment ends \(Double(s.end90k - wantedEnd) / 90_000) s after the clip")
+            #expect(
+                s.start90k >= wantedStart - gop - 9_000,
+                "a segment starts \(Double(wantedStart - s.start90k) / 90_000) s before the clip")
+            #expect(
+                s.end90k <= wantedEnd + 18_000,
+                "a segment ends \(Double(s.end90k - wantedEnd) / 90_000) s after the clip")
             #expect(s.hasEvent)
         }
         let covered = segs.reduce(Int64(0)) { $0 + $1.duration90k }
@@ -81,15 +101,21 @@ import Testing
         // Its first frame is a key frame at or before start − pre-roll.
         let first = try SegmentMedia.load(segs[0], index: h.index, storage: h.recorder.storage, audioTimescale: nil)
         #expect(first.video[0].isKey)
-        #expect(first.videoTimes[0] <= wantedStart + 4_500, "pre-roll: footage from \(Double(wantedStart - first.videoTimes[0]) / 90_000) s before start − pre")
+        #expect(
+            first.videoTimes[0] <= wantedStart + 4_500,
+            "pre-roll: footage from \(Double(wantedStart - first.videoTimes[0]) / 90_000) s before start − pre")
 
         // Continuous mode: everything kept, and exactly the segments touching the clip are event footage.
         let allSegs = try h.completeSegments("all")
-        let allEvent = try #require(try h.index.events(cameraID: all.id!, start90k: t0, end90k: t0 + 90_000 * 120).first)
+        let allEvent = try #require(
+            try h.index.events(cameraID: all.id!, start90k: t0, end90k: t0 + 90_000 * 120).first)
         let clip = (allEvent.start90k - allEvent.preRoll90k)..<((allEvent.end90k ?? 0) + allEvent.postRoll90k)
         for s in allSegs {
             let overlaps = s.start90k < clip.upperBound && s.end90k > clip.lowerBound
-            #expect(s.hasEvent == overlaps, "segment \(Time90k.rfc3339(s.start90k))…\(Time90k.rfc3339(s.end90k)) marked \(s.hasEvent) for clip \(Time90k.rfc3339(clip.lowerBound))…\(Time90k.rfc3339(clip.upperBound))")
+            #expect(
+                s.hasEvent == overlaps,
+                "segment \(Time90k.rfc3339(s.start90k))…\(Time90k.rfc3339(s.end90k)) marked \(s.hasEvent) for clip \(Time90k.rfc3339(clip.lowerBound))…\(Time90k.rfc3339(clip.upperBound))"
+            )
         }
         #expect(allSegs.contains { !$0.hasEvent } && allSegs.contains { $0.hasEvent })
 
@@ -116,10 +142,13 @@ import Testing
         let clipStart = try #require(Int64(clipAnswer.header("X-Recording-Start90k") ?? ""))
         #expect(clipStart <= wantedStart, "the clip starts at or before start − pre-roll")
         #expect(clipStart >= wantedStart - gop - 9_000, "…at the key frame just before it")
-        #expect(first.videoTimes.firstIndex(of: clipStart).map { first.video[$0].isKey } == true, "the clip starts on a key frame")
+        #expect(
+            first.videoTimes.firstIndex(of: clipStart).map { first.video[$0].isKey } == true,
+            "the clip starts on a key frame")
         let file = h.root + "/clip.mp4"
         try clipAnswer.body.write(to: URL(fileURLWithPath: file))
-        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
+        let probe = try runProcess(
+            "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
         let duration = try #require(Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let expected = Double(wantedEnd - clipStart) / 90_000
         #expect(abs(duration - expected) < 0.6, "clip lasts \(duration) s, expected \(expected) s")
@@ -132,7 +161,9 @@ import Testing
         #expect(snapshot.body.starts(with: [0xFF, 0xD8]))
 
         let camera = try await server.get("/api/cameras/kf")
-        #expect(camera.json["mode"] as? String == "events" && camera.json["motion"] as? String == "on", "settings of a camera not running")
+        #expect(
+            camera.json["mode"] as? String == "events" && camera.json["motion"] as? String == "on",
+            "settings of a camera not running")
 
         #expect(try await server.get("/api/events/99999").status == 404)
         #expect(try await server.get("/api/events/abc").status == 400)

@@ -12,8 +12,12 @@ import Testing
     static var python: String { TestEnvironment.repoRoot + "/.build/test-venv/bin/python" }
 
     @Test func thePagePlaysLiveAndRecordedVideoAndEventsInChromium() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is missing: run scripts/install-deps.sh test")
-        try #require(FileManager.default.isExecutableFile(atPath: Self.python), "playwright is missing: run scripts/install-deps.sh test")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            "chromium is missing: run scripts/install-deps.sh test")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.python),
+            "playwright is missing: run scripts/install-deps.sh test")
         let front = try RTSPCameraFixture()
         // The yard camera records H.265 (which Chromium cannot play through MSE) and has an
         // H.264 sub-stream: the grid plays that one.
@@ -22,12 +26,15 @@ import Testing
         o.codec = "h265"
         let yard = try RTSPCameraFixture(o)
         var small = RTSPCameraFixture.Options()
-        small.pattern = "smpte"; small.width = 320; small.height = 180
+        small.pattern = "smpte"
+        small.width = 320
+        small.height = 180
         let yardSub = try RTSPCameraFixture(small)
         let s = try LiveChangeTests.Served()
         for (name, cam, sub) in [("front", front, nil), ("yard", yard, yardSub)] {
             let options = sub.map { #","options":{"substream_url":"\#($0.url)"}"# } ?? ""
-            let a = try s.api("POST", "/api/cameras", json: #"{"name":"\#(name)","plugin":"rtsp","url":"\#(cam.url)"\#(options)}"#)
+            let a = try s.api(
+                "POST", "/api/cameras", json: #"{"name":"\#(name)","plugin":"rtsp","url":"\#(cam.url)"\#(options)}"#)
             #expect(a.status == 201, "\(a.body)")
         }
         // Twelve seconds of footage, and an event in it (as the motion detector would make).
@@ -35,13 +42,19 @@ import Testing
         let index = try IndexDatabase(path: s.root + "/Storage/index.sqlite")
         let frontID = try #require(try index.camera(named: "front")?.id)
         let now = Time90k.now()
-        let event = try index.insertEvent(EventRecord(cameraID: frontID, start90k: now - 7 * 90_000, end90k: now - 5 * 90_000, type: "motion",
-                                                      source: .motion, preRoll90k: 2 * 90_000, postRoll90k: 2 * 90_000))
+        let event = try index.insertEvent(
+            EventRecord(
+                cameraID: frontID, start90k: now - 7 * 90_000, end90k: now - 5 * 90_000, type: "motion",
+                source: .motion, preRoll90k: 2 * 90_000, postRoll90k: 2 * 90_000))
         let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let r = try runProcess(Self.python, [TestEnvironment.repoRoot + "/Tests/Browser/page_test.py", "--base", "http://127.0.0.1:\(s.port)",
-                                             "--user", "boss", "--password", "correct horse", "--cameras", "front,yard",
-                                             "--event-id", String(event.id!), "--event-camera", "front", "--shots", shots])
+        let r = try runProcess(
+            Self.python,
+            [
+                TestEnvironment.repoRoot + "/Tests/Browser/page_test.py", "--base", "http://127.0.0.1:\(s.port)",
+                "--user", "boss", "--password", "correct horse", "--cameras", "front,yard",
+                "--event-id", String(event.id!), "--event-camera", "front", "--shots", shots,
+            ])
         print(r.stdout)
         #expect(r.status == 0, "the page failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
     }
@@ -53,7 +66,9 @@ import Testing
         o.kbps = 6000
         let cam = try RTSPCameraFixture(o, port: 0)
         let s = try LiveChangeTests.Served()
-        #expect(try s.api("POST", "/api/cameras", json: #"{"name":"cam","plugin":"rtsp","url":"\#(cam.url)"}"#).status == 201)
+        #expect(
+            try s.api("POST", "/api/cameras", json: #"{"name":"cam","plugin":"rtsp","url":"\#(cam.url)"}"#).status
+                == 201)
         #expect(TestEnvironment.wait(timeout: 15) { s.state("cam").hasPrefix("streaming") })
 
         // A viewer that reads its first bytes, then nothing for 20 s (a tiny receive buffer, so
@@ -73,7 +88,9 @@ import Testing
         // The recording went on without a gap all along, and the server did not buffer for it.
         let now = Time90k.now()
         let r = try s.api("GET", "/api/cameras/cam/timeline?start=\(now - 40 * 90_000)&end=\(now)")
-        let slices = ((try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])?["slices"] as? [[String: Any]]) ?? []
+        let slices =
+            ((try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])?["slices"]
+                as? [[String: Any]]) ?? []
         #expect(slices.count == 1, "one continuous slice: \(slices)")
         #expect(rss1 - rss0 < 32 << 20, "nvr serve grew by \((rss1 - rss0) >> 20) MB while the viewer did not read")
     }
@@ -85,23 +102,36 @@ import Testing
         var main = RTSPCameraFixture.Options()
         main.codec = "h265"
         var small = RTSPCameraFixture.Options()
-        small.width = 320; small.height = 180
-        let big = try RTSPCameraFixture(main, port: 0), sub = try RTSPCameraFixture(small, port: 0)
+        small.width = 320
+        small.height = 180
+        let big = try RTSPCameraFixture(main, port: 0)
+        let sub = try RTSPCameraFixture(small, port: 0)
         let s = try LiveChangeTests.Served()
         let body = #"{"name":"cam","plugin":"rtsp","url":"\#(big.url)","options":{"substream_url":"\#(sub.url)"}}"#
         #expect(try s.api("POST", "/api/cameras", json: body).status == 201)
         #expect(TestEnvironment.wait(timeout: 15) { s.state("cam").hasPrefix("streaming") })
         func first(_ query: String) throws -> String {
-            let ws = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live\(query)", token: s.token, receiveBuffer: 1 << 20)
+            let ws = try RawWebSocket(
+                port: s.port, path: "/api/cameras/cam/live\(query)", token: s.token, receiveBuffer: 1 << 20)
             defer { ws.close() }
             var seen: [RawWebSocket.Message] = []
-            for _ in 0..<10 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) { seen += try ws.readMessages(seconds: 1) }
-            return seen.first { $0.text?.contains("\"init\"") == true }?.text ?? "no init in \(seen.prefix(5).map(\.summary))"
+            for _ in 0..<10 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) {
+                seen += try ws.readMessages(seconds: 1)
+            }
+            return seen.first { $0.text?.contains("\"init\"") == true }?.text
+                ?? "no init in \(seen.prefix(5).map(\.summary))"
         }
-        let m = try first(""), g = try first("?stream=sub")
-        #expect(m.contains("\"stream\":\"main\"") && (m.contains("\"codec\":\"hvc1") || m.contains("\"codec\":\"hev1")) && m.contains("\"width\":640"), "\(m)")
-        #expect(g.contains("\"stream\":\"sub\"") && g.contains("\"codec\":\"avc1") && g.contains("\"width\":320"), "\(g)")
-        #expect(throws: (any Error).self) { _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live?stream=tiny", token: s.token, receiveBuffer: 4096) }
+        let m = try first("")
+        let g = try first("?stream=sub")
+        #expect(
+            m.contains("\"stream\":\"main\"") && (m.contains("\"codec\":\"hvc1") || m.contains("\"codec\":\"hev1"))
+                && m.contains("\"width\":640"), "\(m)")
+        #expect(
+            g.contains("\"stream\":\"sub\"") && g.contains("\"codec\":\"avc1") && g.contains("\"width\":320"), "\(g)")
+        #expect(throws: (any Error).self) {
+            _ = try RawWebSocket(
+                port: s.port, path: "/api/cameras/cam/live?stream=tiny", token: s.token, receiveBuffer: 4096)
+        }
         // A viewer stays through a change of the camera: told it waits while the camera is
         // disabled, then given the new session's stream — on the same socket.
         let ws = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 1 << 20)
@@ -112,13 +142,20 @@ import Testing
         #expect(seen.contains { $0.text?.contains("\"waiting\"") == true }, "\(seen.suffix(5).map(\.summary))")
         #expect(try s.api("PATCH", "/api/cameras/cam", json: #"{"enabled":true}"#).status == 200)
         seen = []
-        for _ in 0..<15 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) { seen += try ws.readMessages(seconds: 1) }
+        for _ in 0..<15 where !seen.contains(where: { $0.text?.contains("\"init\"") == true }) {
+            seen += try ws.readMessages(seconds: 1)
+        }
         #expect(seen.contains { $0.text?.contains("\"init\"") == true }, "\(seen.suffix(5).map(\.summary))")
         // Only the NVR's own page may open it from a browser.
         #expect(throws: (any Error).self) {
-            _ = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096, origin: "http://evil.example")
+            _ = try RawWebSocket(
+                port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096,
+                origin: "http://evil.example")
         }
-        try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096, origin: "http://127.0.0.1:\(s.port)").close()
+        try RawWebSocket(
+            port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 4096,
+            origin: "http://127.0.0.1:\(s.port)"
+        ).close()
     }
 
     @Test func theServedPageIsTheWebFolderLockedDown() async throws {
@@ -126,7 +163,8 @@ import Testing
         defer { TestEnvironment.cleanup(root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let storage = StorageLayout(root: root)
-        let server = try await TestServer(index: try IndexDatabase(path: storage.indexPath), storage: storage, maxViewSeconds: 3600)
+        let server = try await TestServer(
+            index: try IndexDatabase(path: storage.indexPath), storage: storage, maxViewSeconds: 3600)
         let web = TestEnvironment.repoRoot + "/web"
         let files = try FileManager.default.contentsOfDirectory(atPath: web).filter { !$0.hasPrefix(".") }.sorted()
         #expect(files.contains("index.html") && files.contains("app.js"))
@@ -134,11 +172,15 @@ import Testing
             let a = try await server.get(f == "index.html" ? "/" : "/app/\(f)")
             #expect(a.status == 200, "\(f)")
             // scripts/embed-web.py copies web/ into WebAssets.swift; run it after editing web/.
-            #expect(a.body == FileManager.default.contents(atPath: web + "/" + f), "\(f) differs from what the server sends: run scripts/embed-web.py")
+            #expect(
+                a.body == FileManager.default.contents(atPath: web + "/" + f),
+                "\(f) differs from what the server sends: run scripts/embed-web.py")
             #expect(a.header("Content-Security-Policy")?.contains("script-src 'self'") == true)
             #expect(a.header("X-Content-Type-Options") == "nosniff")
             let etag = try #require(a.header("ETag"))
-            #expect(try await server.get(f == "index.html" ? "/" : "/app/\(f)", headers: ["If-None-Match": etag]).status == 304)
+            #expect(
+                try await server.get(f == "index.html" ? "/" : "/app/\(f)", headers: ["If-None-Match": etag]).status
+                    == 304)
         }
         #expect(try await server.get("/app/nothing.js").status == 404)
         #expect(try await server.get("/app/..%2Fnvr.toml").status == 404)
@@ -148,7 +190,9 @@ import Testing
 /// A WebSocket client that can stop reading (what a stalled browser tab does): the handshake,
 /// then frames parsed by hand.
 final class RawWebSocket {
-    struct Message { var text: String?; var binary: Int
+    struct Message {
+        var text: String?
+        var binary: Int
         var summary: String { text ?? "binary \(binary)" }
     }
     let fd: Int32
@@ -162,11 +206,16 @@ final class RawWebSocket {
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard rc == 0 else { throw FixtureError("cannot connect: \(errno)") }
         var tv = timeval(tv_sec: 0, tv_usec: 200_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n"
             + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), 0) }
@@ -191,7 +240,9 @@ final class RawWebSocket {
 
     private func find(_ pattern: [UInt8]) -> Int? {
         guard buffer.count >= pattern.count else { return nil }
-        for i in 0...(buffer.count - pattern.count) where buffer[i..<(i + pattern.count)].elementsEqual(pattern) { return i }
+        for i in 0...(buffer.count - pattern.count) where buffer[i..<(i + pattern.count)].elementsEqual(pattern) {
+            return i
+        }
         return nil
     }
 
@@ -203,16 +254,34 @@ final class RawWebSocket {
         while Date() < deadline {
             fill()
             while buffer.count >= 2 {
-                let fin = buffer[0] & 0x80 != 0, opcode = buffer[0] & 0x0F
-                var length = Int(buffer[1] & 0x7F), at = 2
-                if length == 126 { guard buffer.count >= 4 else { break }; length = Int(buffer[2]) << 8 | Int(buffer[3]); at = 4 }
-                else if length == 127 { guard buffer.count >= 10 else { break }; length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }; at = 10 }
+                let fin = buffer[0] & 0x80 != 0
+                let opcode = buffer[0] & 0x0F
+                var length = Int(buffer[1] & 0x7F)
+                var at = 2
+                if length == 126 {
+                    guard buffer.count >= 4 else { break }
+                    length = Int(buffer[2]) << 8 | Int(buffer[3])
+                    at = 4
+                } else if length == 127 {
+                    guard buffer.count >= 10 else { break }
+                    length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                    at = 10
+                }
                 guard buffer.count >= at + length else { break }
                 let payload = Array(buffer[at..<(at + length)])
                 buffer.removeFirst(at + length)
-                if opcode == 0 { pending?.data += payload } else if opcode == 1 || opcode == 2 { pending = (opcode, payload) } else { continue }
+                if opcode == 0 {
+                    pending?.data += payload
+                } else if opcode == 1 || opcode == 2 {
+                    pending = (opcode, payload)
+                } else {
+                    continue
+                }
                 if fin, let p = pending {
-                    out.append(p.opcode == 1 ? Message(text: String(decoding: p.data, as: UTF8.self), binary: 0) : Message(text: nil, binary: p.data.count))
+                    out.append(
+                        p.opcode == 1
+                            ? Message(text: String(decoding: p.data, as: UTF8.self), binary: 0)
+                            : Message(text: nil, binary: p.data.count))
                     pending = nil
                 }
             }

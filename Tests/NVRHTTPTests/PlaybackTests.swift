@@ -13,7 +13,7 @@ import Testing
         var o = RTSPCameraFixture.Options()
         o.audio = true
         o.gopSeconds = 1
-        o.pattern = "ball" // every frame differs, so comparing frames proves which one it is
+        o.pattern = "ball"  // every frame differs, so comparing frames proves which one it is
         let cam = try RTSPCameraFixture(o)
         let h = try RecorderHarness(segmentSeconds: 2)
         try h.add("cam", ["url": cam.url])
@@ -55,7 +55,9 @@ import Testing
         try full.body.write(to: URL(fileURLWithPath: file))
 
         // Duration: the request (the gap holds the last picture, so the file keeps the wall clock).
-        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration:stream=codec_name,nb_frames", "-of", "json", file])
+        let probe = try runProcess(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "format=duration:stream=codec_name,nb_frames", "-of", "json", file])
         let pj = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
         let duration = Double((pj["format"] as! [String: Any])["duration"] as! String)!
         let wanted = Double(endAsked - start) / 90_000
@@ -77,17 +79,27 @@ import Testing
         // honoured) and from the segment file at that time, the pictures are bit-identical.
         let shown = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-frames:v", "1", "-f", "md5", "-"])
         let offset = String(format: "%.4f", Double(start - segs[0].start90k) / 90_000 - 0.002)
-        let truth = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-ss", offset, "-i", h.path(segs[0]), "-frames:v", "1", "-f", "md5", "-"])
-        let after = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-ss", String(format: "%.4f", Double(first.videoTimes[startFrame + 1] - segs[0].start90k) / 90_000 - 0.002),
-                                                       "-i", h.path(segs[0]), "-frames:v", "1", "-f", "md5", "-"])
-        #expect(!shown.stdout.isEmpty && shown.stdout == truth.stdout, "first shown \(shown.stdout) vs frame at start \(truth.stdout)")
+        let truth = try runProcess(
+            "/usr/bin/ffmpeg",
+            ["-v", "error", "-ss", offset, "-i", h.path(segs[0]), "-frames:v", "1", "-f", "md5", "-"])
+        let after = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-ss",
+                String(format: "%.4f", Double(first.videoTimes[startFrame + 1] - segs[0].start90k) / 90_000 - 0.002),
+                "-i", h.path(segs[0]), "-frames:v", "1", "-f", "md5", "-",
+            ])
+        #expect(
+            !shown.stdout.isEmpty && shown.stdout == truth.stdout,
+            "first shown \(shown.stdout) vs frame at start \(truth.stdout)")
         #expect(truth.stdout != after.stdout, "neighbouring frames differ (else the check proves nothing)")
 
         // Range windows are the same bytes as the whole body.
         var rng = SystemRandomNumberGenerator()
         let size = full.body.count
         for _ in 0..<12 {
-            let a = Int.random(in: 0..<size, using: &rng), b = min(size - 1, a + Int.random(in: 0..<300_000, using: &rng))
+            let a = Int.random(in: 0..<size, using: &rng)
+            let b = min(size - 1, a + Int.random(in: 0..<300_000, using: &rng))
             let part = try await server.get(url, headers: ["Range": "bytes=\(a)-\(b)"])
             #expect(part.status == 206)
             #expect(part.header("Content-Range") == "bytes \(a)-\(b)/\(size)")
@@ -113,12 +125,21 @@ import Testing
         #expect(Int64(at.header("X-Frame-Time90k") ?? "") == first.videoTimes[startFrame])
         #expect(try jpegSize(at.body, in: h.root) == "640x360")
         // …and it is that frame: closer to it than to its neighbour.
-        let exact = h.root + "/exact.png", next = h.root + "/next.png", shot = h.root + "/shot.jpg"
+        let exact = h.root + "/exact.png"
+        let next = h.root + "/next.png"
+        let shot = h.root + "/shot.jpg"
         try at.body.write(to: URL(fileURLWithPath: shot))
-        _ = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-ss", offset, "-i", h.path(segs[0]), "-frames:v", "1", exact])
-        _ = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-ss", String(format: "%.4f", Double(first.videoTimes[startFrame + 2] - segs[0].start90k) / 90_000 - 0.002),
-                                               "-i", h.path(segs[0]), "-frames:v", "1", next])
-        let good = try psnr(shot, exact), worse = try psnr(shot, next)
+        _ = try runProcess(
+            "/usr/bin/ffmpeg", ["-v", "error", "-y", "-ss", offset, "-i", h.path(segs[0]), "-frames:v", "1", exact])
+        _ = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-ss",
+                String(format: "%.4f", Double(first.videoTimes[startFrame + 2] - segs[0].start90k) / 90_000 - 0.002),
+                "-i", h.path(segs[0]), "-frames:v", "1", next,
+            ])
+        let good = try psnr(shot, exact)
+        let worse = try psnr(shot, next)
         #expect(good > worse + 1, "PSNR \(good) dB against the frame at `at`, \(worse) dB against a later one")
         let gapTime = Int64(gaps.split(separator: "-")[0])! + 90_000
         let inGap = try await server.get("/api/cameras/cam/snapshot.jpg?at=\(gapTime)")
@@ -151,7 +172,8 @@ import Testing
     /// a word and Chromium plays through, showing each size in turn.
     @Test func viewMP4PlaysThroughAChangeOfResolution() async throws {
         var o = RTSPCameraFixture.Options()
-        o.width = 854; o.height = 480
+        o.width = 854
+        o.height = 480
         let small = try RTSPCameraFixture(o)
         let h = try RecorderHarness(segmentSeconds: 2)
         try h.add("cam", ["url": small.url])
@@ -160,20 +182,31 @@ import Testing
         small.stop()
         // The new size's parameter sets only in the SDP, as in a camera's card files: a player
         // that keeps the first sample entry learns them from the key frame after the change.
-        o.width = 1920; o.height = 1080; o.kbps = 2000; o.extraArguments = ["--config-interval", "0"]
+        o.width = 1920
+        o.height = 1080
+        o.kbps = 2000
+        o.extraArguments = ["--config-interval", "0"]
         let large = try RTSPCameraFixture(o, port: small.port)
         let before = try h.completeSegments("cam").count
         #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("cam").count) ?? 0) >= before + 2 })
         large.stop()
         // Then H.265, which no player switches to within one track: the file ends there.
-        o.codec = "h265"; o.width = 640; o.height = 360; o.kbps = 800; o.extraArguments = []
+        o.codec = "h265"
+        o.width = 640
+        o.height = 360
+        o.kbps = 800
+        o.extraArguments = []
         let hevc = try RTSPCameraFixture(o, port: small.port)
         let beforeHEVC = try h.completeSegments("cam").count
         #expect(TestEnvironment.wait(timeout: 30) { ((try? h.completeSegments("cam").count) ?? 0) >= beforeHEVC + 1 })
         h.recorder.stop()
         hevc.stop()
         let all = try h.completeSegments("cam")
-        let firstHEVC = try #require(all.firstIndex { $0.videoEntryID != all[0].videoEntryID && ((try? h.index.sampleEntry(id: $0.videoEntryID))??.codec) == "h265" })
+        let firstHEVC = try #require(
+            all.firstIndex {
+                $0.videoEntryID != all[0].videoEntryID
+                    && ((try? h.index.sampleEntry(id: $0.videoEntryID))??.codec) == "h265"
+            })
         let segs = Array(all[..<firstHEVC])
         #expect(Set(segs.map(\.videoEntryID)).count == 2, "two sample entries")
 
@@ -184,32 +217,52 @@ import Testing
         let file = h.root + "/seam.mp4"
         try view.body.write(to: URL(fileURLWithPath: file))
         #expect(try decodeErrors(file) == "")
-        let sizes = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "frame=width,height", "-of", "csv=p=0:s=x", file])
-            .stdout.split(separator: "\n").map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: "x \r"))) }
+        let sizes = try runProcess(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", "v", "-show_entries", "frame=width,height", "-of", "csv=p=0:s=x", file]
+        )
+        .stdout.split(separator: "\n").map { String($0.trimmingCharacters(in: CharacterSet(charactersIn: "x \r"))) }
         var shown: [String] = []
         for s in sizes where shown.last != s { shown.append(s) }
         #expect(shown == ["854x480", "1920x1080"], "\(shown)")
-        let duration = Double(try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let duration =
+            Double(
+                try runProcess(
+                    "/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file]
+                )
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         let wanted = Double(segs[segs.count - 1].end90k - segs[0].start90k) / 90_000
         #expect(abs(duration - wanted) < 0.2, "\(duration) s for \(wanted) s")
         // nvr export writes the same file.
-        let export = try RangeExport.build(index: h.index, storage: h.recorder.storage, cameraID: segs[0].cameraID,
-                                           start: segs[0].start90k, end: segs[segs.count - 1].end90k)
+        let export = try RangeExport.build(
+            index: h.index, storage: h.recorder.storage, cameraID: segs[0].cameraID,
+            start: segs[0].start90k, end: segs[segs.count - 1].end90k)
         #expect(export.truncatedAt == nil)
         try export.mp4.write(to: h.root + "/export.mp4")
         #expect(try Data(contentsOf: URL(fileURLWithPath: h.root + "/export.mp4")) == view.body)
-        let toHEVC = try await server.get("/api/cameras/cam/view.mp4?start=\(segs[0].start90k)&end=\(all[all.count - 1].end90k)")
-        #expect(toHEVC.status == 200 && toHEVC.header("X-Recording-Truncated90k") == String(all[firstHEVC].start90k), "\(toHEVC.headers)")
+        let toHEVC = try await server.get(
+            "/api/cameras/cam/view.mp4?start=\(segs[0].start90k)&end=\(all[all.count - 1].end90k)")
+        #expect(
+            toHEVC.status == 200 && toHEVC.header("X-Recording-Truncated90k") == String(all[firstHEVC].start90k),
+            "\(toHEVC.headers)")
 
         let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is missing: run scripts/install-deps.sh test")
-        try #require(FileManager.default.isExecutableFile(atPath: python), "playwright is missing: run scripts/install-deps.sh test")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            "chromium is missing: run scripts/install-deps.sh test")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: python),
+            "playwright is missing: run scripts/install-deps.sh test")
         let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let url = "http://127.0.0.1:\(server.port)\(path)"
         let r = try await TestEnvironment.blocking {
-            try runProcess(python, [TestEnvironment.repoRoot + "/Tests/Browser/seam_test.py", "--url", url, "--sizes", "854x480,1920x1080", "--shots", shots])
+            try runProcess(
+                python,
+                [
+                    TestEnvironment.repoRoot + "/Tests/Browser/seam_test.py", "--url", url, "--sizes",
+                    "854x480,1920x1080", "--shots", shots,
+                ])
         }
         #expect(r.status == 0, "chromium:\n\(r.stdout)\n\(r.stderr.suffix(2000))")
     }
@@ -217,13 +270,20 @@ import Testing
     func jpegSize(_ data: Data, in dir: String) throws -> String {
         let p = dir + "/probe.jpg"
         try data.write(to: URL(fileURLWithPath: p))
-        return try runProcess("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x", p])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return try runProcess(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0:s=x", p]
+        )
+        .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     func psnr(_ a: String, _ b: String) throws -> Double {
-        let r = try runProcess("/usr/bin/ffmpeg", ["-i", a, "-i", b, "-lavfi", "[0:v]format=yuv420p[x];[1:v]format=yuv420p[y];[x][y]psnr", "-f", "null", "-"])
-        guard let range = r.stderr.range(of: "average:") else { throw FixtureError("no PSNR in: \(r.stderr.suffix(300))") }
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            ["-i", a, "-i", b, "-lavfi", "[0:v]format=yuv420p[x];[1:v]format=yuv420p[y];[x][y]psnr", "-f", "null", "-"])
+        guard let range = r.stderr.range(of: "average:") else {
+            throw FixtureError("no PSNR in: \(r.stderr.suffix(300))")
+        }
         let v = r.stderr[range.upperBound...].prefix { !$0.isWhitespace }
         return v == "inf" ? 100 : Double(v) ?? 0
     }

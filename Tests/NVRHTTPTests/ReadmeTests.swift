@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every `sh` block of README.md, run as written, in order, in one shell (a newcomer's terminal),
 /// in a fresh folder on whatever day the tests run: each command must exit 0.
@@ -11,15 +11,25 @@ import TestSupport
 /// `make run`'s last step — `nvr serve` from the binaries this run built, recording the demo
 /// camera into ./Storage — is started in the background as the README's next block expects.
 @Suite(.serialized, .tags(.system)) struct ReadmeTests {
-    struct Block { let line: Int; let text: String }
+    struct Block {
+        let line: Int
+        let text: String
+    }
 
     static func shellBlocks(_ markdown: String) -> [Block] {
-        var blocks: [Block] = [], current: [String]?, start = 0
+        var blocks: [Block] = []
+        var current: [String]?
+        var start = 0
         for (i, line) in markdown.components(separatedBy: "\n").enumerated() {
-            if current == nil, line == "```sh" { current = []; start = i + 2 } else if current != nil, line == "```" {
+            if current == nil, line == "```sh" {
+                current = []
+                start = i + 2
+            } else if current != nil, line == "```" {
                 blocks.append(Block(line: start, text: current!.joined(separator: "\n")))
                 current = nil
-            } else if current != nil { current!.append(line) }
+            } else if current != nil {
+                current!.append(line)
+            }
         }
         return blocks
     }
@@ -30,13 +40,21 @@ import TestSupport
         #expect(blocks.count >= 8, "found \(blocks.count) sh blocks")
         #expect(blocks.first?.text.contains("make run") == true)
         // The README's own ports: they must be free for its commands to work as written.
-        let busy = try runProcess("/bin/sh", ["-c", "ss -Htln '( sport = :8080 or sport = :8081 or sport = :8082 or sport = :8083 or sport = :8554 or sport = :1935 )'"])
-        try #require(busy.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "ports the README uses are taken:\n\(busy.stdout)")
+        let busy = try runProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "ss -Htln '( sport = :8080 or sport = :8081 or sport = :8082 or sport = :8083 or sport = :8554 or sport = :1935 )'",
+            ])
+        try #require(
+            busy.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+            "ports the README uses are taken:\n\(busy.stdout)")
 
         let dir = TestEnvironment.tempDir("readme")
         defer { TestEnvironment.cleanup(dir) }
         for name in [".build", "Makefile", "scripts", "Tests"] {
-            try FileManager.default.createSymbolicLink(atPath: dir + "/" + name, withDestinationPath: TestEnvironment.repoRoot + "/" + name)
+            try FileManager.default.createSymbolicLink(
+                atPath: dir + "/" + name, withDestinationPath: TestEnvironment.repoRoot + "/" + name)
         }
         var script = """
             set -euo pipefail
@@ -63,15 +81,26 @@ import TestSupport
         // Output into files, not pipes: a camera started in the background must not keep the
         // test waiting for the end of a pipe it inherited.
         let run = try runProcess("/bin/bash", ["-c", "bash readme.sh > readme.out 2> readme.err"], cwd: dir)
-        let r = ProcessResult(status: run.status, stdout: (try? String(contentsOfFile: dir + "/readme.out", encoding: .utf8)) ?? "",
-                              stderr: (try? String(contentsOfFile: dir + "/readme.err", encoding: .utf8)) ?? "")
+        let r = ProcessResult(
+            status: run.status, stdout: (try? String(contentsOfFile: dir + "/readme.out", encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: dir + "/readme.err", encoding: .utf8)) ?? "")
         let serveLog = (try? String(contentsOfFile: dir + "/serve.log", encoding: .utf8)) ?? ""
-        #expect(r.status == 0 && r.stderr.contains("=== all blocks ran"),
-                "README block failed (exit \(r.status)); the last lines:\n\(r.stderr.suffix(4000))\n--- stdout:\n\(r.stdout.suffix(2000))\n--- nvr serve:\n\(serveLog.suffix(3000))")
+        #expect(
+            r.status == 0 && r.stderr.contains("=== all blocks ran"),
+            "README block failed (exit \(r.status)); the last lines:\n\(r.stderr.suffix(4000))\n--- stdout:\n\(r.stdout.suffix(2000))\n--- nvr serve:\n\(serveLog.suffix(3000))"
+        )
         // What the blocks made is what the README says they make.
-        let probe = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", dir + "/last.mp4"])
-        #expect((Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 30, "last.mp4: \(probe.stdout) \(probe.stderr)")
-        #expect(FileManager.default.fileExists(atPath: dir + "/clip.mp4") && FileManager.default.fileExists(atPath: dir + "/x3-video.mp4"))
-        #expect(r.stdout.contains("nvr_camera_up{camera=\"porch\"} 1.0"), "porch not up in /metrics:\n\(r.stdout.suffix(2000))")
+        let probe = try runProcess(
+            "/usr/bin/ffprobe",
+            ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", dir + "/last.mp4"])
+        #expect(
+            (Double(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 30,
+            "last.mp4: \(probe.stdout) \(probe.stderr)")
+        #expect(
+            FileManager.default.fileExists(atPath: dir + "/clip.mp4")
+                && FileManager.default.fileExists(atPath: dir + "/x3-video.mp4"))
+        #expect(
+            r.stdout.contains("nvr_camera_up{camera=\"porch\"} 1.0"),
+            "porch not up in /metrics:\n\(r.stdout.suffix(2000))")
     }
 }

@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
-import NVRRecorder
 import NVRHTTP
 import NVRIndex
+import NVRPlayback
+import NVRRecorder
 import Synchronization
 import TestSupport
-import NVRPlayback
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The HTTP server on a free loopback port, over a real index and storage root.
 final class TestServer: Sendable {
@@ -17,14 +18,19 @@ final class TestServer: Sendable {
 
     /// Starts the server and waits (without blocking a thread: tests share the concurrency
     /// pool, and a blocked thread can starve the server it waits for) until it listens.
-    init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400,
-         limits: ConnectionLimits = .init()) async throws {
+    init(
+        index: IndexDatabase, storage: StorageLayout, recorder: Recorder? = nil, maxViewSeconds: Int = 86_400,
+        limits: ConnectionLimits = .init()
+    ) async throws {
         // These tests are about the API's answers, not its logins (AuthTests are): no login.
-        var options = HTTPServer.Options(bind: "127.0.0.1:0", allowUnauthenticated: true, maxViewSeconds: maxViewSeconds)
+        var options = HTTPServer.Options(
+            bind: "127.0.0.1:0", allowUnauthenticated: true, maxViewSeconds: maxViewSeconds)
         options.connectionLimits = limits
-        let server = try HTTPServer(index: index, storage: storage, recorder: recorder, options: options, logger: TestEnvironment.logger)
+        let server = try HTTPServer(
+            index: index, storage: storage, recorder: recorder, options: options, logger: TestEnvironment.logger)
         self.server = server
-        port = try await TestEnvironment.startServer("HTTP server") { onBound in try await server.run(onBound: onBound) }
+        port = try await TestEnvironment.startServer("HTTP server") { onBound in try await server.run(onBound: onBound)
+        }
     }
 
     deinit {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NVRIndex
 
 @Suite struct EventIndexTests {
@@ -12,15 +13,21 @@ import Testing
         let b = try db.addCamera(CameraRecord(name: "b", plugin: "demo", config: "{}", created90k: 0))
         let base: Int64 = 161_579_317_120_429
         func add(_ cam: CameraRecord, _ s: Int64, _ e: Int64?, _ type: String = "motion") throws -> EventRecord {
-            try db.insertEvent(EventRecord(cameraID: cam.id!, start90k: base + s * 90_000, end90k: e.map { base + $0 * 90_000 }, type: type,
-                                           source: .motion, preRoll90k: 0, postRoll90k: 0))
+            try db.insertEvent(
+                EventRecord(
+                    cameraID: cam.id!, start90k: base + s * 90_000, end90k: e.map { base + $0 * 90_000 }, type: type,
+                    source: .motion, preRoll90k: 0, postRoll90k: 0))
         }
-        let long = try add(a, 0, 3600)          // an hour long: found from inside it
+        let long = try add(a, 0, 3600)  // an hour long: found from inside it
         let short = try add(a, 4000, 4010)
         let bell = try add(a, 5000, 5001, "doorbell")
-        let open = try add(b, 6000, nil)         // in progress
-        func ids(_ cam: CameraRecord?, _ s: Int64, _ e: Int64, _ type: String? = nil, limit: Int = 1000) throws -> [Int64] {
-            try db.events(cameraID: cam?.id, start90k: base + s * 90_000, end90k: base + e * 90_000, type: type, limit: limit).map { $0.id! }
+        let open = try add(b, 6000, nil)  // in progress
+        func ids(_ cam: CameraRecord?, _ s: Int64, _ e: Int64, _ type: String? = nil, limit: Int = 1000) throws
+            -> [Int64]
+        {
+            try db.events(
+                cameraID: cam?.id, start90k: base + s * 90_000, end90k: base + e * 90_000, type: type, limit: limit
+            ).map { $0.id! }
         }
         #expect(try ids(a, 1800, 1801) == [long.id!])
         #expect(try ids(a, -100, 10_000) == [long.id!, short.id!, bell.id!])

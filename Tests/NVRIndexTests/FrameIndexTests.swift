@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NVRIndex
 
 @Suite struct FrameIndexTests {
@@ -9,9 +10,14 @@ import Testing
         var rng = SystemRandomNumberGenerator()
         for i in 0..<1500 {
             let key = i % 50 == 0
-            frames.append(FrameIndex.Frame(duration: UInt32(3600 + Int.random(in: -30...30, using: &rng)),
-                                           size: UInt32(key ? 60_000 + Int.random(in: 0...5000, using: &rng) : 15_000 + Int.random(in: 0...3000, using: &rng)),
-                                           isKey: key))
+            frames.append(
+                FrameIndex.Frame(
+                    duration: UInt32(3600 + Int.random(in: -30...30, using: &rng)),
+                    size: UInt32(
+                        key
+                            ? 60_000 + Int.random(in: 0...5000, using: &rng)
+                            : 15_000 + Int.random(in: 0...3000, using: &rng)),
+                    isKey: key))
         }
         let data = FrameIndex.encode(frames)
         #expect(try FrameIndex.decode(data) == frames)
@@ -32,8 +38,10 @@ import Testing
     }
 
     @Test func keepsCompositionOffsets() throws {
-        let frames = [FrameIndex.Frame(duration: 3000, size: 10, isKey: true, compositionOffset: 6000),
-                      FrameIndex.Frame(duration: 3000, size: 5, isKey: false, compositionOffset: -3000)]
+        let frames = [
+            FrameIndex.Frame(duration: 3000, size: 10, isKey: true, compositionOffset: 6000),
+            FrameIndex.Frame(duration: 3000, size: 5, isKey: false, compositionOffset: -3000),
+        ]
         #expect(try FrameIndex.decode(FrameIndex.encode(frames)) == frames)
     }
 
@@ -44,8 +52,10 @@ import Testing
     }
 
     @Test func fragmentsRoundTrip() throws {
-        let f = [FrameIndex.Fragment(dataOffset: 1200, sampleCounts: [25, 47]),
-                 FrameIndex.Fragment(dataOffset: 900_000, sampleCounts: [25, 46])]
+        let f = [
+            FrameIndex.Fragment(dataOffset: 1200, sampleCounts: [25, 47]),
+            FrameIndex.Fragment(dataOffset: 900_000, sampleCounts: [25, 46]),
+        ]
         #expect(try FrameIndex.decodeFragments(FrameIndex.encodeFragments(f, tracks: 2)) == f)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import NVRIndex
 
 /// Migrations are frozen once committed: the schema each one makes is pinned in
@@ -14,10 +15,13 @@ struct MigrationTests {
     /// Everything the schema holds, in a stable order (GRDB's own bookkeeping left out).
     static func schema(_ reader: some DatabaseReader) throws -> String {
         try reader.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT type, name, sql FROM sqlite_master
-                WHERE name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY type, name
-                """).map { row -> String in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT type, name, sql FROM sqlite_master
+                    WHERE name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations' ORDER BY type, name
+                    """
+            ).map { row -> String in
                 let sql: String? = row["sql"]
                 return (sql ?? "-- \(row["type"] as String) \(row["name"] as String)") + ";"
             }.joined(separator: "\n") + "\n"
@@ -35,10 +39,15 @@ struct MigrationTests {
         for version in IndexDatabase.schemaVersions {
             let made = try Self.schema(Self.fresh(upTo: version))
             let file = Self.dir.appendingPathComponent("\(version).sql")
-            if pin && !FileManager.default.fileExists(atPath: file.path) { try made.write(to: file, atomically: true, encoding: .utf8) }
-            let pinned = try #require(try? String(contentsOf: file, encoding: .utf8),
-                                      "no pinned schema for \(version): pin a new migration with NVR_PIN_SCHEMA=1")
-            #expect(made == pinned, "migration \(version) no longer makes the schema it made when committed: make a new migration instead")
+            if pin && !FileManager.default.fileExists(atPath: file.path) {
+                try made.write(to: file, atomically: true, encoding: .utf8)
+            }
+            let pinned = try #require(
+                try? String(contentsOf: file, encoding: .utf8),
+                "no pinned schema for \(version): pin a new migration with NVR_PIN_SCHEMA=1")
+            #expect(
+                made == pinned,
+                "migration \(version) no longer makes the schema it made when committed: make a new migration instead")
         }
     }
 
@@ -46,7 +55,8 @@ struct MigrationTests {
     /// changed default in a statement that only runs on old rows) is still an edit. Their
     /// FNV-1a hashes are pinned in Tests/Fixtures/schema/migrations.txt, written the same way.
     @Test func committedMigrationSourcesAreUnchanged() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Sources/NVRIndex/Migrations")
         func fnv1a(_ bytes: Data) -> String {
             var h: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -66,18 +76,27 @@ struct MigrationTests {
             let hash = fnv1a(try Data(contentsOf: sources.appendingPathComponent(name)))
             lines.append("\(name) \(pinned[name] ?? hash)")
             if pinned[name] == nil && ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1" { continue }
-            #expect(pinned[name] == hash, "\(name) changed after it was committed (or is new and not pinned): make a new migration instead")
+            #expect(
+                pinned[name] == hash,
+                "\(name) changed after it was committed (or is new and not pinned): make a new migration instead")
         }
-        if ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1" { try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8) }
+        if ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1" {
+            try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        }
     }
 
     /// A database at `version`, on disk, holding a camera.
-    static func database(at version: String, in dir: String, edit: (Database) throws -> Void = { _ in }) throws -> String {
+    static func database(at version: String, in dir: String, edit: (Database) throws -> Void = { _ in }) throws
+        -> String
+    {
         let path = dir + "/index-\(version).sqlite"
         let q = try DatabaseQueue(path: path)
         try IndexDatabase.migrator.migrate(q, upTo: version)
         try q.write { db in
-            try db.execute(sql: "INSERT INTO camera (name, plugin, config, enabled, created90k) VALUES ('porch', 'rtsp', '{}', 1, 1)")
+            try db.execute(
+                sql:
+                    "INSERT INTO camera (name, plugin, config, enabled, created90k) VALUES ('porch', 'rtsp', '{}', 1, 1)"
+            )
             try edit(db)
         }
         try q.close()
@@ -97,7 +116,8 @@ struct MigrationTests {
         for version in IndexDatabase.schemaVersions.dropLast() {
             let index = try IndexDatabase(path: try Self.database(at: version, in: dir))
             #expect(try Self.schema(index.pool) == latest, "upgraded from \(version)")
-            let camera = try #require(try index.camera(named: "porch"), "the camera survives the upgrade from \(version)")
+            let camera = try #require(
+                try index.camera(named: "porch"), "the camera survives the upgrade from \(version)")
             // What the recorder and the API read first, including the open-event index by name.
             _ = try index.events(cameraID: camera.id, start90k: 0, end90k: Int64.max / 2)
             _ = try index.cardSlices(cameraID: camera.id!, start90k: 0, end90k: Int64.max / 2, includeOffTimeline: true)
@@ -121,10 +141,15 @@ struct MigrationTests {
         try IndexDatabase.migrator.migrate(q, upTo: "v6")
         try q.write { db in
             try db.execute(sql: "ALTER TABLE card_slice DROP COLUMN source")
-            try db.execute(sql: "INSERT INTO camera (name, plugin, config, enabled, created90k) VALUES ('porch', 'rtsp', '{}', 1, 1)")
+            try db.execute(
+                sql:
+                    "INSERT INTO camera (name, plugin, config, enabled, created90k) VALUES ('porch', 'rtsp', '{}', 1, 1)"
+            )
         }
         try q.write { db in
-            #expect(throws: (any Error).self) { try db.execute(sql: "SELECT * FROM event INDEXED BY event_open WHERE end90k IS NULL") }
+            #expect(throws: (any Error).self) {
+                try db.execute(sql: "SELECT * FROM event INDEXED BY event_open WHERE end90k IS NULL")
+            }
         }
         try q.close()
         let index = try IndexDatabase(path: path)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NVRMedia
 
 @Suite struct AnnexBTests {
@@ -29,7 +30,10 @@ import Testing
         for pad in 0..<6 {
             let payload = [UInt8](repeating: 7, count: pad) + [2, 3]
             let input: [UInt8] = [0, 0, 1, 0x65] + payload + [0, 0, 1, 0x41, 9] + [0, 0, 0, 1, 0x41, 8, 0]
-            #expect(convert(input) == [0, 0, 0, UInt8(1 + payload.count), 0x65] + payload + [0, 0, 0, 2, 0x41, 9, 0, 0, 0, 2, 0x41, 8], "pad \(pad)")
+            #expect(
+                convert(input) == [0, 0, 0, UInt8(1 + payload.count), 0x65] + payload + [
+                    0, 0, 0, 2, 0x41, 9, 0, 0, 0, 2, 0x41, 8,
+                ], "pad \(pad)")
         }
     }
 
@@ -51,7 +55,12 @@ import Testing
             var starts: [Int] = []
             var i = 0
             while i + 2 < input.count {
-                if input[i] == 0 && input[i + 1] == 0 && input[i + 2] == 1 { starts.append(i); i += 3 } else { i += 1 }
+                if input[i] == 0 && input[i + 1] == 0 && input[i + 2] == 1 {
+                    starts.append(i)
+                    i += 3
+                } else {
+                    i += 1
+                }
             }
             for (k, s) in starts.enumerated() {
                 var e = k + 1 < starts.count ? starts[k + 1] : input.count

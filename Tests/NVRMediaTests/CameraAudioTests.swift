@@ -1,13 +1,16 @@
 import Foundation
 import Testing
+
 @testable import NVRMedia
 
 /// The audio formats cameras send besides RFC 3640 AAC: RFC 3016 (MP4A-LATM) AAC taken out as
 /// it is, G.711 and G.726 converted to AAC; and what the recorder says when it cannot.
 struct CameraAudioTests {
     func latm(_ fmtp: [String: String]) -> Result<LATMDepacketizer, MediaError> {
-        LATMDepacketizer.check(SDPMedia(kind: "audio", payloadType: 97, encoding: "MP4A-LATM", clockRate: 48_000, channels: 1,
-                                        fmtp: fmtp, control: "", frameRate: nil))
+        LATMDepacketizer.check(
+            SDPMedia(
+                kind: "audio", payloadType: 97, encoding: "MP4A-LATM", clockRate: 48_000, channels: 1,
+                fmtp: fmtp, control: "", frameRate: nil))
     }
 
     @Test func streamMuxConfigGivesTheAudioSpecificConfig() throws {
@@ -35,7 +38,7 @@ struct CameraAudioTests {
         #expect(why(["config": "c0002410"]).contains("audioMuxVersion 1"))
         #expect(why(["config": "40102410"]).contains("programs"))
         #expect(why(["config": "400023"]).contains("cut short"))
-        #expect(why(["config": "4001f00000"]).contains("object type 32")) // 31 is the escape to 32 and up
+        #expect(why(["config": "4001f00000"]).contains("object type 32"))  // 31 is the escape to 32 and up
         #expect(why(["config": "40002400"]).contains("channel configuration 0"))
     }
 
@@ -46,7 +49,8 @@ struct CameraAudioTests {
             bytes.withUnsafeBytes { p in d.add(p, marker: marker) { frames.append(Array($0)) } }
         }
         // Two elements in one packet, the second longer than 255 bytes (255, 45 = 300).
-        let a = [UInt8](repeating: 1, count: 10), b = [UInt8](repeating: 2, count: 300)
+        let a = [UInt8](repeating: 1, count: 10)
+        let b = [UInt8](repeating: 2, count: 300)
         #expect(add([10] + a + [255, 45] + b, marker: true))
         #expect(frames == [a, b])
         // One element across two packets: nothing until the marker.
@@ -79,7 +83,9 @@ struct CameraAudioTests {
     }
 
     @Test func staticPayloadTypesNeedNoRtpmap() {
-        let sdp = SDP.parse("v=0\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\nm=audio 0 RTP/AVP 0\r\na=control:trackID=2\r\nm=audio 0 RTP/AVP 8\r\n")
+        let sdp = SDP.parse(
+            "v=0\r\nm=video 0 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\nm=audio 0 RTP/AVP 0\r\na=control:trackID=2\r\nm=audio 0 RTP/AVP 8\r\n"
+        )
         #expect(sdp.media.map(\.encoding) == ["H264", "PCMU", "PCMA"])
         #expect(sdp.media[1].clockRate == 8_000 && sdp.media[1].channels == 1)
     }
@@ -87,8 +93,9 @@ struct CameraAudioTests {
     @Test func g711BecomesAACAtItsOwnPace() throws {
         // 2 s of a 440 Hz tone as µ-law, 20 ms to a packet, as a camera sends it.
         let pcmu = try #require(AudioTranscoder.decoder(forEncoding: "PCMU"))
-        let x = try AudioTranscoder(name: "PCMU", codec: pcmu.id, bitsPerSample: pcmu.bitsPerSample,
-                                    sampleRate: 8_000, channels: 1)
+        let x = try AudioTranscoder(
+            name: "PCMU", codec: pcmu.id, bitsPerSample: pcmu.bitsPerSample,
+            sampleRate: 8_000, channels: 1)
         #expect(x.description.codec == .aac && x.description.sampleRate == 8_000 && x.description.extradata.count >= 2)
         var out: [(pts: Int64, duration: Int64, size: Int)] = []
         for packet in 0..<100 {
@@ -97,7 +104,9 @@ struct CameraAudioTests {
                 return Self.muLaw(Int16(sin(2 * .pi * 440 * t) * 16_000))
             }
             try bytes.withUnsafeBytes { p in
-                try x.add(p, time: Int64(packet * 160)) { pts, duration, frame in out.append((pts, duration, frame.count)) }
+                try x.add(p, time: Int64(packet * 160)) { pts, duration, frame in
+                    out.append((pts, duration, frame.count))
+                }
             }
         }
         // 16,000 samples: 15 whole frames in, the encoder one frame behind with its priming.
@@ -126,7 +135,10 @@ struct CameraAudioTests {
         var v = min(Int32(abs(Int32(sample))), 32_635) + 0x84
         var exponent: Int32 = 7
         var mask: Int32 = 0x4000
-        while v & mask == 0 && exponent > 0 { exponent -= 1; mask >>= 1 }
+        while v & mask == 0 && exponent > 0 {
+            exponent -= 1
+            mask >>= 1
+        }
         v = (v >> (exponent + 3)) & 0x0F
         return UInt8(truncatingIfNeeded: ~(sign | exponent << 4 | v))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NVRMedia
 
 /// The native RTSP client over recorded camera conversations (the fuzzing seeds in
@@ -75,7 +76,9 @@ struct RTSPReplayTests {
     @Test func audioItCannotReadIsSaidAndVideoRecorded() throws {
         let o = try replay("hostile-sizelength-negative")
         #expect(o.client.streams.map(\.codec) == [.h264])
-        #expect(o.client.notes.contains { $0.contains("audio not recorded") && $0.contains("sizelength") }, "\(o.client.notes)")
+        #expect(
+            o.client.notes.contains { $0.contains("audio not recorded") && $0.contains("sizelength") },
+            "\(o.client.notes)")
         #expect(o.video >= 20)
     }
 
@@ -87,7 +90,10 @@ struct RTSPReplayTests {
     @Test func malformedAnswersAreErrorsThatSayWhy() throws {
         func failure(_ name: String) -> String {
             let bytes = Array(((try? Data(contentsOf: Self.dir.appendingPathComponent(name))) ?? Data()).dropFirst())
-            do { _ = try RTSPClient(replaying: bytes); return "opened" } catch { return "\(error)" }
+            do {
+                _ = try RTSPClient(replaying: bytes)
+                return "opened"
+            } catch { return "\(error)" }
         }
         #expect(failure("describe-negative-length").contains("Content-Length '-5'"))
         #expect(failure("describe-huge-length").contains("body of 99999999999 bytes"))

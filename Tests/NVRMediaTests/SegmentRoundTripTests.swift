@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import NVRMedia
 
 /// Demuxes a real H.264 + AAC file made by ffmpeg, writes it as a fragmented MP4 segment,
@@ -10,9 +11,13 @@ import TestSupport
         let dir = TestEnvironment.tempDir("media")
         defer { TestEnvironment.cleanup(dir) }
         let source = dir + "/src.ts"
-        let make = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25",
-                                                      "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
-                                                      "-t", "4", "-c:v", "libx264", "-g", "25", "-bf", "0", "-c:a", "aac", source])
+        let make = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25",
+                "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100",
+                "-t", "4", "-c:v", "libx264", "-g", "25", "-bf", "0", "-c:a", "aac", source,
+            ])
         #expect(make.status == 0, "\(make.stderr)")
 
         let d = try Demuxer(Demuxer.Options(url: source), interrupter: Interrupter())
@@ -34,14 +39,19 @@ import TestSupport
                 if p.flags & 1 != 0 { try w.flushFragment() }
                 let buf = UnsafeRawBufferPointer(start: p.data, count: Int(p.size))
                 if streams[0].isAnnexB {
-                    w.appendAnnexB(track: 0, decodeTime: UInt64(dts), isKey: p.flags & 1 != 0, compositionOffset: 0, data: buf)
+                    w.appendAnnexB(
+                        track: 0, decodeTime: UInt64(dts), isKey: p.flags & 1 != 0, compositionOffset: 0, data: buf)
                 } else {
-                    w.append(track: 0, decodeTime: UInt64(dts), sample: Sample(duration: 0, size: UInt32(p.size), isKey: p.flags & 1 != 0), data: buf)
+                    w.append(
+                        track: 0, decodeTime: UInt64(dts),
+                        sample: Sample(duration: 0, size: UInt32(p.size), isKey: p.flags & 1 != 0), data: buf)
                 }
                 lastDTS = dts
             } else {
-                w.append(track: 1, decodeTime: UInt64(written[1] * 1024), sample: Sample(duration: 1024, size: UInt32(p.size), isKey: true),
-                         data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)))
+                w.append(
+                    track: 1, decodeTime: UInt64(written[1] * 1024),
+                    sample: Sample(duration: 1024, size: UInt32(p.size), isKey: true),
+                    data: UnsafeRawBufferPointer(start: p.data, count: Int(p.size)))
             }
             written[i] += 1
         }

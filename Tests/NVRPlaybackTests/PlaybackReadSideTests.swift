@@ -20,8 +20,9 @@ import Testing
 
     @Test func slicesMergeAcrossSlewButNotGaps() {
         func seg(_ start: Int64, _ dur: Int64) -> SegmentRecord {
-            SegmentRecord(cameraID: 1, runID: 1, runSeq: 0, start90k: start, duration90k: dur, path: "\(start)", bytes: 10,
-                          videoEntryID: 1, audioEntryID: nil, state: .complete)
+            SegmentRecord(
+                cameraID: 1, runID: 1, runSeq: 0, start90k: start, duration90k: dur, path: "\(start)", bytes: 10,
+                videoEntryID: 1, audioEntryID: nil, state: .complete)
         }
         let s = Timeline.slices([seg(0, 5_400_000), seg(5_400_000 - 2700, 5_400_000), seg(20_000_000, 900_000)])
         #expect(s.count == 2)
@@ -33,8 +34,11 @@ import Testing
 @Suite struct RangeGapsTests {
     @Test func spanMinusCoveredRanges() {
         #expect((Int64(0)..<100).gaps(covered: [10..<20, 15..<30, 95..<200], minimum: 5) == [0..<10, 30..<95])
-        #expect((Int64(0)..<100).gaps(covered: [30..<40, 0..<10], minimum: 0) == [10..<30, 40..<100], "covered ranges in any order")
+        #expect(
+            (Int64(0)..<100).gaps(covered: [30..<40, 0..<10], minimum: 0) == [10..<30, 40..<100],
+            "covered ranges in any order")
         #expect((Int64(0)..<100).gaps(covered: [-5..<200], minimum: 0).isEmpty)
-        #expect((Int64(0)..<100).gaps(covered: [], minimum: 101).isEmpty, "pieces shorter than the minimum are left out")
+        #expect(
+            (Int64(0)..<100).gaps(covered: [], minimum: 101).isEmpty, "pieces shorter than the minimum are left out")
     }
 }

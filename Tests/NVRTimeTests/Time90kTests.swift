@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NVRTime
 
 struct Time90kTests {
@@ -10,21 +11,27 @@ struct Time90kTests {
         // Millisecond-aligned times from 1901 to 2400, leap days and epoch edges included;
         // those before 1970 format but are not accepted back.
         var samples: [Int64] = [0, -90, 90, 951_782_400_000 * 90, 4_107_542_400_000 * 90, -2_208_988_800_000 * 90]
-        for _ in 0..<2000 { samples.append(Int64.random(in: -2_000_000_000_000...13_000_000_000_000, using: &rng) * 90) }
+        for _ in 0..<2000 {
+            samples.append(Int64.random(in: -2_000_000_000_000...13_000_000_000_000, using: &rng) * 90)
+        }
         for t in samples {
             let ours = Time90k.rfc3339(t)
             #expect(ours == f.string(from: Date(timeIntervalSince1970: Double(t / 90) / 1000)), "\(t)")
             #expect(Time90k.parse(ours) == (t >= 0 ? t : nil))
         }
         #expect(Time90k.rfc3339(Time90k.parse("2024-02-29T23:59:59.999Z")!) == "2024-02-29T23:59:59.999Z")
-        #expect(Time90k.rfc3339(89) == "1970-01-01T00:00:00.000Z") // truncated, not rounded
+        #expect(Time90k.rfc3339(89) == "1970-01-01T00:00:00.000Z")  // truncated, not rounded
         // Far years too (a Double of seconds there is coarser than a tick; the fuzzer found it).
-        for t: Int64 in [16_151_585_061_637_144, Time90k.supported.upperBound, Time90k.supported.upperBound - 90 * 999] {
+        for t: Int64 in [16_151_585_061_637_144, Time90k.supported.upperBound, Time90k.supported.upperBound - 90 * 999]
+        {
             #expect(Time90k.parse(Time90k.rfc3339(t)).map { $0 / 90 } == t / 90, "\(Time90k.rfc3339(t))")
         }
         #expect(Time90k.parse("2026-11-22T08:00:00.123456789Z") == Time90k.parse("2026-11-22T08:00:00Z")! + 11_111)
         #expect(Time90k.parse("2026-11-22T09:00:00.5+01:00") == Time90k.parse("2026-11-22T08:00:00Z")! + 45_000)
-        for bad in ["2026-11-22T08:00:00.Z", "2026-11-22T08:00:00.1234567890Z", "2026-11-22T08:00:00.12x", "2026-11-22T08:00:00.-1Z"] {
+        for bad in [
+            "2026-11-22T08:00:00.Z", "2026-11-22T08:00:00.1234567890Z", "2026-11-22T08:00:00.12x",
+            "2026-11-22T08:00:00.-1Z",
+        ] {
             #expect(Time90k.parse(bad) == nil, "\(bad)")
         }
         #expect(Time90k.rfc3339(-1) == "1969-12-31T23:59:59.999Z")

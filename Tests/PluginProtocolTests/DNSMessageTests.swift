@@ -1,7 +1,7 @@
 import Foundation
 import PluginSupport
-import Testing
 import TestSupport
+import Testing
 
 /// The mDNS reading behind GoPro discovery: queries as RFC 6762 asks, answers as an
 /// independent implementation (python-zeroconf) writes them, and hostile datagrams from the
@@ -12,7 +12,9 @@ import TestSupport
     @Test func aQueryAsksOnceForThePTRWithAUnicastAnswer() {
         let q = DNSMessage.query(id: 0xbeef, name: Self.service, type: DNSMessage.typePTR)
         #expect(Array(q.prefix(12)) == [0xbe, 0xef, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0])
-        #expect(Array(q[12...]) == [10] + Array("_gopro-web".utf8) + [4] + Array("_tcp".utf8) + [5] + Array("local".utf8) + [0, 0, 12, 0x80, 1])
+        #expect(
+            Array(q[12...]) == [10] + Array("_gopro-web".utf8) + [4] + Array("_tcp".utf8) + [5] + Array("local".utf8)
+                + [0, 0, 12, 0x80, 1])
     }
 
     /// A GoPro's answer (PTR, SRV, A, compressed names) as python-zeroconf builds it.
@@ -30,7 +32,9 @@ import TestSupport
         try #require(r.status == 0, "python-zeroconf: \(r.stderr) (run scripts/install-deps.sh test)")
         var bytes: [UInt8] = []
         var i = r.stdout.startIndex
-        while i < r.stdout.endIndex, let j = r.stdout.index(i, offsetBy: 2, limitedBy: r.stdout.endIndex), let b = UInt8(r.stdout[i..<j], radix: 16) {
+        while i < r.stdout.endIndex, let j = r.stdout.index(i, offsetBy: 2, limitedBy: r.stdout.endIndex),
+            let b = UInt8(r.stdout[i..<j], radix: 16)
+        {
             bytes.append(b)
             i = j
         }
@@ -40,11 +44,16 @@ import TestSupport
     @Test func zeroconfsAnswerIsRead() throws {
         let (id, records) = try #require(DNSMessage.response(try Self.zeroconfAnswer()))
         #expect(id == 0x1234)
-        #expect(records == [
-            .init(name: "_gopro-web._tcp.local.", type: DNSMessage.typePTR, data: .ptr("C3501324500789._gopro-web._tcp.local.")),
-            .init(name: "C3501324500789._gopro-web._tcp.local.", type: DNSMessage.typeSRV, data: .srv(port: 8080, target: "C3501324500789.local.")),
-            .init(name: "C3501324500789.local.", type: DNSMessage.typeA, data: .a("10.0.0.7")),
-        ])
+        #expect(
+            records == [
+                .init(
+                    name: "_gopro-web._tcp.local.", type: DNSMessage.typePTR,
+                    data: .ptr("C3501324500789._gopro-web._tcp.local.")),
+                .init(
+                    name: "C3501324500789._gopro-web._tcp.local.", type: DNSMessage.typeSRV,
+                    data: .srv(port: 8080, target: "C3501324500789.local.")),
+                .init(name: "C3501324500789.local.", type: DNSMessage.typeA, data: .a("10.0.0.7")),
+            ])
     }
 
     @Test func hostileAnswersAreIgnoredNotCrashedOn() throws {
@@ -57,7 +66,9 @@ import TestSupport
         #expect(DNSMessage.response(Data(header + [0xc0, 12, 0, 12, 0, 1, 0, 0, 0, 0, 0, 0])) == nil)
         #expect(DNSMessage.response(Data(header + [0xc0, 14, 0, 0, 12, 0, 1, 0, 0, 0, 0, 0, 0])) == nil)
         // A label longer than 63, a name longer than 255, an rdata length past the end.
-        #expect(DNSMessage.response(Data(header + [64] + [UInt8](repeating: 97, count: 64) + [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])) == nil)
+        #expect(
+            DNSMessage.response(
+                Data(header + [64] + [UInt8](repeating: 97, count: 64) + [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0])) == nil)
         let long: [UInt8] = (0..<5).flatMap { _ -> [UInt8] in [63] + [UInt8](repeating: 97, count: 63) } + [0]
         #expect(DNSMessage.response(Data(header + long + [0, 1, 0, 1, 0, 0, 0, 0, 0, 0])) == nil)
         #expect(DNSMessage.response(Data(header + [0, 0, 1, 0, 1, 0, 0, 0, 0, 0xff, 0xff, 1, 2, 3])) == nil)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ONVIFAPI
-import Testing
 import TestSupport
+import Testing
+
+@testable import ONVIFAPI
 
 /// ONVIF as the plugin speaks it, against Tests/Support/onvif_camera.py — itself checked by
 /// onvif-zeep, an independent client, so the two sides do not merely agree with each other.
@@ -17,7 +18,9 @@ import TestSupport
     @Test func digestMatchesTheONVIFProgrammersGuide() {
         // ONVIF Application Programmer's Guide, "Authentication": the worked example.
         let nonce = Array(Data(base64Encoded: "LKqI6G/AikKCQrN0zqZFlg==") ?? Data())
-        #expect(WSSecurity.digest(nonce: nonce, created: "2010-09-16T07:50:45Z", password: "userpassword") == "tuOSpGlFlIXsozq4HFNeeGeFLEI=")
+        #expect(
+            WSSecurity.digest(nonce: nonce, created: "2010-09-16T07:50:45Z", password: "userpassword")
+                == "tuOSpGlFlIXsozq4HFNeeGeFLEI=")
         #expect(WSSecurity.timestamp(Date(timeIntervalSince1970: 1_284_623_445)) == "2010-09-16T07:50:45Z")
     }
 
@@ -53,8 +56,12 @@ import TestSupport
             #expect(e.kind == .notAuthorized)
             #expect(e.description.contains("refused the user name or password"), "\(e)")
         }
-        let nobody = ONVIFClient(deviceURL: "http://127.0.0.1:9/onvif/device_service", user: "a", password: "b", timeout: 2)
-        do { try nobody.syncClock(); Issue.record("a closed port answered") } catch let e as ONVIFError { #expect(e.kind == .unreachable, "\(e)") }
+        let nobody = ONVIFClient(
+            deviceURL: "http://127.0.0.1:9/onvif/device_service", user: "a", password: "b", timeout: 2)
+        do {
+            try nobody.syncClock()
+            Issue.record("a closed port answered")
+        } catch let e as ONVIFError { #expect(e.kind == .unreachable, "\(e)") }
     }
 
     @Test func pullPointReportsMotionAtOnceAndADroppedSubscriptionIsSaid() throws {
@@ -80,18 +87,26 @@ import TestSupport
         try sub.renew(seconds: 60)
         // The camera drops it: the next pull says so (the plugin then subscribes again).
         try cam.dropSubscriptions()
-        do { _ = try sub.pull(seconds: 1); Issue.record("a dropped subscription was pulled") } catch let e as ONVIFError {
+        do {
+            _ = try sub.pull(seconds: 1)
+            Issue.record("a dropped subscription was pulled")
+        } catch let e as ONVIFError {
             #expect(e.kind == .subscriptionGone, "\(e)")
         }
         let again = try PullPointSubscription(client: client, events: events, seconds: 60)
         #expect(again.address != sub.address)
-        #expect(try again.pull(seconds: 1).first?.nvrEvent?.active == true, "a new subscription starts with the current state")
+        #expect(
+            try again.pull(seconds: 1).first?.nvrEvent?.active == true,
+            "a new subscription starts with the current state")
         // Many cameras say it the WS-BaseFaults way: a plain Receiver code, no Subcode, and a
         // ResourceUnknownFault in the Detail, prefixed or in its namespace by default.
         var current = again
         for style in [ONVIFCameraFixture.UnknownSubscriptionFault.detail, .detailUnprefixed] {
             try cam.dropSubscriptions(fault: style)
-            do { _ = try current.pull(seconds: 1); Issue.record("a dropped subscription was pulled (\(style))") } catch let e as ONVIFError {
+            do {
+                _ = try current.pull(seconds: 1)
+                Issue.record("a dropped subscription was pulled (\(style))")
+            } catch let e as ONVIFError {
                 #expect(e.kind == .subscriptionGone, "\(style): \(e)")
             }
             current = try PullPointSubscription(client: client, events: events, seconds: 60)
@@ -106,22 +121,30 @@ import TestSupport
             return ONVIFClient.error(fault: try #require(doc.first("Fault")), operation: "PullMessages").kind
         }
         let soap12 = "xmlns:s=\"http://www.w3.org/2003/05/soap-envelope\""
-        #expect(try kind("""
-            <s:Fault \(soap12) xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"><s:Code><s:Value>s:Receiver</s:Value></s:Code>
-            <s:Reason><s:Text>gone</s:Text></s:Reason><s:Detail><wsrf-r:ResourceUnknownFault/></s:Detail></s:Fault>
-            """) == .subscriptionGone)
-        #expect(try kind("""
-            <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>gone</s:Text></s:Reason>
-            <s:Detail><ResourceUnknownFault xmlns="http://docs.oasis-open.org/wsrf/r-2"><Timestamp>x</Timestamp></ResourceUnknownFault></s:Detail></s:Fault>
-            """) == .subscriptionGone)
-        #expect(try kind("""
-            <SOAP-ENV:Fault xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/"><faultcode>SOAP-ENV:Server</faultcode>
-            <faultstring>gone</faultstring><detail><wsrf-r:ResourceUnknownFault xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"/></detail></SOAP-ENV:Fault>
-            """) == .subscriptionGone, "SOAP 1.1")
-        #expect(try kind("""
-            <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>busy</s:Text></s:Reason>
-            <s:Detail><Text>ResourceUnknownFault is not this</Text></s:Detail></s:Fault>
-            """) != .subscriptionGone, "only the element counts, not the word")
+        #expect(
+            try kind(
+                """
+                <s:Fault \(soap12) xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"><s:Code><s:Value>s:Receiver</s:Value></s:Code>
+                <s:Reason><s:Text>gone</s:Text></s:Reason><s:Detail><wsrf-r:ResourceUnknownFault/></s:Detail></s:Fault>
+                """) == .subscriptionGone)
+        #expect(
+            try kind(
+                """
+                <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>gone</s:Text></s:Reason>
+                <s:Detail><ResourceUnknownFault xmlns="http://docs.oasis-open.org/wsrf/r-2"><Timestamp>x</Timestamp></ResourceUnknownFault></s:Detail></s:Fault>
+                """) == .subscriptionGone)
+        #expect(
+            try kind(
+                """
+                <SOAP-ENV:Fault xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/"><faultcode>SOAP-ENV:Server</faultcode>
+                <faultstring>gone</faultstring><detail><wsrf-r:ResourceUnknownFault xmlns:wsrf-r="http://docs.oasis-open.org/wsrf/r-2"/></detail></SOAP-ENV:Fault>
+                """) == .subscriptionGone, "SOAP 1.1")
+        #expect(
+            try kind(
+                """
+                <s:Fault \(soap12)><s:Code><s:Value>s:Receiver</s:Value></s:Code><s:Reason><s:Text>busy</s:Text></s:Reason>
+                <s:Detail><Text>ResourceUnknownFault is not this</Text></s:Detail></s:Fault>
+                """) != .subscriptionGone, "only the element counts, not the word")
     }
 
     @Test func eventTopicsCamerasSend() {
@@ -135,21 +158,30 @@ import TestSupport
         #expect(n("tns1:VideoSource/GlobalSceneChange/ImagingService", ["State": "true"]) == "tamper on")
         #expect(n("tns1:RuleEngine/MyRuleDetector/PeopleDetect", ["State": "true"]) == "person on")
         #expect(n("tns1:RuleEngine/MyRuleDetector/VehicleDetect", ["State": "1"]) == "vehicle on")
-        #expect(n("tns1:RuleEngine/ObjectDetection/Object", ["ClassTypes": "Human", "IsInside": "true"]) == "person on")
-        #expect(n("tns1:Device/Trigger/DigitalInput", ["LogicalState": "true"]) == nil, "topics the NVR does not record on")
+        #expect(
+            n("tns1:RuleEngine/ObjectDetection/Object", ["ClassTypes": "Human", "IsInside": "true"]) == "person on")
+        #expect(
+            n("tns1:Device/Trigger/DigitalInput", ["LogicalState": "true"]) == nil, "topics the NVR does not record on")
         #expect(n("tns1:VideoSource/MotionAlarm", ["State": "maybe"]) == nil)
     }
 
     @Test func hostileXMLIsRefusedNotCrashedOn() throws {
-        let doc = try XMLReader.parse("<?xml version=\"1.0\"?><!-- c --><a:R xmlns:a=\"x\" k='v &amp; w'><b>1 &lt; 2 &#x41;&#66;<![CDATA[<raw>]]></b><c/></a:R>")
+        let doc = try XMLReader.parse(
+            "<?xml version=\"1.0\"?><!-- c --><a:R xmlns:a=\"x\" k='v &amp; w'><b>1 &lt; 2 &#x41;&#66;<![CDATA[<raw>]]></b><c/></a:R>"
+        )
         #expect(doc.name == "R" && doc.attributes["k"] == "v & w")
         #expect(doc.child("b")?.text == "1 < 2 AB<raw>")
         #expect(doc.child("c") != nil)
-        let bad = ["", "<a>", "<a></b>", "<a b=c></a>", "<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>", "<a></a><b/>", "<a x=\"1>",
-                   String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100), "<a><![CDATA[ never ends</a>", "\u{0}<"]
+        let bad = [
+            "", "<a>", "<a></b>", "<a b=c></a>", "<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>", "<a></a><b/>",
+            "<a x=\"1>",
+            String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100), "<a><![CDATA[ never ends</a>",
+            "\u{0}<",
+        ]
         for text in bad { #expect(throws: XMLReader.Failure.self, "\(text.prefix(40))") { try XMLReader.parse(text) } }
         // Every prefix of a real answer fails cleanly or parses.
-        let answer = String(decoding: Data(SOAP.envelope(body: "<tds:X a=\"1\"><tt:Y>2</tt:Y></tds:X>").utf8), as: UTF8.self)
+        let answer = String(
+            decoding: Data(SOAP.envelope(body: "<tds:X a=\"1\"><tt:Y>2</tt:Y></tds:X>").utf8), as: UTF8.self)
         for i in 0..<answer.count { _ = try? XMLReader.parse(String(answer.prefix(i))) }
         #expect(try XMLReader.parse(answer).first("Y")?.value == "2")
     }
@@ -171,8 +203,11 @@ import TestSupport
         #expect(m.first?.endpoint == "urn:uuid:cam-1")
         #expect(m.first?.address == "192.168.1.20", "port 80 left out, IPv6 skipped")
         #expect(m.first?.scope("name") == "Front Door" && m.first?.scope("hardware") == "IPC-1")
-        #expect(WSDiscovery.matches(in: Data(answer.utf8), messageID: "other").isEmpty, "an answer to someone else's probe")
-        for junk in ["", "<x/>", String(answer.prefix(300)), answer.replacingOccurrences(of: "urn:uuid:cam-1", with: "")] {
+        #expect(
+            WSDiscovery.matches(in: Data(answer.utf8), messageID: "other").isEmpty, "an answer to someone else's probe")
+        for junk in [
+            "", "<x/>", String(answer.prefix(300)), answer.replacingOccurrences(of: "urn:uuid:cam-1", with: ""),
+        ] {
             #expect(WSDiscovery.matches(in: Data(junk.utf8), messageID: "abc").isEmpty)
         }
         #expect(WSDiscovery.probeMessage(id: "abc").contains("<d:Types>dn:NetworkVideoTransmitter</d:Types>"))
@@ -182,7 +217,8 @@ import TestSupport
     /// Hello and Bye, as cameras (and printers) send them to the group unasked.
     @Test func helloFromACameraAndByeAreReadAndPrintersIgnored() {
         func envelope(_ body: String) -> Data {
-            Data("""
+            Data(
+                """
                 <?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" \
                 xmlns:a="http://schemas.xmlsoap.org/ws/2004/08/addressing" xmlns:d="http://schemas.xmlsoap.org/ws/2005/04/discovery">\
                 <s:Header><a:Action>http://schemas.xmlsoap.org/ws/2005/04/discovery/Hello</a:Action><a:MessageID>urn:uuid:9</a:MessageID>\
@@ -190,15 +226,23 @@ import TestSupport
                 """.utf8)
         }
         let epr = "<a:EndpointReference><a:Address>urn:uuid:cam-2</a:Address></a:EndpointReference>"
-        let hello = envelope("<d:Hello>\(epr)<d:Types>dn:NetworkVideoTransmitter</d:Types><d:Scopes>onvif://www.onvif.org/name/Garage</d:Scopes>"
-            + "<d:XAddrs>http://192.168.1.21/onvif/device_service</d:XAddrs><d:MetadataVersion>1</d:MetadataVersion></d:Hello>")
-        guard case .hello(let m)? = WSDiscovery.announcement(in: hello) else { Issue.record("a camera's Hello is read"); return }
+        let hello = envelope(
+            "<d:Hello>\(epr)<d:Types>dn:NetworkVideoTransmitter</d:Types><d:Scopes>onvif://www.onvif.org/name/Garage</d:Scopes>"
+                + "<d:XAddrs>http://192.168.1.21/onvif/device_service</d:XAddrs><d:MetadataVersion>1</d:MetadataVersion></d:Hello>"
+        )
+        guard case .hello(let m)? = WSDiscovery.announcement(in: hello) else {
+            Issue.record("a camera's Hello is read")
+            return
+        }
         #expect(m.endpoint == "urn:uuid:cam-2" && m.address == "192.168.1.21" && m.scope("name") == "Garage")
-        let printer = envelope("<d:Hello>\(epr)<d:Types>wprt:PrintDeviceType</d:Types><d:XAddrs>http://192.168.1.30/</d:XAddrs></d:Hello>")
+        let printer = envelope(
+            "<d:Hello>\(epr)<d:Types>wprt:PrintDeviceType</d:Types><d:XAddrs>http://192.168.1.30/</d:XAddrs></d:Hello>")
         #expect(WSDiscovery.announcement(in: printer) == nil)
         #expect(WSDiscovery.announcement(in: envelope("<d:Bye>\(epr)</d:Bye>")) == .bye(endpoint: "urn:uuid:cam-2"))
         #expect(WSDiscovery.announcement(in: envelope("<d:Bye></d:Bye>")) == nil)
-        #expect(WSDiscovery.announcement(in: Data(WSDiscovery.probeMessage(id: "abc").utf8)) == nil, "our own Probe, looped back")
+        #expect(
+            WSDiscovery.announcement(in: Data(WSDiscovery.probeMessage(id: "abc").utf8)) == nil,
+            "our own Probe, looped back")
     }
 
     /// The simulator against onvif-zeep and WSDiscovery (PyPI): digests with onvif-zeep's own
@@ -208,7 +252,9 @@ import TestSupport
         let cam = try Self.camera(clockOffset: 3600)
         let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
         let script = TestEnvironment.repoRoot + "/Tests/Support/onvif_client_check.py"
-        let r = try runProcess(python, [script, "--port", String(cam.port), "--user", "admin", "--password", "secret", "--clock-offset", "3600"])
+        let r = try runProcess(
+            python,
+            [script, "--port", String(cam.port), "--user", "admin", "--password", "secret", "--clock-offset", "3600"])
         #expect(r.status == 0 && r.stdout.contains("OK camera"), "\(r.stdout)\n\(r.stderr)")
     }
 }

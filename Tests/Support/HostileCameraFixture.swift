@@ -8,16 +8,21 @@ public final class HostileCameraFixture: @unchecked Sendable {
     private var process: Process?
 
     public static var scriptPath: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hostile_rtsp_camera.py").path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("hostile_rtsp_camera.py")
+            .path
     }
 
     /// An Annex B H.264 clip with access unit delimiters and parameter sets before every key
     /// frame, for the modes that stream (made once per test with ffmpeg).
     public static func makeClip(in dir: String) throws -> String {
         let path = dir + "/clip.h264"
-        let r = try runProcess("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-t", "4",
-                                                   "-c:v", "libx264", "-g", "15", "-x264-params", "aud=1:repeat-headers=1",
-                                                   "-bsf:v", "h264_mp4toannexb", "-f", "h264", path])
+        let r = try runProcess(
+            "/usr/bin/ffmpeg",
+            [
+                "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=15", "-t", "4",
+                "-c:v", "libx264", "-g", "15", "-x264-params", "aud=1:repeat-headers=1",
+                "-bsf:v", "h264_mp4toannexb", "-f", "h264", path,
+            ])
         guard r.status == 0 else { throw FixtureError("ffmpeg could not make the clip: \(r.stderr)") }
         return path
     }

@@ -33,14 +33,19 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
 
     public init(_ options: Options) throws {
         self.options = options
-        var args = [Self.scriptPath, "--port", "0", "--address", options.address, "--user", options.user, "--password", options.password,
-                    "--main-uri", options.mainURI, "--main-size", options.mainSize, "--clock-offset", String(options.clockOffset)]
+        var args = [
+            Self.scriptPath, "--port", "0", "--address", options.address, "--user", options.user, "--password",
+            options.password,
+            "--main-uri", options.mainURI, "--main-size", options.mainSize, "--clock-offset",
+            String(options.clockOffset),
+        ]
         if let sub = options.subURI { args += ["--sub-uri", sub, "--sub-size", options.subSize] }
         if options.discovery { args.append("--discovery") }
         if let uuid = options.uuid { args += ["--uuid", uuid] }
         let (p, text) = try PythonFixture.start(args, namespace: options.namespace)
         guard let bound = PythonFixture.readyPort(text) else {
-            p.terminate(); p.waitUntilExit()
+            p.terminate()
+            p.waitUntilExit()
             throw FixtureError("ONVIF camera fixture did not start: \(text)")
         }
         port = bound
@@ -76,10 +81,14 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     public func subscriptionCounts() throws -> (created: Int, active: Int) {
         var args = ["-s", "-f", "-m", "5", "http://\(address)/sim/stats"]
         var exe = "/usr/bin/curl"
-        if let ns = options.namespace { args = ["netns", "exec", ns, exe] + args; exe = "/usr/sbin/ip" }
+        if let ns = options.namespace {
+            args = ["netns", "exec", ns, exe] + args
+            exe = "/usr/sbin/ip"
+        }
         let r = try runProcess(exe, args)
         guard r.status == 0, let o = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Int],
-              let created = o["subscriptions_created"], let active = o["subscriptions_active"] else {
+            let created = o["subscriptions_created"], let active = o["subscriptions_active"]
+        else {
             throw FixtureError("/sim/stats: curl exit \(r.status) \(r.stdout)\(r.stderr)")
         }
         return (created, active)
@@ -88,7 +97,10 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     private func post(_ path: String, _ body: String) throws {
         var args = ["-s", "-f", "-m", "5", "-X", "POST", "--data-binary", body, "http://\(address)\(path)"]
         var exe = "/usr/bin/curl"
-        if let ns = options.namespace { args = ["netns", "exec", ns, exe] + args; exe = "/usr/sbin/ip" }
+        if let ns = options.namespace {
+            args = ["netns", "exec", ns, exe] + args
+            exe = "/usr/sbin/ip"
+        }
         let r = try runProcess(exe, args)
         guard r.status == 0 else { throw FixtureError("\(path): curl exit \(r.status) \(r.stderr)") }
     }

@@ -44,12 +44,16 @@ public final class RTSPCameraFixture: @unchecked Sendable {
 
     public var url: String { "rtsp://\(options.host):\(port)/stream" }
 
-    public func url(user: String, password: String) -> String { "rtsp://\(user):\(password)@\(options.host):\(port)/stream" }
+    public func url(user: String, password: String) -> String {
+        "rtsp://\(user):\(password)@\(options.host):\(port)/stream"
+    }
 
     public func start() throws {
-        var args = [Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
-                    "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
-                    "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern]
+        var args = [
+            Self.scriptPath, "--port", String(port), "--codec", options.codec, "--fps", String(options.fps),
+            "--gop-seconds", String(options.gopSeconds), "--width", String(options.width),
+            "--height", String(options.height), "--kbps", String(options.kbps), "--pattern", options.pattern,
+        ]
         if options.audio { args += ["--audio", options.audioFormat] }
         if options.host != "127.0.0.1" { args += ["--address", options.host] }
         args += options.extraArguments
@@ -64,7 +68,8 @@ public final class RTSPCameraFixture: @unchecked Sendable {
                 return
             }
             lastError = line
-            p.terminate(); p.waitUntilExit()
+            p.terminate()
+            p.waitUntilExit()
             Thread.sleep(forTimeInterval: 0.5)
         }
         throw FixtureError("RTSP camera fixture did not start: \(lastError)")

@@ -11,7 +11,9 @@ public final class RecorderHarness {
     public let recorder: Recorder
     public var index: IndexDatabase { recorder.index }
 
-    public init(segmentSeconds: Int = 3, pluginsDir: String? = nil, configure: (inout NVRConfig) -> Void = { _ in }) throws {
+    public init(segmentSeconds: Int = 3, pluginsDir: String? = nil, configure: (inout NVRConfig) -> Void = { _ in })
+        throws
+    {
         root = TestEnvironment.tempDir("rec")
         var config = TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir)
         configure(&config)
@@ -26,7 +28,8 @@ public final class RecorderHarness {
     }
 
     public func add(_ name: String, plugin: String = "rtsp", _ config: [String: String]) throws {
-        try CameraAdmin(index: index, storage: recorder.storage, plugins: recorder.plugins).add(name: name, plugin: plugin, config: config)
+        try CameraAdmin(index: index, storage: recorder.storage, plugins: recorder.plugins).add(
+            name: name, plugin: plugin, config: config)
     }
 
     public func camera(_ name: String) throws -> CameraRecord {
@@ -41,7 +44,9 @@ public final class RecorderHarness {
         return try index.segments(cameraID: try camera(name).id!)
     }
 
-    public func completeSegments(_ name: String) throws -> [SegmentRecord] { try segments(name).filter { $0.state == .complete } }
+    public func completeSegments(_ name: String) throws -> [SegmentRecord] {
+        try segments(name).filter { $0.state == .complete }
+    }
 
     public func path(_ s: SegmentRecord) -> String { recorder.storage.absolute(s.path) }
 }

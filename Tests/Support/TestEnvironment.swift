@@ -15,7 +15,8 @@ public enum TestEnvironment {
 
     /// The repository checkout (this file is Tests/Support/TestEnvironment.swift).
     public static var repoRoot: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
     }
 
     /// A fresh temporary folder, removed by the caller with `cleanup`.
@@ -55,7 +56,9 @@ public enum TestEnvironment {
 }
 
 /// Writes an nvr.toml for a CLI or `nvr serve` process under `root` (storage in root/Storage).
-public func writeConfig(root: String, plugins: String, segmentSeconds: Int = 60, httpBind: String? = nil) throws -> String {
+public func writeConfig(root: String, plugins: String, segmentSeconds: Int = 60, httpBind: String? = nil) throws
+    -> String
+{
     let path = root + "/nvr.toml"
     var text = """
         [storage]
@@ -76,7 +79,11 @@ public struct ProcessResult: Sendable {
     public var status: Int32
     public var stdout: String
     public var stderr: String
-    public init(status: Int32, stdout: String, stderr: String) { self.status = status; self.stdout = stdout; self.stderr = stderr }
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) throws -> ProcessResult {
@@ -84,7 +91,8 @@ public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) thr
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
     if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     p.standardOutput = out
     p.standardError = err
     try p.run()
@@ -95,7 +103,9 @@ public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) thr
     let o = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     p.waitUntilExit()
-    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    return ProcessResult(
+        status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self),
+        stderr: String(decoding: e, as: UTF8.self))
 }
 
 /// What ffprobe says about a file's streams.
@@ -107,16 +117,27 @@ public struct ProbedStream: Sendable {
 
 /// Decodes every frame of `path` with ffprobe (-count_frames) and reports each stream.
 public func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
-    let r = try runProcess("/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries",
-                                                "stream=codec_name,nb_read_frames,duration", "-of", "json", path])
+    let r = try runProcess(
+        "/usr/bin/ffprobe",
+        [
+            "-v", "error", "-count_frames", "-show_entries",
+            "stream=codec_name,nb_read_frames,duration", "-of", "json", path,
+        ])
     guard r.status == 0, r.stderr.isEmpty else { throw FixtureError("ffprobe failed on \(path): \(r.stderr)") }
     struct Out: Decodable {
-        struct S: Decodable { var codec_name: String; var nb_read_frames: String?; var duration: String? }
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // The names are ffprobe's JSON keys.
+        struct S: Decodable {
+            var codec_name: String
+            var nb_read_frames: String?
+            var duration: String?
+        }
         var streams: [S]
     }
     let out = try JSONDecoder().decode(Out.self, from: Data(r.stdout.utf8))
     return out.streams.map {
-        ProbedStream(codec: $0.codec_name, frames: Int($0.nb_read_frames ?? "") ?? -1, duration: Double($0.duration ?? "") ?? 0)
+        ProbedStream(
+            codec: $0.codec_name, frames: Int($0.nb_read_frames ?? "") ?? -1, duration: Double($0.duration ?? "") ?? 0)
     }
 }
 
@@ -153,7 +174,9 @@ extension TestEnvironment {
 extension TestEnvironment {
     /// Starts a server task whose `run` reports its bound port once, and waits (without
     /// blocking a thread) for that port; fails if `run` ends before binding.
-    public static func startServer(_ what: String, _ run: @escaping @Sendable (@escaping @Sendable (Int) -> Void) async throws -> Void) async throws -> Int {
+    public static func startServer(
+        _ what: String, _ run: @escaping @Sendable (@escaping @Sendable (Int) -> Void) async throws -> Void
+    ) async throws -> Int {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Int, any Error>) in
             let once = Mutex<CheckedContinuation<Int, any Error>?>(c)
             Task {
@@ -174,9 +197,15 @@ extension TestEnvironment {
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        _ = withUnsafeMutablePointer(to: &a) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
         return Int(UInt16(bigEndian: a.sin_port))
     }
 }
@@ -190,7 +219,8 @@ public func processRSS(_ pid: Int32) -> Int {
 
 /// User + system CPU seconds a process has used.
 public func processCPUSeconds(_ pid: Int32) -> Double {
-    guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")") else { return 0 }
+    guard let s = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = s.lastIndex(of: ")")
+    else { return 0 }
     let f = s[s.index(after: close)...].split(separator: " ")
     // Fields after the command: state is [0], utime [11], stime [12].
     guard f.count > 12, let u = Double(f[11]), let k = Double(f[12]) else { return 0 }

@@ -20,14 +20,16 @@ public final class TestNetwork: @unchecked Sendable {
         let subnet = Int.random(in: 1...250)
         cameraAddress = "10.211.\(subnet).2"
         nvrAddress = "10.211.\(subnet).1"
-        let vc = "vt\(tag)c", vn = "vt\(tag)n"
+        let vc = "vt\(tag)c"
+        let vn = "vt\(tag)n"
         cameraLink = vc
         nvrLink = vn
         let steps: [[String]] = [
             ["netns", "add", camera], ["netns", "add", nvr],
             ["link", "add", vc, "type", "veth", "peer", "name", vn],
             ["link", "set", vc, "netns", camera], ["link", "set", vn, "netns", nvr],
-            ["-n", camera, "addr", "add", "\(cameraAddress)/24", "dev", vc], ["-n", nvr, "addr", "add", "\(nvrAddress)/24", "dev", vn],
+            ["-n", camera, "addr", "add", "\(cameraAddress)/24", "dev", vc],
+            ["-n", nvr, "addr", "add", "\(nvrAddress)/24", "dev", vn],
             ["-n", camera, "link", "set", vc, "up"], ["-n", nvr, "link", "set", vn, "up"],
             ["-n", camera, "link", "set", "lo", "up"], ["-n", nvr, "link", "set", "lo", "up"],
         ]

@@ -1,15 +1,21 @@
 import Foundation
 import Logging
-import NVRStorage
 import NVRIndex
 import NVRMedia
+import NVRPlayback
+import NVRStorage
 import NVRTime
+import Synchronization
 
 // bench/index-writer: the worst packet-handling delay of N recording cameras while retention
 // deletes M segments (issue 18). Run through bench/index-writer (release build); see
 // bench/README.md.
 
-struct Packet: Sendable { var dts: Int64; var isKey: Bool; var data: [UInt8] }
+struct Packet: Sendable {
+    var dts: Int64
+    var isKey: Bool
+    var data: [UInt8]
+}
 
 func arg(_ name: String, _ def: Int) -> Int {
     let a = CommandLine.arguments
@@ -35,9 +41,13 @@ defer { try? FileManager.default.removeItem(atPath: work) }
 let clip = work + "/clip.ts"
 let ff = Process()
 ff.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-ff.arguments = ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", "4", "-c:v", "libx264", "-g", "25", "-bf", "0",
-                "-b:v", "1M", clip]
-try ff.run(); ff.waitUntilExit()
+ff.arguments = [
+    "-v", "error", "-f", "lavfi", "-i", "testsrc=size=640x360:rate=25", "-t", "4", "-c:v", "libx264", "-g", "25", "-bf",
+    "0",
+    "-b:v", "1M", clip,
+]
+try ff.run()
+ff.waitUntilExit()
 var packets: [Packet] = []
 let demuxer = try Demuxer(Demuxer.Options(url: clip), interrupter: Interrupter())
 let streams = demuxer.streams
@@ -45,7 +55,10 @@ let tb = streams[0]
 while true {
     do {
         try demuxer.read { p in
-            packets.append(Packet(dts: p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen), isKey: p.isKey, data: Array(p.data)))
+            packets.append(
+                Packet(
+                    dts: p.dts * 90_000 * Int64(tb.timebaseNum) / Int64(tb.timebaseDen), isKey: p.isKey,
+                    data: Array(p.data)))
         }
     } catch { break }
 }
@@ -60,19 +73,25 @@ let index = try IndexDatabase(path: storage.indexPath)
 // The footage retention will delete: one camera's old segments, each with its (empty) file.
 let now = Time90k.now()
 let old = try index.addCamera(CameraRecord(name: "old", plugin: "demo", config: "{}", created90k: 0))
-let entry = try index.sampleEntryID(SampleEntryRecord(codec: "h264", rfc6381: "avc1.64001e", width: 640, height: 360, sampleRate: 0,
-                                                      channels: 0, timescale: 90_000, extradata: Data([0]), box: Data([0, 0, 0, 8])))
+let entry = try index.sampleEntryID(
+    SampleEntryRecord(
+        codec: "h264", rfc6381: "avc1.64001e", width: 640, height: 360, sampleRate: 0,
+        channels: 0, timescale: 90_000, extradata: Data([0]), box: Data([0, 0, 0, 8])))
 let oldDir = storage.recordingsDir + "/old"
 try FileManager.default.createDirectory(atPath: oldDir, withIntermediateDirectories: true)
 try index.pool.write { db in
     for i in 0..<doomed {
         let rel = "recordings/old/s\(i).mp4"
-        var s = SegmentRecord(cameraID: old.id!, runID: 1, runSeq: i, start90k: now - (Int64(doomed) * 60 + 2 * 86_400) * 90_000 + Int64(i) * 60 * 90_000,
-                              duration90k: 60 * 90_000, path: rel, bytes: 1, frames: 1500, keyFrames: 60, videoEntryID: entry,
-                              audioEntryID: nil, state: .complete)
+        var s = SegmentRecord(
+            cameraID: old.id!, runID: 1, runSeq: i,
+            start90k: now - (Int64(doomed) * 60 + 2 * 86_400) * 90_000 + Int64(i) * 60 * 90_000,
+            duration90k: 60 * 90_000, path: rel, bytes: 1, frames: 1500, keyFrames: 60, videoEntryID: entry,
+            audioEntryID: nil, state: .complete)
         try s.insert(db)
-        try SegmentFramesRecord(segmentID: s.id!, videoIndex: Data([1, 0]), audioIndex: nil, fragmentIndex: Data([1, 1]),
-                                audioStart90k: nil).insert(db)
+        try SegmentFramesRecord(
+            segmentID: s.id!, videoIndex: Data([1, 0]), audioIndex: nil, fragmentIndex: Data([1, 1]),
+            audioStart90k: nil
+        ).insert(db)
         FileManager.default.createFile(atPath: storage.absolute(rel), contents: nil)
     }
 }
@@ -82,10 +101,11 @@ try index.setRetention(CameraRetention(cameraID: old.id!, continuousDays: 1))
 final class Camera: @unchecked Sendable {
     let name: String
     var delays: [(at: UInt64, nanos: UInt64)] = []
-    init(name: String) { self.name = name; delays.reserveCapacity(4096) }
+    init(name: String) {
+        self.name = name
+        delays.reserveCapacity(4096)
+    }
 }
-import Synchronization
-import NVRPlayback
 final class Shared: @unchecked Sendable {
     // Set before the threads start, read only afterwards (except `stop`).
     let packets: [Packet]
@@ -93,7 +113,11 @@ final class Shared: @unchecked Sendable {
     let loop90k: Int64
     var segmentSeconds = 4
     let stop = Atomic<Bool>(false)
-    init(packets: [Packet], streams: [StreamDescription], loop90k: Int64) { self.packets = packets; self.streams = streams; self.loop90k = loop90k }
+    init(packets: [Packet], streams: [StreamDescription], loop90k: Int64) {
+        self.packets = packets
+        self.streams = streams
+        self.loop90k = loop90k
+    }
 }
 let shared = Shared(packets: packets, streams: streams, loop90k: loop90k)
 shared.segmentSeconds = segmentSeconds
@@ -127,7 +151,8 @@ let group = DispatchGroup()
 let started = monotonicNanos()
 for cam in cams {
     let record = try index.addCamera(CameraRecord(name: cam.name, plugin: "demo", config: "{}", created90k: 0))
-    let recorder = RecorderUnderTest(camera: record, storage: storage, index: index, segmentSeconds: segmentSeconds, logger: logger)
+    let recorder = RecorderUnderTest(
+        camera: record, storage: storage, index: index, segmentSeconds: segmentSeconds, logger: logger)
     group.enter()
     let t = Thread { [fps] in
         runCamera(cam, recorder, shared, fps: fps)
@@ -154,9 +179,10 @@ let during = all.filter { $0.at >= r0 && $0.at <= r1 }.map(\.nanos).sorted()
 let outside = all.filter { $0.at < r0 || $0.at > r1 }.map(\.nanos).sorted()
 func p(_ a: [UInt64], _ q: Double) -> UInt64 { a.isEmpty ? 0 : a[min(a.count - 1, Int(Double(a.count) * q))] }
 let segs = try cams.map { try index.segments(cameraID: try index.camera(named: $0.name)!.id!).count }.reduce(0, +)
-print("""
-cameras \(cameras), retention deleted \(report.segments) segments in \(ms(r1 - r0)); \(all.count) packets, \(segs) segments recorded
-during retention: \(during.count) packets, worst \(ms(during.last ?? 0)), p99 \(ms(p(during, 0.99)))
-outside retention: \(outside.count) packets, worst \(ms(outside.last ?? 0)), p99 \(ms(p(outside, 0.99)))
-\(RecorderUnderTest.describe()) (final flush \(ms(idle)), run \(ms(monotonicNanos() - started)))
-""")
+print(
+    """
+    cameras \(cameras), retention deleted \(report.segments) segments in \(ms(r1 - r0)); \(all.count) packets, \(segs) segments recorded
+    during retention: \(during.count) packets, worst \(ms(during.last ?? 0)), p99 \(ms(p(during, 0.99)))
+    outside retention: \(outside.count) packets, worst \(ms(outside.last ?? 0)), p99 \(ms(p(outside, 0.99)))
+    \(RecorderUnderTest.describe()) (final flush \(ms(idle)), run \(ms(monotonicNanos() - started)))
+    """)

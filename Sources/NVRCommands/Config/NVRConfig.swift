@@ -1,7 +1,7 @@
 import Foundation
-import TOMLKit
 import NVRPluginHost
 import NVRStorage
+import TOMLKit
 
 /// Server settings from nvr.toml. Cameras live in the index, not here.
 public struct NVRConfig: Sendable, Equatable {
@@ -46,9 +46,11 @@ public struct NVRConfig: Sendable, Equatable {
     /// belongs to another user (a shared folder like /tmp) is not taken: its plugins.dir would
     /// load that user's code. /etc/nvr is chosen when it exists even if this user cannot look
     /// inside (0750, group nvr), so the error says so instead of silently using the defaults.
-    public static func locate(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-                              exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) },
-                              trusted: (String) -> Bool = ownedByCallerOrRoot) -> String? {
+    public static func locate(
+        path: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) },
+        trusted: (String) -> Bool = ownedByCallerOrRoot
+    ) -> String? {
         if let path { return path }
         if let env = environment["NVR_CONFIG"], !env.isEmpty { return env }
         if exists("nvr.toml") && trusted("nvr.toml") { return "nvr.toml" }
@@ -65,10 +67,13 @@ public struct NVRConfig: Sendable, Equatable {
 
     /// Loads the file `locate` finds, or the built-in defaults. Relative paths in a file are
     /// taken relative to the file's folder, so the same file works from any working directory.
-    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> NVRConfig {
+    public static func load(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> NVRConfig
+    {
         guard let chosen = locate(path: path, environment: environment) else { return NVRConfig() }
         guard let text = try? String(contentsOfFile: chosen, encoding: .utf8) else {
-            let why = access(chosen, R_OK) != 0 && errno == EACCES
+            let why =
+                access(chosen, R_OK) != 0 && errno == EACCES
                 ? ": permission denied (run nvr as the user that owns it, e.g. sudo -u nvr nvr …)" : ""
             throw ConfigError("cannot read config file \(chosen)\(why)")
         }
@@ -91,23 +96,36 @@ public struct NVRConfig: Sendable, Equatable {
             throw ConfigError("\(source): not valid TOML: \(error)")
         }
         var c = NVRConfig()
-        let known: [String: Set<String>] = ["storage": ["root"], "http": ["bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days", "max_connections_per_address"], "recording": ["segment_seconds"], "plugins": ["dir"], "card": ["refresh_seconds", "backfill", "backfill_hours"]]
+        let known: [String: Set<String>] = [
+            "storage": ["root"],
+            "http": [
+                "bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days",
+                "max_connections_per_address",
+            ], "recording": ["segment_seconds"], "plugins": ["dir"],
+            "card": ["refresh_seconds", "backfill", "backfill_hours"],
+        ]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
             guard let section = table[key]?.table else { throw ConfigError("\(source): [\(key)] must be a table") }
             for k in section.keys where !allowed.contains(k) { throw ConfigError("\(source): unknown key \(key).\(k)") }
         }
         if let v = table["storage"]?["root"] {
-            guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): storage.root must be a non-empty string") }
+            guard let s = v.string, !s.isEmpty else {
+                throw ConfigError("\(source): storage.root must be a non-empty string")
+            }
             c.storageRoot = s
             c.storageRootInFile = true
         }
         if let v = table["http"]?["bind"] {
-            guard let s = v.string, s.contains(":") else { throw ConfigError("\(source): http.bind must look like \"127.0.0.1:8080\"") }
+            guard let s = v.string, s.contains(":") else {
+                throw ConfigError("\(source): http.bind must look like \"127.0.0.1:8080\"")
+            }
             c.httpBind = s
         }
         if let v = table["http"]?["max_view_seconds"] {
-            guard let n = v.int, (60...(31 * 86_400)).contains(n) else { throw ConfigError("\(source): http.max_view_seconds must be 60…2678400") }
+            guard let n = v.int, (60...(31 * 86_400)).contains(n) else {
+                throw ConfigError("\(source): http.max_view_seconds must be 60…2678400")
+            }
             c.maxViewSeconds = n
         }
         for (key, path) in [("tls_cert", \NVRConfig.tlsCert), ("tls_key", \NVRConfig.tlsKey)] {
@@ -115,7 +133,9 @@ public struct NVRConfig: Sendable, Equatable {
             guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): http.\(key) must be a file path") }
             c[keyPath: path] = s
         }
-        guard (c.tlsCert == nil) == (c.tlsKey == nil) else { throw ConfigError("\(source): http.tls_cert and http.tls_key go together") }
+        guard (c.tlsCert == nil) == (c.tlsKey == nil) else {
+            throw ConfigError("\(source): http.tls_cert and http.tls_key go together")
+        }
         if let v = table["http"]?["allowed_hosts"] {
             guard let a = v.array, let names = Optional(a.compactMap(\.string)), names.count == a.count else {
                 throw ConfigError("\(source): http.allowed_hosts must be a list of names, like [\"nvr.example.com\"]")
@@ -123,19 +143,27 @@ public struct NVRConfig: Sendable, Equatable {
             c.allowedHosts = names
         }
         if let v = table["http"]?["session_days"] {
-            guard let n = v.int, (1...366).contains(n) else { throw ConfigError("\(source): http.session_days must be 1…366") }
+            guard let n = v.int, (1...366).contains(n) else {
+                throw ConfigError("\(source): http.session_days must be 1…366")
+            }
             c.sessionDays = n
         }
         if let v = table["http"]?["max_connections_per_address"] {
-            guard let n = v.int, (1...100_000).contains(n) else { throw ConfigError("\(source): http.max_connections_per_address must be 1…100000") }
+            guard let n = v.int, (1...100_000).contains(n) else {
+                throw ConfigError("\(source): http.max_connections_per_address must be 1…100000")
+            }
             c.maxConnectionsPerAddress = n
         }
         if let v = table["recording"]?["segment_seconds"] {
-            guard let n = v.int, (1...3600).contains(n) else { throw ConfigError("\(source): recording.segment_seconds must be 1…3600") }
+            guard let n = v.int, (1...3600).contains(n) else {
+                throw ConfigError("\(source): recording.segment_seconds must be 1…3600")
+            }
             c.segmentSeconds = n
         }
         if let v = table["card"]?["refresh_seconds"] {
-            guard let n = v.int, (5...86_400).contains(n) else { throw ConfigError("\(source): card.refresh_seconds must be 5…86400") }
+            guard let n = v.int, (5...86_400).contains(n) else {
+                throw ConfigError("\(source): card.refresh_seconds must be 5…86400")
+            }
             c.cardRefreshSeconds = n
         }
         if let v = table["card"]?["backfill"] {
@@ -143,7 +171,9 @@ public struct NVRConfig: Sendable, Equatable {
             c.cardBackfill = b
         }
         if let v = table["card"]?["backfill_hours"] {
-            guard let n = v.int, (1...(24 * 366)).contains(n) else { throw ConfigError("\(source): card.backfill_hours must be 1…8784") }
+            guard let n = v.int, (1...(24 * 366)).contains(n) else {
+                throw ConfigError("\(source): card.backfill_hours must be 1…8784")
+            }
             c.cardBackfillHours = n
         }
         if let v = table["plugins"]?["dir"] {
@@ -159,4 +189,3 @@ public struct NVRConfig: Sendable, Equatable {
         return PluginHost.executableDirectory
     }
 }
-

@@ -5,8 +5,11 @@ import NVRRecorder
 extension Recorder.Options {
     /// The recorder's options as nvr.toml sets them.
     public init(config: NVRConfig) {
-        self.init(storageRoot: config.storageRoot, pluginsDir: config.resolvedPluginsDir, segmentSeconds: config.segmentSeconds,
-                  cardRefreshSeconds: config.cardRefreshSeconds, cardBackfill: config.cardBackfill, cardBackfillHours: config.cardBackfillHours)
+        self.init(
+            storageRoot: config.storageRoot, pluginsDir: config.resolvedPluginsDir,
+            segmentSeconds: config.segmentSeconds,
+            cardRefreshSeconds: config.cardRefreshSeconds, cardBackfill: config.cardBackfill,
+            cardBackfillHours: config.cardBackfillHours)
     }
 }
 
@@ -20,8 +23,12 @@ extension Recorder {
 extension HTTPServer.Options {
     /// The HTTP server's options as nvr.toml sets them.
     public init(config: NVRConfig, allowUnauthenticated: Bool) {
-        self.init(bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
-        tlsCert = config.tlsCert; tlsKey = config.tlsKey; allowedHosts = config.allowedHosts; sessionDays = config.sessionDays
+        self.init(
+            bind: config.httpBind, allowUnauthenticated: allowUnauthenticated, maxViewSeconds: config.maxViewSeconds)
+        tlsCert = config.tlsCert
+        tlsKey = config.tlsKey
+        allowedHosts = config.allowedHosts
+        sessionDays = config.sessionDays
         pluginsDir = config.resolvedPluginsDir
         connectionLimits.maxConnectionsPerAddress = config.maxConnectionsPerAddress
     }

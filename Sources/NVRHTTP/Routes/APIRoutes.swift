@@ -24,7 +24,9 @@ extension APIRoutes {
     @discardableResult
     func admin(_ c: NVRContext) throws -> Identity {
         let who = try identity(c)
-        guard who.isAdmin else { throw APIError(.forbidden, "forbidden", "only an admin may do this (\(who.name) is a \(who.role.rawValue))") }
+        guard who.isAdmin else {
+            throw APIError(.forbidden, "forbidden", "only an admin may do this (\(who.name) is a \(who.role.rawValue))")
+        }
         return who
     }
 
@@ -32,13 +34,17 @@ extension APIRoutes {
     /// site cannot send it without asking first), and malformed JSON is a 400 that says where.
     func decode<T: Decodable>(_ type: T.Type, _ r: Request, _ c: NVRContext) async throws -> T {
         guard r.headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as JSON with Content-Type: application/json")
+            throw APIError(
+                .unsupportedMediaType, "unsupported_media_type",
+                "send the body as JSON with Content-Type: application/json")
         }
         let buffer: ByteBuffer
         do { buffer = try await r.body.collect(upTo: c.maxUploadSize) } catch {
             throw APIError(.contentTooLarge, "too_large", "the body is larger than \(c.maxUploadSize / 1024) KB")
         }
-        do { return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView)) } catch let e as DecodingError {
+        do { return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView)) } catch let e
+            as DecodingError
+        {
             throw APIError.badRequest("the body is not the JSON this call takes: \(describe(e))")
         }
     }
@@ -48,7 +54,9 @@ extension APIRoutes {
         case .keyNotFound(let k, _): return "\"\(k.stringValue)\" is missing"
         case .typeMismatch(_, let ctx), .valueNotFound(_, let ctx):
             return "\"\(ctx.codingPath.map(\.stringValue).joined(separator: "."))\" has the wrong type"
-        case .dataCorrupted(let ctx): return ctx.codingPath.isEmpty ? "not JSON" : "\"\(ctx.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
+        case .dataCorrupted(let ctx):
+            return ctx.codingPath.isEmpty
+                ? "not JSON" : "\"\(ctx.codingPath.map(\.stringValue).joined(separator: "."))\" is invalid"
         @unknown default: return "invalid"
         }
     }
@@ -59,7 +67,8 @@ extension IndexedRoutes {
     func camera(_ context: NVRContext) async throws -> CameraRecord {
         let who = try identity(context)
         let name = context.parameters.get("name") ?? ""
-        guard who.mayView(camera: name), let cam = try await offload({ [index] in try index.camera(named: name) }) else {
+        guard who.mayView(camera: name), let cam = try await offload({ [index] in try index.camera(named: name) })
+        else {
             throw APIError.notFound("no camera named '\(name.prefix(64))'")
         }
         return cam

@@ -30,7 +30,9 @@ struct CameraAdminRoutes: IndexedRoutes {
         }
         router.get("/api/cameras/{name}/recording-settings") { _, c in
             let cam = try await camera(c)
-            return try await offload { [index] in try JSON.response(try RecordingSettingsJSON(cam, try index.recordingSettings(cameraID: cam.id ?? 0))) }
+            return try await offload { [index] in
+                try JSON.response(try RecordingSettingsJSON(cam, try index.recordingSettings(cameraID: cam.id ?? 0)))
+            }
         }
         router.put("/api/cameras/{name}/recording-settings") { r, c in try await setRecordingSettings(r, c) }
         router.delete("/api/cameras/{name}/recordings") { r, c in try await deleteRecordings(r, c) }
@@ -46,7 +48,8 @@ struct CameraAdminRoutes: IndexedRoutes {
         router.get("/api/plugins") { _, c in
             _ = try identity(c)
             return try await offload { [plugins] in
-                try JSON.response(["plugins": plugins.discover().map { name, result in PluginJSON(name: name, result) }])
+                try JSON.response(["plugins": plugins.discover().map { name, result in PluginJSON(name: name, result) }]
+                )
             }
         }
     }
@@ -55,7 +58,9 @@ struct CameraAdminRoutes: IndexedRoutes {
     struct CameraConfigJSON: Encodable {
         var name: String, plugin: String, enabled: Bool, options: [String: String]
         init(_ c: CameraRecord) {
-            name = c.name; plugin = c.plugin; enabled = c.enabled
+            name = c.name
+            plugin = c.plugin
+            enabled = c.enabled
             options = Secrets.redact(config: CameraAdmin.dictionary(c.config))
         }
     }
@@ -65,8 +70,16 @@ struct CameraAdminRoutes: IndexedRoutes {
         init(name: String, _ r: Result<LoadedPlugin, PluginError>) {
             self.name = name
             switch r {
-            case .success(let p): version = p.version; description = p.description; capabilities = p.capabilityNames; error = nil
-            case .failure(let e): version = nil; description = nil; capabilities = []; error = e.description
+            case .success(let p):
+                version = p.version
+                description = p.description
+                capabilities = p.capabilityNames
+                error = nil
+            case .failure(let e):
+                version = nil
+                description = nil
+                capabilities = []
+                error = e.description
             }
         }
     }
@@ -86,13 +99,22 @@ struct CameraAdminRoutes: IndexedRoutes {
         let body = try await decode(AddCameraBody.self, r, c)
         var config = body.options ?? [:]
         if let url = body.url {
-            guard config["url"] == nil else { throw APIError.badRequest("give the URL once: url or options.url, not both") }
+            guard config["url"] == nil else {
+                throw APIError.badRequest("give the URL once: url or options.url, not both")
+            }
             config["url"] = url
         }
-        let admin = cameraAdmin, wanted = config
-        let cam = try await cameraChange { try admin.add(name: body.name, plugin: body.plugin, config: wanted, enabled: body.enabled ?? true) }
-        audit.record(who.name, "camera.add", target: cam.name, detail: config.merging(["plugin": cam.plugin]) { a, _ in a }, address: c.remoteAddress)
-        return try await offload { try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, cam), status: .created) }
+        let admin = cameraAdmin
+        let wanted = config
+        let cam = try await cameraChange {
+            try admin.add(name: body.name, plugin: body.plugin, config: wanted, enabled: body.enabled ?? true)
+        }
+        audit.record(
+            who.name, "camera.add", target: cam.name, detail: config.merging(["plugin": cam.plugin]) { a, _ in a },
+            address: c.remoteAddress)
+        return try await offload {
+            try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, cam), status: .created)
+        }
     }
 
     struct ChangeCameraBody: Decodable {
@@ -109,7 +131,8 @@ struct CameraAdminRoutes: IndexedRoutes {
         let who = try admin(c)
         let cam = try await camera(c)
         let body = try await decode(ChangeCameraBody.self, r, c)
-        let change = CameraAdmin.Change(name: body.name, url: body.url, options: body.options ?? [:], enabled: body.enabled)
+        let change = CameraAdmin.Change(
+            name: body.name, url: body.url, options: body.options ?? [:], enabled: body.enabled)
         let admin = cameraAdmin
         let updated = try await cameraChange { try admin.update(name: cam.name, change) }
         var detail: [String: String] = [:]
@@ -118,7 +141,9 @@ struct CameraAdminRoutes: IndexedRoutes {
         if let e = body.enabled { detail["enabled"] = String(e) }
         if let n = body.name { detail["name"] = n }
         audit.record(who.name, "camera.update", target: cam.name, detail: detail, address: c.remoteAddress)
-        return try await offload { try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, updated)) }
+        return try await offload {
+            try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, updated))
+        }
     }
 
     /// DELETE /api/cameras/{name}[?recordings=delete]: recordings are kept unless asked.
@@ -130,9 +155,16 @@ struct CameraAdminRoutes: IndexedRoutes {
         guard mode == "keep" || mode == "delete" else { throw APIError.badRequest("recordings must be keep or delete") }
         let admin = cameraAdmin
         let deleted = try await cameraChange { try admin.remove(name: cam.name, deleteRecordings: mode == "delete") }
-        audit.record(who.name, "camera.remove", target: cam.name, detail: ["recordings": mode == "delete" ? "deleted" : "kept"], address: c.remoteAddress)
-        struct Out: Encodable { var camera: String; var recordings: String; var segmentsDeleted: Int }
-        return try JSON.response(Out(camera: cam.name, recordings: mode == "delete" ? "deleted" : "kept", segmentsDeleted: deleted))
+        audit.record(
+            who.name, "camera.remove", target: cam.name, detail: ["recordings": mode == "delete" ? "deleted" : "kept"],
+            address: c.remoteAddress)
+        struct Out: Encodable {
+            var camera: String
+            var recordings: String
+            var segmentsDeleted: Int
+        }
+        return try JSON.response(
+            Out(camera: cam.name, recordings: mode == "delete" ? "deleted" : "kept", segmentsDeleted: deleted))
     }
 
     var cameraAdmin: CameraAdmin { CameraAdmin(index: index, storage: storage, plugins: plugins) }
@@ -156,9 +188,14 @@ struct CameraAdminRoutes: IndexedRoutes {
         var motion: MotionSettings
         init(_ cam: CameraRecord, _ r: CameraRecordingRecord) throws {
             let s = try RecordingSettings(r)
-            camera = cam.name; mode = r.mode; schedule = r.schedule; tz = r.tz
-            preRollSeconds = Double(r.preRoll90k) / 90_000; postRollSeconds = Double(r.postRoll90k) / 90_000
-            motionActive = s.motionEnabled; motion = s.motion
+            camera = cam.name
+            mode = r.mode
+            schedule = r.schedule
+            tz = r.tz
+            preRollSeconds = Double(r.preRoll90k) / 90_000
+            postRollSeconds = Double(r.postRoll90k) / 90_000
+            motionActive = s.motionEnabled
+            motion = s.motion
         }
     }
 
@@ -171,11 +208,15 @@ struct CameraAdminRoutes: IndexedRoutes {
         let saved = try await offload { [index] () throws -> CameraRecordingRecord in
             let current = try index.recordingSettings(cameraID: cam.id ?? 0)
             let next: CameraRecordingRecord
-            do { next = try change.apply(to: current) } catch let e as ConfigError { throw APIError.badRequest(e.description) }
+            do { next = try change.apply(to: current) } catch let e as ConfigError {
+                throw APIError.badRequest(e.description)
+            }
             try index.setRecordingSettings(next)
             return next
         }
-        audit.record(who.name, "camera.recording", target: cam.name, detail: ["mode": saved.mode, "schedule": saved.schedule ?? ""], address: c.remoteAddress)
+        audit.record(
+            who.name, "camera.recording", target: cam.name,
+            detail: ["mode": saved.mode, "schedule": saved.schedule ?? ""], address: c.remoteAddress)
         return try JSON.response(try RecordingSettingsJSON(cam, saved))
     }
 
@@ -185,16 +226,28 @@ struct CameraAdminRoutes: IndexedRoutes {
         let who = try admin(c)
         let cam = try await camera(c)
         let range = try Query(request: r).range()
-        struct Out: Encodable { var camera: String; var segmentsDeleted: Int; var bytesDeleted: Int64; var segmentsKept: Int }
+        struct Out: Encodable {
+            var camera: String
+            var segmentsDeleted: Int
+            var bytesDeleted: Int64
+            var segmentsKept: Int
+        }
         let out = try await offload { [index, storage] () throws -> Out in
             let deleter = SegmentDeleter(index: index, storage: storage)
-            let (doomed, kept) = try deleter.segments(cameraID: cam.id ?? 0, inside: range.lowerBound...range.upperBound)
+            let (doomed, kept) = try deleter.segments(
+                cameraID: cam.id ?? 0, inside: range.lowerBound...range.upperBound)
             let n = try deleter.delete(doomed, reason: "user")
-            return Out(camera: cam.name, segmentsDeleted: n, bytesDeleted: doomed.reduce(0) { $0 + $1.bytes }, segmentsKept: kept.count)
+            return Out(
+                camera: cam.name, segmentsDeleted: n, bytesDeleted: doomed.reduce(0) { $0 + $1.bytes },
+                segmentsKept: kept.count)
         }
-        audit.record(who.name, "recordings.delete", target: cam.name,
-                     detail: ["start": Time90k.rfc3339(range.lowerBound), "end": Time90k.rfc3339(range.upperBound), "segments": String(out.segmentsDeleted)],
-                     address: c.remoteAddress)
+        audit.record(
+            who.name, "recordings.delete", target: cam.name,
+            detail: [
+                "start": Time90k.rfc3339(range.lowerBound), "end": Time90k.rfc3339(range.upperBound),
+                "segments": String(out.segmentsDeleted),
+            ],
+            address: c.remoteAddress)
         return try JSON.response(out)
     }
 }

@@ -17,12 +17,18 @@ struct CameraRoutes: IndexedRoutes {
         router.get("/api/cameras") { _, c in
             let who = try identity(c)
             return try await offload { [index, recorder] in
-                try JSON.response(["cameras": try index.cameras().filter { who.mayView(camera: $0.name) }.map { try Self.cameraJSON(index: index, recorder: recorder, $0) }])
+                try JSON.response([
+                    "cameras": try index.cameras().filter { who.mayView(camera: $0.name) }.map {
+                        try Self.cameraJSON(index: index, recorder: recorder, $0)
+                    }
+                ])
             }
         }
         router.get("/api/cameras/{name}") { _, c in
             let cam = try await camera(c)
-            return try await offload { [index, recorder] in try JSON.response(try Self.cameraJSON(index: index, recorder: recorder, cam)) }
+            return try await offload { [index, recorder] in
+                try JSON.response(try Self.cameraJSON(index: index, recorder: recorder, cam))
+            }
         }
         router.get("/api/cameras/{name}/days") { r, c in try await days(r, try await camera(c)) }
         router.get("/api/cameras/{name}/timeline") { r, c in try await timeline(r, try await camera(c)) }
@@ -31,7 +37,14 @@ struct CameraRoutes: IndexedRoutes {
 
     // MARK: cameras
 
-    struct StreamJSON: Encodable { var codec: String; var rfc6381: String; var width: Int?; var height: Int?; var sampleRate: Int?; var channels: Int? }
+    struct StreamJSON: Encodable {
+        var codec: String
+        var rfc6381: String
+        var width: Int?
+        var height: Int?
+        var sampleRate: Int?
+        var channels: Int?
+    }
     struct CameraJSON: Encodable {
         var name: String, plugin: String, enabled: Bool
         var state: String, reason: String?, since: String?, since90k: Int64?
@@ -53,29 +66,41 @@ struct CameraRoutes: IndexedRoutes {
         func stream(_ e: SampleEntryRecord?) -> StreamJSON? {
             guard let e else { return nil }
             let video = e.width > 0
-            return StreamJSON(codec: e.codec, rfc6381: e.rfc6381, width: video ? e.width : nil, height: video ? e.height : nil,
-                              sampleRate: video ? nil : e.sampleRate, channels: video ? nil : e.channels)
+            return StreamJSON(
+                codec: e.codec, rfc6381: e.rfc6381, width: video ? e.width : nil, height: video ? e.height : nil,
+                sampleRate: video ? nil : e.sampleRate, channels: video ? nil : e.channels)
         }
-        return CameraJSON(name: c.name, plugin: c.plugin, enabled: c.enabled, state: o.state ?? "stopped", reason: o.reason,
-                          since: o.since90k.map(Time90k.rfc3339), since90k: o.since90k,
-                          lastFrame: o.lastFrame90k.map(Time90k.rfc3339), lastFrame90k: o.lastFrame90k,
-                          video: stream(o.video), audio: stream(o.audio), fps: o.fps, bitRate: o.bitRate,
-                          bytes: o.storage.bytes, segments: o.storage.segments,
-                          oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
-                          newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-                          mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) }, notes: o.notes)
+        return CameraJSON(
+            name: c.name, plugin: c.plugin, enabled: c.enabled, state: o.state ?? "stopped", reason: o.reason,
+            since: o.since90k.map(Time90k.rfc3339), since90k: o.since90k,
+            lastFrame: o.lastFrame90k.map(Time90k.rfc3339), lastFrame90k: o.lastFrame90k,
+            video: stream(o.video), audio: stream(o.audio), fps: o.fps, bitRate: o.bitRate,
+            bytes: o.storage.bytes, segments: o.storage.segments,
+            oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
+            newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
+            mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) }, notes: o.notes)
     }
 
     // MARK: days, timeline, recordings
 
     struct DayJSON: Encodable {
-        var date: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var hours: Double
+        var date: String
+        var start: String
+        var start90k: Int64
+        var end: String
+        var end90k: Int64
+        var hours: Double
         /// Footage the NVR has (recorded live or backfilled from a card).
         var recordedSeconds: Double
         /// Footage only on the camera's card.
         var cardOnlySeconds: Double
     }
-    struct DaysJSON: Encodable { var camera: String; var month: String; var tz: String; var days: [DayJSON] }
+    struct DaysJSON: Encodable {
+        var camera: String
+        var month: String
+        var tz: String
+        var days: [DayJSON]
+    }
 
     func days(_ r: Request, _ cam: CameraRecord) async throws -> Response {
         let q = Query(request: r)
@@ -85,11 +110,13 @@ struct CameraRoutes: IndexedRoutes {
         do { all = try zone.month(month) } catch { throw APIError.badRequest("\(error)") }
         return try await offload {
             let out = try Timeline.recordedDays(index: index, cameraID: cam.id!, month: all).map { d in
-                DayJSON(date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
-                        end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
-                        hours: Double(Time90k.length(d.range)) / 90_000 / 3600,
-                        recordedSeconds: Double(d.slices.filter { !$0.onCameraOnly }.reduce(0) { $0 + $1.duration90k }) / 90_000,
-                        cardOnlySeconds: Double(d.slices.filter(\.onCameraOnly).reduce(0) { $0 + $1.duration90k }) / 90_000)
+                DayJSON(
+                    date: d.date, start: zone.format(d.range.lowerBound), start90k: d.range.lowerBound,
+                    end: zone.format(d.range.upperBound), end90k: d.range.upperBound,
+                    hours: Double(Time90k.length(d.range)) / 90_000 / 3600,
+                    recordedSeconds: Double(d.slices.filter { !$0.onCameraOnly }.reduce(0) { $0 + $1.duration90k })
+                        / 90_000,
+                    cardOnlySeconds: Double(d.slices.filter(\.onCameraOnly).reduce(0) { $0 + $1.duration90k }) / 90_000)
             }
             return try JSON.response(DaysJSON(camera: cam.name, month: month, tz: zone.name, days: out))
         }
@@ -101,7 +128,16 @@ struct CameraRoutes: IndexedRoutes {
         /// "nvr": playable here (view.mp4); "camera": only on the camera's card so far.
         var location: String
     }
-    struct TimelineJSON: Encodable { var camera: String; var tz: String?; var date: String?; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var slices: [SliceJSON] }
+    struct TimelineJSON: Encodable {
+        var camera: String
+        var tz: String?
+        var date: String?
+        var start: String
+        var start90k: Int64
+        var end: String
+        var end90k: Int64
+        var slices: [SliceJSON]
+    }
 
     func timeline(_ r: Request, _ cam: CameraRecord) async throws -> Response {
         let q = Query(request: r)
@@ -114,18 +150,25 @@ struct CameraRoutes: IndexedRoutes {
         } else {
             // A date, or today: the local day in tz.
             let zone = try q.days()
-            do { range = try date.map { try zone.day($0) } ?? zone.today() } catch { throw APIError.badRequest("\(error)") }
+            do { range = try date.map { try zone.day($0) } ?? zone.today() } catch {
+                throw APIError.badRequest("\(error)")
+            }
             tz = zone.name
             date = String(zone.format(range.lowerBound).prefix(10))
         }
         return try await offload { [tz, date] in
             let slices = try Timeline.all(index: index, cameraID: cam.id!, range: range).map {
-                SliceJSON(start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k, end90k: $0.end90k,
-                          kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes,
-                          location: !$0.onCameraOnly ? "nvr" : $0.source == .cloud ? "cloud" : "camera")
+                SliceJSON(
+                    start: Time90k.rfc3339($0.start90k), end: Time90k.rfc3339($0.end90k), start90k: $0.start90k,
+                    end90k: $0.end90k,
+                    kind: $0.kind.rawValue, source: $0.source.rawValue, segments: $0.segments, bytes: $0.bytes,
+                    location: !$0.onCameraOnly ? "nvr" : $0.source == .cloud ? "cloud" : "camera")
             }
-            return try JSON.response(TimelineJSON(camera: cam.name, tz: tz, date: date, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
-                                                  end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, slices: slices))
+            return try JSON.response(
+                TimelineJSON(
+                    camera: cam.name, tz: tz, date: date, start: Time90k.rfc3339(range.lowerBound),
+                    start90k: range.lowerBound,
+                    end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, slices: slices))
         }
     }
 
@@ -145,15 +188,28 @@ struct CameraRoutes: IndexedRoutes {
                 entries[id] = c
                 return c
             }
-            let segs = try index.segments(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound).filter { $0.end90k > range.lowerBound || $0.state == .writing }
+            let segs = try index.segments(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
+                .filter { $0.end90k > range.lowerBound || $0.state == .writing }
             let out = try segs.map { s in
-                SegmentJSON(id: s.id!, run: s.runID, start: Time90k.rfc3339(s.start90k), start90k: s.start90k, end: Time90k.rfc3339(s.end90k), end90k: s.end90k,
-                            bytes: s.bytes, frames: s.frames, keyFrames: s.keyFrames, state: s.state.rawValue, source: s.source, hasEvent: s.hasEvent,
-                            video: try codec(s.videoEntryID), audio: try s.audioEntryID.map(codec))
+                SegmentJSON(
+                    id: s.id!, run: s.runID, start: Time90k.rfc3339(s.start90k), start90k: s.start90k,
+                    end: Time90k.rfc3339(s.end90k), end90k: s.end90k,
+                    bytes: s.bytes, frames: s.frames, keyFrames: s.keyFrames, state: s.state.rawValue, source: s.source,
+                    hasEvent: s.hasEvent,
+                    video: try codec(s.videoEntryID), audio: try s.audioEntryID.map(codec))
             }
-            struct Out: Encodable { var camera: String; var start: String; var start90k: Int64; var end: String; var end90k: Int64; var recordings: [SegmentJSON] }
-            return try JSON.response(Out(camera: cam.name, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
-                                         end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, recordings: out))
+            struct Out: Encodable {
+                var camera: String
+                var start: String
+                var start90k: Int64
+                var end: String
+                var end90k: Int64
+                var recordings: [SegmentJSON]
+            }
+            return try JSON.response(
+                Out(
+                    camera: cam.name, start: Time90k.rfc3339(range.lowerBound), start90k: range.lowerBound,
+                    end: Time90k.rfc3339(range.upperBound), end90k: range.upperBound, recordings: out))
         }
     }
 }

@@ -16,10 +16,14 @@ struct ClipRoutes: IndexedRoutes {
             let who = try identity(c)
             let cameraName = Query(request: r).string("camera")
             return try await offload { [index] in
-                let cams = Dictionary(uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { cam in cam.id.map { ($0, cam) } })
+                let cams = Dictionary(
+                    uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { cam in
+                        cam.id.map { ($0, cam) }
+                    })
                 var cameraID: Int64?
                 if let cameraName {
-                    guard who.mayView(camera: cameraName), let cam = cams.values.first(where: { $0.name == cameraName }) else {
+                    guard who.mayView(camera: cameraName), let cam = cams.values.first(where: { $0.name == cameraName })
+                    else {
                         throw APIError.notFound("no camera named '\(cameraName.prefix(64))'")
                     }
                     cameraID = cam.id
@@ -39,7 +43,9 @@ struct ClipRoutes: IndexedRoutes {
             let who = try admin(c)
             let (clip, cam) = try await protectedClip(c)
             _ = try await offload { [index] in try index.removeProtectedClip(id: clip.id ?? 0) }
-            audit.record(who.name, "clip.remove", target: String(clip.id ?? 0), detail: ["camera": cam.name, "note": clip.note], address: c.remoteAddress)
+            audit.record(
+                who.name, "clip.remove", target: String(clip.id ?? 0), detail: ["camera": cam.name, "note": clip.note],
+                address: c.remoteAddress)
             return Response(status: .noContent)
         }
         router.get("/api/clips/{id}/clip.mp4") { r, c in
@@ -53,9 +59,17 @@ struct ClipRoutes: IndexedRoutes {
         var id: Int64, camera: String, start: String, start90k: Int64, end: String, end90k: Int64
         var event: Int64?, note: String, created: String, createdBy: String, clip: String
         init(_ c: ProtectedClipRecord, camera: String) {
-            id = c.id ?? 0; self.camera = camera; start = Time90k.rfc3339(c.start90k); start90k = c.start90k
-            end = Time90k.rfc3339(c.end90k); end90k = c.end90k; event = c.eventID; note = c.note
-            created = Time90k.rfc3339(c.created90k); createdBy = c.createdBy; clip = "/api/clips/\(id)/clip.mp4"
+            id = c.id ?? 0
+            self.camera = camera
+            start = Time90k.rfc3339(c.start90k)
+            start90k = c.start90k
+            end = Time90k.rfc3339(c.end90k)
+            end90k = c.end90k
+            event = c.eventID
+            note = c.note
+            created = Time90k.rfc3339(c.created90k)
+            createdBy = c.createdBy
+            clip = "/api/clips/\(id)/clip.mp4"
         }
     }
 
@@ -76,27 +90,44 @@ struct ClipRoutes: IndexedRoutes {
         let index = self.index
         let clip = try await offload { () throws -> (ProtectedClipRecord, String) in
             if let eventID = body.event {
-                guard body.camera == nil, body.start == nil, body.end == nil else { throw APIError.badRequest("give an event, or a camera with start and end") }
-                guard let e = try index.event(id: eventID), let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == e.cameraID }) else {
+                guard body.camera == nil, body.start == nil, body.end == nil else {
+                    throw APIError.badRequest("give an event, or a camera with start and end")
+                }
+                guard let e = try index.event(id: eventID),
+                    let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == e.cameraID })
+                else {
                     throw APIError.notFound("no event \(eventID)")
                 }
                 let start = Time90k.subtract(e.start90k, e.preRoll90k)
                 let end = Time90k.add(e.end90k ?? Time90k.now(), e.postRoll90k)
-                let made = try index.addProtectedClip(ProtectedClipRecord(cameraID: e.cameraID, start90k: start, end90k: max(end, start + 1), eventID: eventID,
-                                                                          note: note, created90k: Time90k.now(), createdBy: who.name))
+                let made = try index.addProtectedClip(
+                    ProtectedClipRecord(
+                        cameraID: e.cameraID, start90k: start, end90k: max(end, start + 1), eventID: eventID,
+                        note: note, created90k: Time90k.now(), createdBy: who.name))
                 return (made, cam.name)
             }
-            guard let name = body.camera, let s = body.start, let e = body.end else { throw APIError.badRequest("give camera, start and end (or an event)") }
-            guard let cam = try index.camera(named: name, includeRemoved: true), let id = cam.id else { throw APIError.notFound("no camera named '\(name.prefix(64))'") }
-            let start = try Self.time(s, "start"), end = try Self.time(e, "end")
+            guard let name = body.camera, let s = body.start, let e = body.end else {
+                throw APIError.badRequest("give camera, start and end (or an event)")
+            }
+            guard let cam = try index.camera(named: name, includeRemoved: true), let id = cam.id else {
+                throw APIError.notFound("no camera named '\(name.prefix(64))'")
+            }
+            let start = try Self.time(s, "start")
+            let end = try Self.time(e, "end")
             guard end > start else { throw APIError.badRequest("end must be after start") }
-            let made = try index.addProtectedClip(ProtectedClipRecord(cameraID: id, start90k: start, end90k: end, eventID: nil, note: note,
-                                                                      created90k: Time90k.now(), createdBy: who.name))
+            let made = try index.addProtectedClip(
+                ProtectedClipRecord(
+                    cameraID: id, start90k: start, end90k: end, eventID: nil, note: note,
+                    created90k: Time90k.now(), createdBy: who.name))
             return (made, cam.name)
         }
-        audit.record(who.name, "clip.add", target: String(clip.0.id ?? 0),
-                     detail: ["camera": clip.1, "start": Time90k.rfc3339(clip.0.start90k), "end": Time90k.rfc3339(clip.0.end90k), "note": note],
-                     address: c.remoteAddress)
+        audit.record(
+            who.name, "clip.add", target: String(clip.0.id ?? 0),
+            detail: [
+                "camera": clip.1, "start": Time90k.rfc3339(clip.0.start90k), "end": Time90k.rfc3339(clip.0.end90k),
+                "note": note,
+            ],
+            address: c.remoteAddress)
         return try JSON.response(ClipJSON(clip.0, camera: clip.1), status: .created)
     }
 
@@ -113,8 +144,10 @@ struct ClipRoutes: IndexedRoutes {
         let raw = c.parameters.get("id") ?? ""
         guard let id = Int64(raw) else { throw APIError.badRequest("clip id '\(raw.prefix(40))' is not a number") }
         return try await offload { [index] in
-            guard let clip = try index.protectedClip(id: id), let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == clip.cameraID }),
-                  who.mayView(camera: cam.name) else { throw APIError.notFound("no clip \(id)") }
+            guard let clip = try index.protectedClip(id: id),
+                let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == clip.cameraID }),
+                who.mayView(camera: cam.name)
+            else { throw APIError.notFound("no clip \(id)") }
             return (clip, cam)
         }
     }

@@ -28,7 +28,9 @@ struct EventRoutes: IndexedRoutes {
             let who = try admin(c)
             let (e, cam) = try await event(c)
             try await offload { [index] in _ = try index.deleteEvent(id: e.id ?? 0) }
-            audit.record(who.name, "event.delete", target: String(e.id ?? 0), detail: ["camera": cam.name, "type": e.type], address: c.remoteAddress)
+            audit.record(
+                who.name, "event.delete", target: String(e.id ?? 0), detail: ["camera": cam.name, "type": e.type],
+                address: c.remoteAddress)
             return Response(status: .noContent)
         }
     }
@@ -64,18 +66,31 @@ struct EventRoutes: IndexedRoutes {
         let type = q.string("type")
         let cameraName = q.string("camera")
         return try await offload { [index] in
-            let cams = Dictionary(uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c) } })
+            let cams = Dictionary(
+                uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c) } })
             var cameraID: Int64?
             if let cameraName {
-                guard who.mayView(camera: cameraName), let c = cams.values.first(where: { $0.name == cameraName }) else {
+                guard who.mayView(camera: cameraName), let c = cams.values.first(where: { $0.name == cameraName })
+                else {
                     throw APIError.notFound("no camera named '\(cameraName.prefix(64))'")
                 }
                 cameraID = c.id
             }
             let list = try index.events(cameraID: cameraID, start90k: start, end90k: end, type: type, limit: limit)
-                .compactMap { e in cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil } }
-            struct Out: Encodable { var start: String; var start90k: Int64; var end: String; var end90k: Int64; var events: [EventJSON] }
-            return try JSON.response(Out(start: Time90k.rfc3339(start), start90k: start, end: Time90k.rfc3339(end), end90k: end, events: list))
+                .compactMap { e in
+                    cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil }
+                }
+            struct Out: Encodable {
+                var start: String
+                var start90k: Int64
+                var end: String
+                var end90k: Int64
+                var events: [EventJSON]
+            }
+            return try JSON.response(
+                Out(
+                    start: Time90k.rfc3339(start), start90k: start, end: Time90k.rfc3339(end), end90k: end, events: list
+                ))
         }
     }
 
@@ -85,8 +100,10 @@ struct EventRoutes: IndexedRoutes {
         guard let id = Int64(raw) else { throw APIError.badRequest("event id '\(raw.prefix(40))' is not a number") }
         let who = context.identity
         return try await offload { [index] in
-            guard let e = try index.event(id: id), let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == e.cameraID }),
-                  who?.mayView(camera: cam.name) ?? false else {
+            guard let e = try index.event(id: id),
+                let cam = try index.cameras(includeRemoved: true).first(where: { $0.id == e.cameraID }),
+                who?.mayView(camera: cam.name) ?? false
+            else {
                 throw APIError.notFound("no event \(id)")
             }
             return (e, cam)
@@ -99,7 +116,9 @@ struct EventRoutes: IndexedRoutes {
         let (e, _) = try await event(c)
         let range = try await offload { [index, storage] in
             do { return try EventClips.range(of: e, index: index, storage: storage) } catch is NothingRecorded {
-                throw APIError(.notFound, "nothing_recorded", "event \(e.id!) has no recording (deleted by retention, or the camera was off)")
+                throw APIError(
+                    .notFound, "nothing_recorded",
+                    "event \(e.id!) has no recording (deleted by retention, or the camera was off)")
             }
         }
         return try await playback.mp4(r, cameraID: e.cameraID, range: range)
@@ -112,7 +131,8 @@ struct EventRoutes: IndexedRoutes {
         let at = e.snapshot90k ?? e.start90k
         let shot = try await offload { [snapshots] in
             do { return try snapshots.frame(cameraID: e.cameraID, at: at, width: width) } catch is NothingRecorded {
-                throw APIError(.notFound, "nothing_recorded", "event \(e.id!) has no recorded frame at \(Time90k.rfc3339(at))")
+                throw APIError(
+                    .notFound, "nothing_recorded", "event \(e.id!) has no recorded frame at \(Time90k.rfc3339(at))")
             }
         }
         return PlaybackRoutes.jpeg(shot, cacheControl: "private, max-age=3600")

@@ -17,20 +17,24 @@ struct LiveRoutes: IndexedRoutes {
     /// then one fragment per frame. `stream=sub` asks for the sub-stream (the grid's), and gets
     /// the main stream when the camera has no sub-stream running.
     func registerUpgrade(on router: Router<NVRContext>) {
-        router.ws("/api/cameras/{name}/live", shouldUpgrade: { r, c in
-            // A browser says which page opens the socket: only the NVR's own page may (another
-            // site's page would otherwise ride on the viewer's login).
-            if let origin = r.headers[.origin], !Self.sameOrigin(origin, authority: r.head.authority) {
-                throw APIError(.forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not open the live view")
-            }
-            _ = try await camera(c)
-            _ = try Self.wantsSubstream(r)
-            return .upgrade([:])
-        }, onUpgrade: { inbound, outbound, context in
-            let name = context.requestContext.parameters.get("name") ?? ""
-            let sub = (try? Self.wantsSubstream(context.request)) ?? false
-            await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
-        })
+        router.ws(
+            "/api/cameras/{name}/live",
+            shouldUpgrade: { r, c in
+                // A browser says which page opens the socket: only the NVR's own page may (another
+                // site's page would otherwise ride on the viewer's login).
+                if let origin = r.headers[.origin], !Self.sameOrigin(origin, authority: r.head.authority) {
+                    throw APIError(
+                        .forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not open the live view")
+                }
+                _ = try await camera(c)
+                _ = try Self.wantsSubstream(r)
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let name = context.requestContext.parameters.get("name") ?? ""
+                let sub = (try? Self.wantsSubstream(context.request)) ?? false
+                await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
+            })
     }
 
     /// The same path without the upgrade (on the plain router): answers why it cannot serve it.
@@ -38,7 +42,8 @@ struct LiveRoutes: IndexedRoutes {
         router.get("/api/cameras/{name}/live") { r, c -> Response in
             _ = try await camera(c)
             _ = try Self.wantsSubstream(r)
-            throw APIError(.upgradeRequired, "upgrade_required", "the live view is a WebSocket: connect with Upgrade: websocket")
+            throw APIError(
+                .upgradeRequired, "upgrade_required", "the live view is a WebSocket: connect with Upgrade: websocket")
         }
     }
 
@@ -76,7 +81,9 @@ struct LiveRoutes: IndexedRoutes {
     /// Sends frames until the viewer goes away. The write waits for the socket: a viewer that
     /// cannot keep up is behind when it asks for its next frame, and LiveHub moves it to the
     /// newest key frame — the recorder and the other viewers never wait for it.
-    func liveView(camera name: String, substream: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+    func liveView(
+        camera name: String, substream: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async {
         await withTaskGroup(of: Void.self) { group in
             // The viewer closing its side (or any message from it) ends the view.
             group.addTask { do { for try await _ in inbound {} } catch {} }
@@ -93,7 +100,10 @@ struct LiveRoutes: IndexedRoutes {
             let sub = substream && session?.liveSubstream.isConnected == true
             guard let hub = sub ? session?.liveSubstream : session?.live else {
                 if !saidWaiting {
-                    try? await send(LiveMessage(type: "waiting", reason: "the camera is not recording (disabled, or the server records nothing)"), outbound)
+                    try? await send(
+                        LiveMessage(
+                            type: "waiting",
+                            reason: "the camera is not recording (disabled, or the server records nothing)"), outbound)
                     saidWaiting = true
                 }
                 try? await Task.sleep(for: .seconds(1))
@@ -107,15 +117,21 @@ struct LiveRoutes: IndexedRoutes {
                 do {
                     switch next {
                     case .stream(let s):
-                        try await send(LiveMessage(type: "init", stream: sub ? "sub" : "main", codec: s.codec, width: s.width, height: s.height), outbound)
+                        try await send(
+                            LiveMessage(
+                                type: "init", stream: sub ? "sub" : "main", codec: s.codec, width: s.width,
+                                height: s.height), outbound)
                         try await outbound.write(.binary(ByteBuffer(bytes: s.initSegment)))
                     case .frame(let fragment, _):
                         try await outbound.write(.binary(ByteBuffer(bytes: fragment)))
                     case .skipped:
-                        try await send(LiveMessage(type: "skip", reason: "the connection fell behind: continuing from the newest key frame"), outbound)
+                        try await send(
+                            LiveMessage(
+                                type: "skip", reason: "the connection fell behind: continuing from the newest key frame"
+                            ), outbound)
                     }
                 } catch {
-                    return // the viewer went away
+                    return  // the viewer went away
                 }
             }
             // The session ended (the camera was changed, renamed or removed): find its new one.

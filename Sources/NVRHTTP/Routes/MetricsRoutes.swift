@@ -20,8 +20,10 @@ struct MetricsRoutes: IndexedRoutes {
         let text = try await offload { [index, recorder, metrics, connections] in
             try metrics.render(index: index, recorder: recorder, connections: connections)
         }
-        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
 
@@ -30,14 +32,19 @@ struct MetricsRoutes: IndexedRoutes {
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: MetricsExporter
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             let response = try await next(request, context)
-            metrics.requestFinished(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: response.status.code)
+            metrics.requestFinished(
+                route: context.endpointPath ?? "unmatched", method: request.method.rawValue,
+                status: response.status.code)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            metrics.requestFinished(route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status)
+            metrics.requestFinished(
+                route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status)
             throw error
         }
     }

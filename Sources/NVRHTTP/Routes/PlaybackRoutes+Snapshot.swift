@@ -17,7 +17,10 @@ extension PlaybackRoutes {
                 if let at { return try snapshots.frame(cameraID: cam.id!, at: at, width: width) }
                 return try snapshots.latest(cameraID: cam.id!, width: width)
             } catch is NothingRecorded {
-                throw APIError(.notFound, "nothing_recorded", at.map { "\(cam.name) has no recording at \(Time90k.rfc3339($0))" } ?? "\(cam.name) has no recordings yet")
+                throw APIError(
+                    .notFound, "nothing_recorded",
+                    at.map { "\(cam.name) has no recording at \(Time90k.rfc3339($0))" }
+                        ?? "\(cam.name) has no recordings yet")
             }
         }
         return Self.jpeg(shot, cacheControl: at == nil ? "no-cache" : "private, max-age=3600")
@@ -38,8 +41,16 @@ extension PlaybackRoutes {
         let range = try q.range()
         let count = try q.int("count", in: 1...500) ?? 10
         let width = try q.int("width", in: 16...7680) ?? 320
-        struct Thumb: Encodable { var at: String; var at90k: Int64; var recorded: Bool; var url: String }
-        struct Out: Encodable { var camera: String; var thumbnails: [Thumb] }
+        struct Thumb: Encodable {
+            var at: String
+            var at90k: Int64
+            var recorded: Bool
+            var url: String
+        }
+        struct Out: Encodable {
+            var camera: String
+            var thumbnails: [Thumb]
+        }
         return try await offload {
             let spans = try index.timelineSpans(cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound)
             let slices = Timeline.slices(spans, within: range)
@@ -49,7 +60,9 @@ extension PlaybackRoutes {
             let thumbs = (0..<count).map { i -> Thumb in
                 let t = range.lowerBound + step * Int64(i) + step / 2
                 let recorded = slices.contains { $0.start90k <= t && t < $0.end90k }
-                return Thumb(at: Time90k.rfc3339(t), at90k: t, recorded: recorded, url: "/api/cameras/\(name)/snapshot.jpg?at=\(t)&width=\(width)")
+                return Thumb(
+                    at: Time90k.rfc3339(t), at90k: t, recorded: recorded,
+                    url: "/api/cameras/\(name)/snapshot.jpg?at=\(t)&width=\(width)")
             }
             return try JSON.response(Out(camera: cam.name, thumbnails: thumbs))
         }

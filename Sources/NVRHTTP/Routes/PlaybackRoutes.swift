@@ -26,15 +26,19 @@ struct PlaybackRoutes: IndexedRoutes {
     func view(_ r: Request, _ cam: CameraRecord) async throws -> Response {
         let range = try Query(request: r).range()
         guard Time90k.length(range) <= Int64(maxViewSeconds) * 90_000 else {
-            throw APIError(.badRequest, "range_too_long",
-                           "the range is \(Time90k.describeDuration(Time90k.length(range))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)")
+            throw APIError(
+                .badRequest, "range_too_long",
+                "the range is \(Time90k.describeDuration(Time90k.length(range))); one view.mp4 covers at most \(Time90k.describeDuration(Int64(maxViewSeconds) * 90_000)) (http.max_view_seconds)"
+            )
         }
         return try await mp4(r, cameraID: cam.id!, range: range)
     }
 
     /// The MP4 of a camera's range as a response: headers, validators, Range, HEAD.
     func mp4(_ r: Request, cameraID: Int64, range: Range<Int64>) async throws -> Response {
-        let view = try await offload { [index, storage, views] in try views.view(index: index, storage: storage, camera: cameraID, range: range) }
+        let view = try await offload { [index, storage, views] in
+            try views.view(index: index, storage: storage, camera: cameraID, range: range)
+        }
         let mp4 = view.result.mp4
         let size = mp4.size
 
@@ -46,14 +50,17 @@ struct PlaybackRoutes: IndexedRoutes {
         headers[HTTPField.Name("X-Recording-End")!] = Time90k.rfc3339(view.result.end90k)
         headers[HTTPField.Name("X-Recording-End90k")!] = String(view.result.end90k)
         if !view.result.gaps.isEmpty {
-            headers[HTTPField.Name("X-Recording-Gaps")!] = view.result.gaps.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")
+            headers[HTTPField.Name("X-Recording-Gaps")!] = view.result.gaps.map { "\($0.lowerBound)-\($0.upperBound)" }
+                .joined(separator: ",")
         }
         if let t = view.result.truncatedAt { headers[HTTPField.Name("X-Recording-Truncated90k")!] = String(t) }
 
         // If-Range with a different validator: the client's partial copy is stale, send it all.
         var rangeHeader = r.headers[.range]
         if let ifRange = r.headers[.ifRange], ifRange != view.etag { rangeHeader = nil }
-        if let inm = r.headers[.ifNoneMatch], inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == view.etag }) {
+        if let inm = r.headers[.ifNoneMatch],
+            inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == view.etag })
+        {
             return Response(status: .notModified, headers: headers)
         }
         var status = HTTPResponse.Status.ok
@@ -61,7 +68,9 @@ struct PlaybackRoutes: IndexedRoutes {
         switch ByteRange.parse(rangeHeader, size: size) {
         case .whole: break
         case .unsatisfiable:
-            var e = APIError(.rangeNotSatisfiable, "range_not_satisfiable", "Range '\(rangeHeader ?? "")' is outside the \(size)-byte file")
+            var e = APIError(
+                .rangeNotSatisfiable, "range_not_satisfiable",
+                "Range '\(rangeHeader ?? "")' is outside the \(size)-byte file")
             e.headers = [.contentRange: "bytes */\(size)", .acceptRanges: "bytes", .eTag: view.etag]
             throw e
         case .range(let b):
@@ -72,10 +81,12 @@ struct PlaybackRoutes: IndexedRoutes {
         headers[.contentLength] = String(window.count)
         if r.method == .head { return Response(status: status, headers: headers) }
         let bytes = window
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(bytes.count)) { writer in
-            try await Self.write(mp4, bytes, to: &writer)
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: status, headers: headers,
+            body: ResponseBody(contentLength: Int(bytes.count)) { writer in
+                try await Self.write(mp4, bytes, to: &writer)
+                try await writer.finish(nil)
+            })
     }
 
     /// Streams bytes [first, last] of the virtual file: header bytes from memory, media in
@@ -84,9 +95,11 @@ struct PlaybackRoutes: IndexedRoutes {
         var at: Int64 = 0
         let chunk: Int64 = 1 << 20
         for part in mp4.parts {
-            let partStart = at, partEnd = at + part.length
+            let partStart = at
+            let partEnd = at + part.length
             at = partEnd
-            let lo = max(window.first, partStart), hi = min(window.last + 1, partEnd)
+            let lo = max(window.first, partStart)
+            let hi = min(window.last + 1, partEnd)
             guard lo < hi else { if partStart > window.last { break } else { continue } }
             switch part {
             case .bytes(let b):
@@ -119,7 +132,9 @@ struct PlaybackRoutes: IndexedRoutes {
             }
             return done
         }
-        guard n == count else { throw MediaError(.corrupt, "\(path) is shorter than the index says (deleted by retention meanwhile?)") }
+        guard n == count else {
+            throw MediaError(.corrupt, "\(path) is shorter than the index says (deleted by retention meanwhile?)")
+        }
         return buf
     }
 }

@@ -21,8 +21,18 @@ struct RetentionRoutes: IndexedRoutes {
     }
 
     struct RetentionJSON: Encodable {
-        struct Storage: Encodable { var maxBytes: Int64?; var minFreePercent: Double }
-        struct Camera: Encodable { var camera: String; var continuousDays: Double?; var eventDays: Double?; var maxBytes: Int64?; var bytes: Int64; var segments: Int }
+        struct Storage: Encodable {
+            var maxBytes: Int64?
+            var minFreePercent: Double
+        }
+        struct Camera: Encodable {
+            var camera: String
+            var continuousDays: Double?
+            var eventDays: Double?
+            var maxBytes: Int64?
+            var bytes: Int64
+            var segments: Int
+        }
         var storage: Storage
         var cameras: [Camera]
     }
@@ -33,20 +43,27 @@ struct RetentionRoutes: IndexedRoutes {
         let cams = try index.cameras().map { c -> RetentionJSON.Camera in
             let limits = try index.retention(cameraID: c.id ?? 0)
             let sum = try index.storageSummary(cameraID: c.id ?? 0)
-            return .init(camera: c.name, continuousDays: limits?.continuousDays, eventDays: limits?.eventDays, maxBytes: limits?.maxBytes,
-                         bytes: sum.bytes, segments: sum.segments)
+            return .init(
+                camera: c.name, continuousDays: limits?.continuousDays, eventDays: limits?.eventDays,
+                maxBytes: limits?.maxBytes,
+                bytes: sum.bytes, segments: sum.segments)
         }
         return RetentionJSON(storage: .init(maxBytes: s.rootMaxBytes, minFreePercent: s.minFreePercent), cameras: cams)
     }
 
     struct RetentionBody: Decodable {
         struct Camera: Decodable {
-            var camera: String; var continuousDays: Patch<Double>?; var eventDays: Patch<Double>?; var maxBytes: Patch<Int64>?
+            var camera: String
+            var continuousDays: Patch<Double>?
+            var eventDays: Patch<Double>?
+            var maxBytes: Patch<Int64>?
             enum CodingKeys: String, CodingKey { case camera, continuousDays, eventDays, maxBytes }
             init(from decoder: any Decoder) throws {
                 let c = try decoder.container(keyedBy: CodingKeys.self)
                 camera = try c.decode(String.self, forKey: .camera)
-                continuousDays = try c.patch(.continuousDays); eventDays = try c.patch(.eventDays); maxBytes = try c.patch(.maxBytes)
+                continuousDays = try c.patch(.continuousDays)
+                eventDays = try c.patch(.eventDays)
+                maxBytes = try c.patch(.maxBytes)
             }
         }
         var maxBytes: Patch<Int64>?
@@ -67,31 +84,45 @@ struct RetentionRoutes: IndexedRoutes {
         let who = try admin(c)
         let body = try await decode(RetentionBody.self, r, c)
         let out = try await offload { () throws -> RetentionJSON in
-            if let p = body.minFreePercent, !(p.isFinite && (0...50).contains(p)) { throw APIError.badRequest("minFreePercent must be 0…50") }
+            if let p = body.minFreePercent, !(p.isFinite && (0...50).contains(p)) {
+                throw APIError.badRequest("minFreePercent must be 0…50")
+            }
             var updates: [(CameraRetention)] = []
             for cam in body.cameras ?? [] {
-                guard let rec = try index.camera(named: cam.camera), let id = rec.id else { throw APIError.notFound("no camera named '\(cam.camera.prefix(64))'") }
+                guard let rec = try index.camera(named: cam.camera), let id = rec.id else {
+                    throw APIError.notFound("no camera named '\(cam.camera.prefix(64))'")
+                }
                 var limits = try index.retention(cameraID: id) ?? CameraRetention(cameraID: id)
-                for (patch, path) in [(cam.continuousDays, \CameraRetention.continuousDays), (cam.eventDays, \CameraRetention.eventDays)] {
+                for (patch, path) in [
+                    (cam.continuousDays, \CameraRetention.continuousDays), (cam.eventDays, \CameraRetention.eventDays),
+                ] {
                     guard let patch else { continue }
-                    if case .value(let d) = patch, !(d.isFinite && d > 0) { throw APIError.badRequest("days must be positive (or null for none)") }
+                    if case .value(let d) = patch, !(d.isFinite && d > 0) {
+                        throw APIError.badRequest("days must be positive (or null for none)")
+                    }
                     limits[keyPath: path] = patch.value
                 }
                 if let m = cam.maxBytes {
-                    if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
+                    if case .value(let b) = m, b <= 0 {
+                        throw APIError.badRequest("maxBytes must be positive (or null for none)")
+                    }
                     limits.maxBytes = m.value
                 }
                 updates.append(limits)
             }
             if let m = body.maxBytes {
-                if case .value(let b) = m, b <= 0 { throw APIError.badRequest("maxBytes must be positive (or null for none)") }
+                if case .value(let b) = m, b <= 0 {
+                    throw APIError.badRequest("maxBytes must be positive (or null for none)")
+                }
                 try index.setSetting(RetentionSettings.rootMaxKey, m.value.map(String.init))
             }
             if let p = body.minFreePercent { try index.setSetting(RetentionSettings.minFreeKey, String(p)) }
             for u in updates { try index.setRetention(u) }
             return try retentionJSON()
         }
-        audit.record(who.name, "retention.set", detail: ["cameras": (body.cameras ?? []).map(\.camera).joined(separator: ",")], address: c.remoteAddress)
+        audit.record(
+            who.name, "retention.set", detail: ["cameras": (body.cameras ?? []).map(\.camera).joined(separator: ",")],
+            address: c.remoteAddress)
         return try JSON.response(out)
     }
 }

@@ -25,14 +25,18 @@ struct SessionRoutes: IndexedRoutes {
                 try await offload { [sessions] in try sessions.revoke(id: id) }
                 audit.record(c.identity?.name ?? "?", "logout", address: c.remoteAddress)
             }
-            return Response(status: .noContent, headers: [.setCookie: AccessMiddleware.clearCookie, .cacheControl: "no-store"])
+            return Response(
+                status: .noContent, headers: [.setCookie: AccessMiddleware.clearCookie, .cacheControl: "no-store"])
         }
         router.get("/api/session") { _, c in try JSON.response(SessionJSON(try identity(c))) }
         router.put("/api/session/password") { r, c in try await changeOwnPassword(r, c) }
         router.get("/api/health") { _, c in try await health(c) }
     }
 
-    struct LoginBody: Decodable { var user: String; var password: String }
+    struct LoginBody: Decodable {
+        var user: String
+        var password: String
+    }
 
     /// Who is logged in, what they may do, and (for a cookie session) the CSRF token changes need.
     struct SessionJSON: Encodable {
@@ -41,9 +45,13 @@ struct SessionRoutes: IndexedRoutes {
         var via: String
         var csrf: String?
         init(_ who: Identity) {
-            user = who.name; role = who.role.rawValue; cameras = who.cameras?.sorted()
+            user = who.name
+            role = who.role.rawValue
+            cameras = who.cameras?.sorted()
             switch who.via {
-            case .session(_, let csrf): via = "session"; self.csrf = csrf
+            case .session(_, let csrf):
+                via = "session"
+                self.csrf = csrf
             case .token: via = "token"
             case .unauthenticated: via = "none"
             }
@@ -57,7 +65,9 @@ struct SessionRoutes: IndexedRoutes {
         let address = c.remoteAddress
         let wait = throttle.wait(user: body.user, address: address)
         if wait > 0 {
-            var e = APIError(.tooManyRequests, "too_many_attempts", "too many failed logins: try again in \(Int(wait.rounded(.up))) s")
+            var e = APIError(
+                .tooManyRequests, "too_many_attempts",
+                "too many failed logins: try again in \(Int(wait.rounded(.up))) s")
             e.headers[.retryAfter] = String(Int(wait.rounded(.up)))
             throw e
         }
@@ -73,11 +83,15 @@ struct SessionRoutes: IndexedRoutes {
         audit.record(user.name, "login", address: address)
         let who = Accounts.identity(user, via: .session(id: made.session.id ?? 0, csrf: made.csrf))
         var response = try JSON.response(SessionJSON(who))
-        response.headers[.setCookie] = AccessMiddleware.sessionCookie(made.token, maxAge: Int(sessions.lifetime90k / 90_000), secure: secureCookies)
+        response.headers[.setCookie] = AccessMiddleware.sessionCookie(
+            made.token, maxAge: Int(sessions.lifetime90k / 90_000), secure: secureCookies)
         return response
     }
 
-    struct PasswordBody: Decodable { var current: String; var new: String }
+    struct PasswordBody: Decodable {
+        var current: String
+        var new: String
+    }
 
     /// PUT /api/session/password {"current","new"}: a user changes their own password; every
     /// session of theirs ends and this browser gets a new one.
@@ -85,22 +99,37 @@ struct SessionRoutes: IndexedRoutes {
         let who = try identity(c)
         let body = try await decode(PasswordBody.self, r, c)
         let (accounts, sessions) = (self.accounts, self.sessions)
-        guard who.userID != nil, let user = try await offload({ try accounts.verify(name: who.name, password: body.current) }) else {
+        guard who.userID != nil,
+            let user = try await offload({ try accounts.verify(name: who.name, password: body.current) })
+        else {
             throw APIError(.forbidden, "bad_credentials", "the current password is wrong")
         }
-        do { try await offload { try accounts.setPassword(name: user.name, password: body.new) } } catch let e as AccessError { throw APIError.from(e) }
+        do { try await offload { try accounts.setPassword(name: user.name, password: body.new) } } catch let e
+            as AccessError
+        { throw APIError.from(e) }
         audit.record(who.name, "user.password", target: who.name, address: c.remoteAddress)
-        guard case .session = who.via, let fresh = try await offload({ try accounts.index.user(named: user.name) }) else {
+        guard case .session = who.via, let fresh = try await offload({ try accounts.index.user(named: user.name) })
+        else {
             return Response(status: .noContent)
         }
-        let made = try await offload { try sessions.create(user: fresh, address: c.remoteAddress, userAgent: r.headers[.userAgent]) }
-        var response = try JSON.response(SessionJSON(Accounts.identity(fresh, via: .session(id: made.session.id ?? 0, csrf: made.csrf))))
-        response.headers[.setCookie] = AccessMiddleware.sessionCookie(made.token, maxAge: Int(sessions.lifetime90k / 90_000), secure: secureCookies)
+        let made = try await offload {
+            try sessions.create(user: fresh, address: c.remoteAddress, userAgent: r.headers[.userAgent])
+        }
+        var response = try JSON.response(
+            SessionJSON(Accounts.identity(fresh, via: .session(id: made.session.id ?? 0, csrf: made.csrf))))
+        response.headers[.setCookie] = AccessMiddleware.sessionCookie(
+            made.token, maxAge: Int(sessions.lifetime90k / 90_000), secure: secureCookies)
         return response
     }
 
     struct HealthJSON: Encodable {
-        struct Camera: Encodable { var name: String; var state: String; var since: String?; var reason: String?; var healthy: Bool }
+        struct Camera: Encodable {
+            var name: String
+            var state: String
+            var since: String?
+            var reason: String?
+            var healthy: Bool
+        }
         var status: String
         var cameras: Int
         var unhealthy: Int
@@ -118,14 +147,18 @@ struct SessionRoutes: IndexedRoutes {
                 let o = try CameraOverview.load(cam, index: index, recorder: recorder)
                 let state = o.state ?? "stopped"
                 let recent = o.since90k.map { now - $0 < 90 * 90_000 } ?? false
-                let healthy = state == "streaming" || (recorder != nil && state != "failed" && state != "stopped" && recent)
-                return .init(name: cam.name, state: state, since: o.since90k.map(Time90k.rfc3339), reason: o.reason, healthy: healthy)
+                let healthy =
+                    state == "streaming" || (recorder != nil && state != "failed" && state != "stopped" && recent)
+                return .init(
+                    name: cam.name, state: state, since: o.since90k.map(Time90k.rfc3339), reason: o.reason,
+                    healthy: healthy)
             }
         }
         let who = c.identity
         let visible = who.map { w in details.filter { w.mayView(camera: $0.name) } }
         let bad = details.filter { !$0.healthy }.count
-        let out = HealthJSON(status: bad == 0 ? "ok" : "degraded", cameras: details.count, unhealthy: bad, details: visible)
+        let out = HealthJSON(
+            status: bad == 0 ? "ok" : "degraded", cameras: details.count, unhealthy: bad, details: visible)
         return try JSON.response(out, status: bad == 0 ? .ok : .serviceUnavailable)
     }
 }

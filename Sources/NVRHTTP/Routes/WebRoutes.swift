@@ -17,8 +17,9 @@ struct WebRoutes: APIRoutes {
     /// content security policy (same origin only, no inline script).
     func register(on router: Router<NVRContext>) {
         router.get("/api/openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
         let files = WebAssets.files.mapValues { (asset: $0, bytes: $0.bytes) }
         let page: @Sendable (Request, String) throws -> Response = { r, name in
@@ -28,7 +29,9 @@ struct WebRoutes: APIRoutes {
                 "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
             headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-            if let inm = r.headers[.ifNoneMatch], inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == f.asset.etag }) {
+            if let inm = r.headers[.ifNoneMatch],
+                inm.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == f.asset.etag })
+            {
                 return Response(status: .notModified, headers: headers)
             }
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: f.bytes)))

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP connection read in large chunks: one recv brings in many RTP packets, where
@@ -48,20 +48,33 @@ final class BufferedSocket {
         var lastErr: Int32 = ECONNREFUSED
         var ai: UnsafeMutablePointer<addrinfo>? = first
         while let a = ai {
-            let s = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), a.pointee.ai_protocol)
+            let s = socket(
+                a.pointee.ai_family,
+                a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue),
+                a.pointee.ai_protocol)
             if s >= 0 {
                 if connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 || errno == EINPROGRESS {
-                    if try waitConnected(s) { fd = s; break }
+                    if try waitConnected(s) {
+                        fd = s
+                        break
+                    }
                     lastErr = errno
-                } else { lastErr = errno }
+                } else {
+                    lastErr = errno
+                }
                 close(s)
             }
             ai = a.pointee.ai_next
         }
         guard fd >= 0 else {
-            if lastErr == ECONNREFUSED { throw MediaError(.open, "connection refused (is the camera's RTSP port right?)", code: lastErr) }
-            if lastErr == ETIMEDOUT { throw MediaError(.timeout, "no answer from \(host):\(port) (timed out)", code: lastErr) }
-            throw MediaError(.open, "cannot connect to \(host):\(port): \(String(cString: strerror(lastErr)))", code: lastErr)
+            if lastErr == ECONNREFUSED {
+                throw MediaError(.open, "connection refused (is the camera's RTSP port right?)", code: lastErr)
+            }
+            if lastErr == ETIMEDOUT {
+                throw MediaError(.timeout, "no answer from \(host):\(port) (timed out)", code: lastErr)
+            }
+            throw MediaError(
+                .open, "cannot connect to \(host):\(port): \(String(cString: strerror(lastErr)))", code: lastErr)
         }
         // Back to blocking, with a short receive timeout so stop() is noticed within 250 ms.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -86,16 +99,24 @@ final class BufferedSocket {
                 errno = err
                 return err == 0
             }
-            if Interrupter.now() > deadline { errno = ETIMEDOUT; return false }
+            if Interrupter.now() > deadline {
+                errno = ETIMEDOUT
+                return false
+            }
         }
     }
 
     func write(_ text: String) throws {
-        if replay != nil { written.append(text); return }
+        if replay != nil {
+            written.append(text)
+            return
+        }
         var bytes = Array(text.utf8)
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeMutableBytes {
+                send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL))
+            }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw MediaError(.read, "connection lost: \(String(cString: strerror(errno)))", code: errno)
@@ -110,7 +131,11 @@ final class BufferedSocket {
     /// each fill may wait `timeout` for the next bytes.
     func fill(deadline wholeAnswer: UInt64? = nil) throws {
         if start > 0 && (end == buffer.count || start == end) {
-            if start < end { buffer.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start) } }
+            if start < end {
+                buffer.withUnsafeMutableBytes {
+                    $0.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: end - start)
+                }
+            }
             end -= start
             start = 0
         }
@@ -125,7 +150,10 @@ final class BufferedSocket {
         }
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
-            if n > 0 { end += n; return }
+            if n > 0 {
+                end += n
+                return
+            }
             if n == 0 { throw MediaError(.read, "end of stream (camera closed the connection)") }
             if errno == EINTR { continue }
             guard errno == EAGAIN || errno == EWOULDBLOCK else {
@@ -133,14 +161,18 @@ final class BufferedSocket {
             }
             if interrupter.isStopped { throw MediaError(.interrupted, "stopped") }
             if Interrupter.now() > deadline {
-                if deadline < silence { throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)") }
+                if deadline < silence {
+                    throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)")
+                }
                 throw MediaError(.timeout, "no data for \(Int(timeout)) s (timed out)")
             }
         }
     }
 
     private func fillFromReplay() throws {
-        guard let replay, replayAt < replay.count else { throw MediaError(.read, "end of stream (camera closed the connection)") }
+        guard let replay, replayAt < replay.count else {
+            throw MediaError(.read, "end of stream (camera closed the connection)")
+        }
         let n = min(replayChunk, replay.count - replayAt, buffer.count - end)
         buffer.replaceSubrange(end..<(end + n), with: replay[replayAt..<(replayAt + n)])
         replayAt += n
@@ -152,7 +184,9 @@ final class BufferedSocket {
 
     /// Ensures `n` unread bytes are buffered (`n` at most the buffer's capacity).
     func require(_ n: Int, deadline: UInt64? = nil) throws {
-        guard n >= 0, n <= buffer.count else { throw MediaError(.corrupt, "RTSP message of \(n) bytes (at most \(buffer.count))") }
+        guard n >= 0, n <= buffer.count else {
+            throw MediaError(.corrupt, "RTSP message of \(n) bytes (at most \(buffer.count))")
+        }
         while end - start < n { try fill(deadline: deadline) }
     }
 
@@ -162,7 +196,9 @@ final class BufferedSocket {
 
     /// Calls `body` with `n` buffered bytes starting `offset` bytes into the unread data.
     func withBytes<R>(offset: Int = 0, count n: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[(start + offset)..<(start + offset + n)])) }
+        try buffer.withUnsafeBytes {
+            try body(UnsafeRawBufferPointer(rebasing: $0[(start + offset)..<(start + offset + n)]))
+        }
     }
 
     /// Index (relative to start) just past the first "\r\n\r\n", if buffered, looking from
@@ -171,7 +207,9 @@ final class BufferedSocket {
     func headerEnd(from: Int = 0) -> Int? {
         var i = start + max(from, 0)
         while i + 3 < end {
-            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i + 4 - start }
+            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+                return i + 4 - start
+            }
             i += 1
         }
         return nil

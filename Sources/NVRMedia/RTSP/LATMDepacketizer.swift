@@ -27,7 +27,8 @@ package final class LATMDepacketizer {
         // cpresent=1 puts the configuration in every element; like libavformat, only the
         // out-of-band form (cpresent=0, the form cameras and GStreamer send) is read.
         if let c = a.fmtp["cpresent"], c != "0" {
-            return .failure(MediaError(.unsupported, "MP4A-LATM with its configuration in every packet (cpresent=\(c.prefix(8)))"))
+            return .failure(
+                MediaError(.unsupported, "MP4A-LATM with its configuration in every packet (cpresent=\(c.prefix(8)))"))
         }
         guard let hex = a.fmtp["config"], case let bytes = SDP.hexBytes(hex), !bytes.isEmpty else {
             return .failure(MediaError(.unsupported, "MP4A-LATM without a config"))
@@ -48,27 +49,40 @@ package final class LATMDepacketizer {
         var r = BitReader(bytes)
         guard r.bits(1) == 0 else { throw MediaError(.unsupported, "audioMuxVersion 1") }
         guard r.bits(1) == 1 else { throw MediaError(.unsupported, "streams on different time framing") }
-        r.skip(6) // numSubFrames: elements are read until their bytes run out, however many there are
-        let programs = r.bits(4) + 1, layers = r.bits(3) + 1
-        guard programs == 1, layers == 1 else { throw MediaError(.unsupported, "\(programs) programs of \(layers) layers (only one stream)") }
+        r.skip(6)  // numSubFrames: elements are read until their bytes run out, however many there are
+        let programs = r.bits(4) + 1
+        let layers = r.bits(3) + 1
+        guard programs == 1, layers == 1 else {
+            throw MediaError(.unsupported, "\(programs) programs of \(layers) layers (only one stream)")
+        }
         let asc = try AudioSpecificConfig.read(&r)
         let frameLengthType = r.bits(3)
-        guard frameLengthType == 0 else { throw MediaError(.unsupported, "frameLengthType \(frameLengthType) (only 0)") }
+        guard frameLengthType == 0 else {
+            throw MediaError(.unsupported, "frameLengthType \(frameLengthType) (only 0)")
+        }
         // Past the AudioSpecificConfig a config may be cut short: GStreamer's ends inside
         // latmBufferFullness. Like libavcodec, missing bits read as zero (no other data).
-        r.skip(8) // latmBufferFullness
+        r.skip(8)  // latmBufferFullness
         guard r.bits(1) == 0 else { throw MediaError(.unsupported, "other data in the stream") }
         return asc
     }
 
-    package func reset() { pending.removeAll(keepingCapacity: true); broken = false }
+    package func reset() {
+        pending.removeAll(keepingCapacity: true)
+        broken = false
+    }
 
     /// A packet was lost: the element being assembled is dropped.
-    package func markBroken() { pending.removeAll(keepingCapacity: true); broken = true }
+    package func markBroken() {
+        pending.removeAll(keepingCapacity: true)
+        broken = true
+    }
 
     /// Adds one RTP payload; at the marker bit, calls `frame` with each AAC frame of the
     /// elements gathered. Returns false if they are malformed (they are dropped).
-    package func add(_ p: UnsafeRawBufferPointer, marker: Bool, _ frame: (UnsafeRawBufferPointer) throws -> Void) rethrows -> Bool {
+    package func add(_ p: UnsafeRawBufferPointer, marker: Bool, _ frame: (UnsafeRawBufferPointer) throws -> Void)
+        rethrows -> Bool
+    {
         if broken {
             if marker { broken = false }
             return true
@@ -85,7 +99,7 @@ package final class LATMDepacketizer {
             var i = 0
             while i < b.count {
                 var length = 0
-                while true { // PayloadLengthInfo: bytes summed up to the first that is not 255
+                while true {  // PayloadLengthInfo: bytes summed up to the first that is not 255
                     guard i < b.count else { return false }
                     let x = Int(b[i])
                     i += 1

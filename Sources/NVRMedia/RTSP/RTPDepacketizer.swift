@@ -16,16 +16,26 @@ package final class VideoDepacketizer {
         au.reserveCapacity(512 * 1024)
     }
 
-    package func reset() { au.removeAll(keepingCapacity: true); isKey = false; fragmentStart = -1; broken = false }
+    package func reset() {
+        au.removeAll(keepingCapacity: true)
+        isKey = false
+        fragmentStart = -1
+        broken = false
+    }
 
     /// A packet was lost: whatever arrives until the next access unit is dropped.
-    package func markBroken() { reset(); broken = true }
+    package func markBroken() {
+        reset()
+        broken = true
+    }
 
     private func appendNAL(_ p: UnsafeRawBufferPointer) {
         guard !p.isEmpty else { return }
         let n = UInt32(p.count)
-        au.append(UInt8(truncatingIfNeeded: n >> 24)); au.append(UInt8(truncatingIfNeeded: n >> 16))
-        au.append(UInt8(truncatingIfNeeded: n >> 8)); au.append(UInt8(truncatingIfNeeded: n))
+        au.append(UInt8(truncatingIfNeeded: n >> 24))
+        au.append(UInt8(truncatingIfNeeded: n >> 16))
+        au.append(UInt8(truncatingIfNeeded: n >> 8))
+        au.append(UInt8(truncatingIfNeeded: n))
         au.append(contentsOf: p)
         noteType(p)
     }
@@ -52,9 +62,11 @@ package final class VideoDepacketizer {
     private func addH264(_ p: UnsafeRawBufferPointer) -> Bool {
         guard p.count >= 1 else { return false }
         switch p[0] & 0x1F {
-        case 1...23: appendNAL(p); return true
-        case 24: return addAggregate(p, headerSize: 1) // STAP-A
-        case 28: // FU-A: indicator, FU header (S, E, type)
+        case 1...23:
+            appendNAL(p)
+            return true
+        case 24: return addAggregate(p, headerSize: 1)  // STAP-A
+        case 28:  // FU-A: indicator, FU header (S, E, type)
             guard p.count >= 2 else { return false }
             return addFragment(p, fuHeader: p[1], h0: (p[0] & 0xE0) | (p[1] & 0x1F), h1: nil, payloadOffset: 2)
         default: return false
@@ -64,9 +76,11 @@ package final class VideoDepacketizer {
     private func addH265(_ p: UnsafeRawBufferPointer) -> Bool {
         guard p.count >= 2 else { return false }
         switch (p[0] >> 1) & 0x3F {
-        case 0...47: appendNAL(p); return true
-        case 48: return addAggregate(p, headerSize: 2) // aggregation packet
-        case 49: // fragmentation unit: 2-byte payload header, FU header (S, E, type)
+        case 0...47:
+            appendNAL(p)
+            return true
+        case 48: return addAggregate(p, headerSize: 2)  // aggregation packet
+        case 49:  // fragmentation unit: 2-byte payload header, FU header (S, E, type)
             guard p.count >= 3 else { return false }
             return addFragment(p, fuHeader: p[2], h0: (p[0] & 0x81) | ((p[2] & 0x3F) << 1), h1: p[1], payloadOffset: 3)
         default: return false
@@ -87,7 +101,9 @@ package final class VideoDepacketizer {
     }
 
     /// FU-A / FU: the first fragment rebuilds the NAL header; the last patches the length.
-    private func addFragment(_ p: UnsafeRawBufferPointer, fuHeader: UInt8, h0: UInt8, h1: UInt8?, payloadOffset: Int) -> Bool {
+    private func addFragment(_ p: UnsafeRawBufferPointer, fuHeader: UInt8, h0: UInt8, h1: UInt8?, payloadOffset: Int)
+        -> Bool
+    {
         if fuHeader & 0x80 != 0 {
             fragmentStart = au.count
             for _ in 0..<4 { au.append(0) }
@@ -95,7 +111,7 @@ package final class VideoDepacketizer {
             if let h1 { au.append(h1) }
             withUnsafeBytes(of: h0) { noteType($0) }
         } else if fragmentStart < 0 {
-            broken = true // the start was lost
+            broken = true  // the start was lost
             return true
         }
         au.append(contentsOf: UnsafeRawBufferPointer(rebasing: p[payloadOffset...]))
@@ -105,8 +121,10 @@ package final class VideoDepacketizer {
 
     private func closeFragment() {
         let n = UInt32(au.count - fragmentStart - 4)
-        au[fragmentStart] = UInt8(truncatingIfNeeded: n >> 24); au[fragmentStart + 1] = UInt8(truncatingIfNeeded: n >> 16)
-        au[fragmentStart + 2] = UInt8(truncatingIfNeeded: n >> 8); au[fragmentStart + 3] = UInt8(truncatingIfNeeded: n)
+        au[fragmentStart] = UInt8(truncatingIfNeeded: n >> 24)
+        au[fragmentStart + 1] = UInt8(truncatingIfNeeded: n >> 16)
+        au[fragmentStart + 2] = UInt8(truncatingIfNeeded: n >> 8)
+        au[fragmentStart + 3] = UInt8(truncatingIfNeeded: n)
         fragmentStart = -1
     }
 
@@ -123,7 +141,8 @@ package struct AACDepacketizer {
     /// reader by encoding), or why its audio cannot be recorded.
     package static func check(_ a: SDPMedia) -> Result<AACDepacketizer, MediaError> {
         guard (a.fmtp["mode"] ?? "").lowercased() == "aac-hbr" else {
-            return .failure(MediaError(.unsupported, "MPEG4-GENERIC mode '\((a.fmtp["mode"] ?? "").prefix(32))' (only AAC-hbr)"))
+            return .failure(
+                MediaError(.unsupported, "MPEG4-GENERIC mode '\((a.fmtp["mode"] ?? "").prefix(32))' (only AAC-hbr)"))
         }
         guard let config = a.fmtp["config"], !SDP.hexBytes(config).isEmpty else {
             return .failure(MediaError(.unsupported, "AAC without a config"))
@@ -132,9 +151,14 @@ package struct AACDepacketizer {
             return .failure(MediaError(.unsupported, "AAC at \(a.clockRate) Hz with \(a.channels) channels"))
         }
         // RFC 3640 allows these widths; anything else would misread every header.
-        let sizeLength = Int(a.fmtp["sizelength"] ?? "13") ?? -1, indexLength = Int(a.fmtp["indexlength"] ?? "3") ?? -1
+        let sizeLength = Int(a.fmtp["sizelength"] ?? "13") ?? -1
+        let indexLength = Int(a.fmtp["indexlength"] ?? "3") ?? -1
         guard (1...32).contains(sizeLength), (0...32).contains(indexLength) else {
-            return .failure(MediaError(.unsupported, "AAC with sizelength \(a.fmtp["sizelength"]?.prefix(20) ?? "") and indexlength \(a.fmtp["indexlength"]?.prefix(20) ?? "")"))
+            return .failure(
+                MediaError(
+                    .unsupported,
+                    "AAC with sizelength \(a.fmtp["sizelength"]?.prefix(20) ?? "") and indexlength \(a.fmtp["indexlength"]?.prefix(20) ?? "")"
+                ))
         }
         return .success(AACDepacketizer(sizeLength: sizeLength, indexLength: indexLength))
     }

@@ -123,7 +123,8 @@ public final class RTSPClient: LiveInput {
             frameRate = v.frameRate ?? 0
         } else {
             let found = sdp.media.map { "\($0.kind) \($0.encoding)" }.joined(separator: ", ")
-            throw MediaError(.unsupported, "no H.264 or H.265 video stream (camera offers: \(found.isEmpty ? "nothing" : found))")
+            throw MediaError(
+                .unsupported, "no H.264 or H.265 video stream (camera offers: \(found.isEmpty ? "nothing" : found))")
         }
         // The first audio section the recorder can store; if none, why the first cannot be.
         var audioRefusal: MediaError?
@@ -131,7 +132,9 @@ public final class RTSPClient: LiveInput {
             switch Self.audioTrack(a) {
             case .success(let t):
                 tracks.append(t)
-                if let x = t.transcoder { notes.append("\(a.encoding) audio at \(x.description.sampleRate) Hz recorded as AAC") }
+                if let x = t.transcoder {
+                    notes.append("\(a.encoding) audio at \(x.description.sampleRate) Hz recorded as AAC")
+                }
                 audioRefusal = nil
             case .failure(let why):
                 audioRefusal = audioRefusal ?? why
@@ -146,12 +149,18 @@ public final class RTSPClient: LiveInput {
             let r = try exchange("SETUP", url.resolve(t.media.control, base: base), headers)
             if session == nil, let s = r["session"] {
                 let parts = s.split(separator: ";")
-                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap {
+                    $0.isEmpty ? nil : $0
+                }
                 for p in parts.dropFirst() {
                     let kv = p.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "timeout" else { continue }
+                    guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "timeout" else {
+                        continue
+                    }
                     // RFC 2326: seconds; anything not a sane number keeps the default.
-                    if let t = Double(kv[1].trimmingCharacters(in: .whitespaces)), t.isFinite, t >= 1, t <= 86_400 { sessionTimeout = t }
+                    if let t = Double(kv[1].trimmingCharacters(in: .whitespaces)), t.isFinite, t >= 1, t <= 86_400 {
+                        sessionTimeout = t
+                    }
                 }
             }
             if let transport = r["transport"], let range = transport.range(of: "interleaved=") {
@@ -172,15 +181,21 @@ public final class RTSPClient: LiveInput {
         case "MPEG4-GENERIC":
             return AACDepacketizer.check(a).map { Track(media: a, channel: 2, codec: .aac, aac: $0) }
         case "MP4A-LATM":
-            guard (8_000...96_000).contains(a.clockRate) else { return .failure(MediaError(.unsupported, "MP4A-LATM with an RTP clock of \(a.clockRate) Hz")) }
+            guard (8_000...96_000).contains(a.clockRate) else {
+                return .failure(MediaError(.unsupported, "MP4A-LATM with an RTP clock of \(a.clockRate) Hz"))
+            }
             return LATMDepacketizer.check(a).map { Track(media: a, channel: 2, codec: .aac, latm: $0) }
         default:
             guard let d = AudioTranscoder.decoder(forEncoding: a.encoding) else {
-                return .failure(MediaError(.unsupported, "\(a.encoding.isEmpty ? "unknown" : a.encoding.prefix(32)) audio is not supported"))
+                return .failure(
+                    MediaError(
+                        .unsupported, "\(a.encoding.isEmpty ? "unknown" : a.encoding.prefix(32)) audio is not supported"
+                    ))
             }
             do {
-                let x = try AudioTranscoder(name: a.encoding, codec: d.id, bitsPerSample: d.bitsPerSample,
-                                            sampleRate: Int32(clamping: a.clockRate), channels: Int32(clamping: a.channels))
+                let x = try AudioTranscoder(
+                    name: a.encoding, codec: d.id, bitsPerSample: d.bitsPerSample,
+                    sampleRate: Int32(clamping: a.clockRate), channels: Int32(clamping: a.channels))
                 return .success(Track(media: a, channel: 2, codec: .aac, transcoder: x))
             } catch let e as MediaError {
                 return .failure(e)
@@ -191,36 +206,41 @@ public final class RTSPClient: LiveInput {
     }
 
     private func streamDescription(_ t: Track) -> StreamDescription {
-        if let x = t.transcoder { return x.description } // RTP's clock for these is the sample rate (RFC 3551)
+        if let x = t.transcoder { return x.description }  // RTP's clock for these is the sample rate (RFC 3551)
         if let l = t.latm {
-            return StreamDescription(codec: .aac, sampleRate: Int32(l.sampleRate), channels: Int32(l.channels),
-                                     timebaseNum: 1, timebaseDen: Int32(t.media.clockRate), extradata: l.config)
+            return StreamDescription(
+                codec: .aac, sampleRate: Int32(l.sampleRate), channels: Int32(l.channels),
+                timebaseNum: 1, timebaseDen: Int32(t.media.clockRate), extradata: l.config)
         }
         switch t.codec {
         case .h264, .h265:
-            var ps = t.codec == .h264
+            var ps =
+                t.codec == .h264
                 ? SDP.parameterSets([t.media.fmtp["sprop-parameter-sets"]])
                 : SDP.parameterSets([t.media.fmtp["sprop-vps"], t.media.fmtp["sprop-sps"], t.media.fmtp["sprop-pps"]])
             var size = (Int32(0), Int32(0))
             if !ps.isEmpty {
                 // Parameter sets in the SDP that do not describe a picture (or lack one of the
                 // sets) are dropped: the ones sent in-band with the first key frame are used.
-                if let s = SPSParser.size(annexB: ps, codec: t.codec), SPSParser.isComplete(annexB: ps, codec: t.codec) {
+                if let s = SPSParser.size(annexB: ps, codec: t.codec), SPSParser.isComplete(annexB: ps, codec: t.codec)
+                {
                     size = s
                 } else {
                     notes.append("parameter sets in the SDP are unusable; using those in the stream")
                     ps = []
                 }
             }
-            var d = StreamDescription(codec: t.codec, width: size.0, height: size.1, timebaseNum: 1,
-                                      timebaseDen: Int32(t.media.clockRate), extradata: ps)
+            var d = StreamDescription(
+                codec: t.codec, width: size.0, height: size.1, timebaseNum: 1,
+                timebaseDen: Int32(t.media.clockRate), extradata: ps)
             d.packetFormat = .lengthPrefixed
             return d
         case .aac:
             // Checked by AACDepacketizer.check: rate and channels in range, a config present.
-            return StreamDescription(codec: .aac, sampleRate: Int32(t.media.clockRate), channels: Int32(t.media.channels),
-                                     timebaseNum: 1, timebaseDen: Int32(t.media.clockRate),
-                                     extradata: SDP.hexBytes(t.media.fmtp["config"] ?? ""))
+            return StreamDescription(
+                codec: .aac, sampleRate: Int32(t.media.clockRate), channels: Int32(t.media.channels),
+                timebaseNum: 1, timebaseDen: Int32(t.media.clockRate),
+                extradata: SDP.hexBytes(t.media.fmtp["config"] ?? ""))
         }
     }
 
@@ -228,14 +248,16 @@ public final class RTSPClient: LiveInput {
     private func parseRTPInfo(_ header: String?, base: String) {
         guard let header else { return }
         for entry in header.split(separator: ",") {
-            var u: String?, rtptime: UInt32?
+            var u: String?
+            var rtptime: UInt32?
             for field in entry.split(separator: ";") {
                 let kv = field.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard kv.count == 2 else { continue }
                 if kv[0] == "url" { u = kv[1] } else if kv[0] == "rtptime" { rtptime = UInt32(kv[1]) }
             }
             guard let u, let rtptime else { continue }
-            for i in tracks.indices where u == url.resolve(tracks[i].media.control, base: base) || u.hasSuffix("/" + tracks[i].media.control) {
+            for i in tracks.indices
+            where u == url.resolve(tracks[i].media.control, base: base) || u.hasSuffix("/" + tracks[i].media.control) {
                 tracks[i].rtpInfoTime = rtptime
             }
         }
@@ -245,7 +267,10 @@ public final class RTSPClient: LiveInput {
         cseq += 1
         var s = "\(method) \(uri) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: nvr\r\n"
         for (k, v) in headers { s += "\(k): \(v)\r\n" }
-        if var a = auth, let h = a.header(method: method, uri: uri) { s += "Authorization: \(h)\r\n"; auth = a }
+        if var a = auth, let h = a.header(method: method, uri: uri) {
+            s += "Authorization: \(h)\r\n"
+            auth = a
+        }
         return s + "\r\n"
     }
 
@@ -256,12 +281,17 @@ public final class RTSPClient: LiveInput {
             let r = try readResponse()
             if r.status == 401 {
                 guard attempt == 0, var a = auth, let challenge = r["www-authenticate"] else {
-                    throw MediaError(.open, auth == nil ? "authorization required (give a user and password)" : "authorization failed (wrong user or password)",
-                                     code: 401)
+                    throw MediaError(
+                        .open,
+                        auth == nil
+                            ? "authorization required (give a user and password)"
+                            : "authorization failed (wrong user or password)",
+                        code: 401)
                 }
                 let challenges = r.headers.filter { $0.key == "www-authenticate" }.map(\.value) + [challenge]
                 guard challenges.contains(where: { a.challenge($0) }) else {
-                    throw MediaError(.unsupported, "camera asks for an authentication scheme we do not speak: \(challenge)")
+                    throw MediaError(
+                        .unsupported, "camera asks for an authentication scheme we do not speak: \(challenge)")
                 }
                 auth = a
                 continue
@@ -270,7 +300,9 @@ public final class RTSPClient: LiveInput {
             case 200..<300: return r
             case 404: throw MediaError(.open, "not found (wrong stream path?)", code: 404)
             case 403: throw MediaError(.open, "authorization failed (forbidden)", code: 403)
-            default: throw MediaError(.open, "\(method) answered \(r.status) \(r.reason.prefix(80))", code: Int32(clamping: r.status))
+            default:
+                throw MediaError(
+                    .open, "\(method) answered \(r.status) \(r.reason.prefix(80))", code: Int32(clamping: r.status))
             }
         }
         throw MediaError(.open, "authorization failed (wrong user or password)")
@@ -286,7 +318,7 @@ public final class RTSPClient: LiveInput {
         let deadline = Interrupter.now() + UInt64(socket.timeoutSeconds * 1e9)
         while true {
             try socket.require(1, deadline: deadline)
-            if socket.peek(0) == 0x24 { // '$': an interleaved packet before the answer
+            if socket.peek(0) == 0x24 {  // '$': an interleaved packet before the answer
                 try socket.require(4, deadline: deadline)
                 let n = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
                 try socket.require(4 + n, deadline: deadline)
@@ -305,7 +337,9 @@ public final class RTSPClient: LiveInput {
                 headerLength = socket.headerEnd(from: scanned)
                 if headerLength != nil { break }
                 scanned = max(socket.available - 3, 0)
-                guard socket.available <= Self.maxHead else { throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB") }
+                guard socket.available <= Self.maxHead else {
+                    throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB")
+                }
                 try socket.fill(deadline: deadline)
             }
             guard let headerLength, headerLength <= Self.maxHead else {
@@ -315,7 +349,8 @@ public final class RTSPClient: LiveInput {
             socket.consume(headerLength)
             let lines = head.components(separatedBy: "\r\n")
             let status = (lines.first ?? "").split(separator: " ", maxSplits: 2)
-            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]), (100...999).contains(code) else {
+            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]), (100...999).contains(code)
+            else {
                 throw MediaError(.corrupt, "not an RTSP answer: \((lines.first ?? "").prefix(80))")
             }
             var headers: [String: String] = [:]
@@ -332,14 +367,19 @@ public final class RTSPClient: LiveInput {
             }
             var length = 0
             if let text = headers["content-length"] {
-                guard let n = Int(text), n >= 0 else { throw MediaError(.corrupt, "Content-Length '\(text.prefix(40))' is not a length") }
-                guard n <= Self.maxBody else { throw MediaError(.corrupt, "RTSP answer body of \(n) bytes (at most \(Self.maxBody / 1024) KB)") }
+                guard let n = Int(text), n >= 0 else {
+                    throw MediaError(.corrupt, "Content-Length '\(text.prefix(40))' is not a length")
+                }
+                guard n <= Self.maxBody else {
+                    throw MediaError(.corrupt, "RTSP answer body of \(n) bytes (at most \(Self.maxBody / 1024) KB)")
+                }
                 length = n
             }
             try socket.require(length, deadline: deadline)
             let body = socket.withBytes(count: length) { String(decoding: $0, as: UTF8.self) }
             socket.consume(length)
-            return RTSPResponse(status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
+            return RTSPResponse(
+                status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
         }
     }
 
@@ -349,7 +389,7 @@ public final class RTSPClient: LiveInput {
         keepAliveIfDue()
         try socket.require(1)
         guard socket.peek(0) == 0x24 else {
-            _ = try readResponse() // keep-alive answers, server notices
+            _ = try readResponse()  // keep-alive answers, server notices
             return
         }
         try socket.require(4)
@@ -357,13 +397,15 @@ public final class RTSPClient: LiveInput {
         let length = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
         try socket.require(4 + length)
         defer { socket.consume(4 + length) }
-        guard let t = tracks.firstIndex(where: { $0.channel == channel }), length >= 12 else { return } // RTCP and others
+        // RTCP and others.
+        guard let t = tracks.firstIndex(where: { $0.channel == channel }), length >= 12 else { return }
         try socket.withBytes(offset: 4, count: length) { try handleRTP($0, track: t, handler) }
     }
 
     private func handleRTP(_ p: UnsafeRawBufferPointer, track t: Int, _ handler: (InputPacket) throws -> Void) throws {
         guard p[0] >> 6 == 2 else { return }
-        let padding = p[0] & 0x20 != 0, ext = p[0] & 0x10 != 0
+        let padding = p[0] & 0x20 != 0
+        let ext = p[0] & 0x10 != 0
         let csrc = Int(p[0] & 0x0F)
         let marker = p[1] & 0x80 != 0
         let seq = UInt16(p[2]) << 8 | UInt16(p[3])
@@ -391,8 +433,10 @@ public final class RTSPClient: LiveInput {
         } else if let aac = tracks[t].aac {
             var k: Int64 = 0
             _ = try aac.split(payload) { off, size in
-                try handler(InputPacket(stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
-                                        data: UnsafeRawBufferPointer(rebasing: payload[off..<(off + size)])))
+                try handler(
+                    InputPacket(
+                        stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
+                        data: UnsafeRawBufferPointer(rebasing: payload[off..<(off + size)])))
                 k += 1
             }
         } else if let latm = tracks[t].latm {
@@ -401,7 +445,10 @@ public final class RTSPClient: LiveInput {
             let step = Int64(1024 * tracks[t].media.clockRate / max(latm.sampleRate, 1))
             var k: Int64 = 0
             _ = try latm.add(payload, marker: marker) { frame in
-                try handler(InputPacket(stream: t, pts: time + k * step, dts: time + k * step, duration: step, isKey: true, data: frame))
+                try handler(
+                    InputPacket(
+                        stream: t, pts: time + k * step, dts: time + k * step, duration: step, isKey: true, data: frame)
+                )
                 k += 1
             }
         } else if let x = tracks[t].transcoder {
@@ -411,7 +458,8 @@ public final class RTSPClient: LiveInput {
         }
     }
 
-    private func emit(_ v: VideoDepacketizer, track t: Int, time: Int64, _ handler: (InputPacket) throws -> Void) throws {
+    private func emit(_ v: VideoDepacketizer, track t: Int, time: Int64, _ handler: (InputPacket) throws -> Void) throws
+    {
         defer { v.reset() }
         guard v.complete else { return }
         try v.au.withUnsafeBytes { au in

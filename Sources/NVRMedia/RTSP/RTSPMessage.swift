@@ -21,11 +21,14 @@ package struct RTSPURL {
     var password: String?
 
     package init(_ string: String) throws {
-        guard var c = URLComponents(string: string), c.scheme?.lowercased() == "rtsp", let host = c.host, !host.isEmpty else {
+        guard var c = URLComponents(string: string), c.scheme?.lowercased() == "rtsp", let host = c.host, !host.isEmpty
+        else {
             throw MediaError(.open, "not an rtsp:// URL")
         }
         self.host = host
-        guard let p = UInt16(exactly: c.port ?? 554), p > 0 else { throw MediaError(.open, "port \(c.port ?? 0) is not a TCP port") }
+        guard let p = UInt16(exactly: c.port ?? 554), p > 0 else {
+            throw MediaError(.open, "port \(c.port ?? 0) is not a TCP port")
+        }
         port = p
         user = c.user?.removingPercentEncoding ?? c.user
         password = c.password?.removingPercentEncoding ?? c.password
@@ -52,7 +55,10 @@ package struct RTSPAuthenticator {
     /// Fixed client nonce for tests against published vectors; random otherwise.
     var fixedCNonce: String?
 
-    package init(user: String, password: String) { self.user = user; self.password = password }
+    package init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
 
     /// Takes the server's challenge; false if it offers nothing we speak.
     package mutating func challenge(_ header: String) -> Bool {
@@ -61,11 +67,16 @@ package struct RTSPAuthenticator {
             let p = Self.params(String(header.dropFirst(6)))
             guard let realm = p["realm"], let nonce = p["nonce"] else { return false }
             if let alg = p["algorithm"], alg.uppercased() != "MD5" { return false }
-            let qop = p["qop"].flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains("auth") ? "auth" : nil }
+            let qop = p["qop"].flatMap {
+                $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.contains("auth") ? "auth" : nil
+            }
             digest = (realm, nonce, qop, p["opaque"])
             return true
         }
-        if lower.hasPrefix("basic") { basic = true; return true }
+        if lower.hasPrefix("basic") {
+            basic = true
+            return true
+        }
         return false
     }
 
@@ -80,7 +91,8 @@ package struct RTSPAuthenticator {
                 nc += 1
                 let ncs = String(format: "%08x", nc)
                 let cnonce = fixedCNonce ?? String(format: "%08x", UInt32.random(in: 0...UInt32.max))
-                h += ", qop=\(qop), nc=\(ncs), cnonce=\"\(cnonce)\", response=\"\(md5("\(ha1):\(d.nonce):\(ncs):\(cnonce):\(qop):\(ha2)"))\""
+                h +=
+                    ", qop=\(qop), nc=\(ncs), cnonce=\"\(cnonce)\", response=\"\(md5("\(ha1):\(d.nonce):\(ncs):\(cnonce):\(qop):\(ha2)"))\""
             } else {
                 h += ", response=\"\(md5("\(ha1):\(d.nonce):\(ha2)"))\""
             }

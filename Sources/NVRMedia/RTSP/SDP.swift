@@ -2,19 +2,27 @@ import Foundation
 
 /// One media section of an SDP description, as much as the recorder needs.
 package struct SDPMedia {
-    package var kind: String              // "video", "audio"
+    package var kind: String  // "video", "audio"
     package var payloadType: Int
-    package var encoding: String          // "H264", "H265", "MPEG4-GENERIC", ...
+    package var encoding: String  // "H264", "H265", "MPEG4-GENERIC", ...
     package var clockRate: Int
     package var channels: Int
-    package var fmtp: [String: String]    // keys lower-cased
+    package var fmtp: [String: String]  // keys lower-cased
     package var control: String
     package var frameRate: Double?
 
-    package init(kind: String, payloadType: Int, encoding: String, clockRate: Int, channels: Int, fmtp: [String: String],
-                 control: String, frameRate: Double?) {
-        self.kind = kind; self.payloadType = payloadType; self.encoding = encoding; self.clockRate = clockRate
-        self.channels = channels; self.fmtp = fmtp; self.control = control; self.frameRate = frameRate
+    package init(
+        kind: String, payloadType: Int, encoding: String, clockRate: Int, channels: Int, fmtp: [String: String],
+        control: String, frameRate: Double?
+    ) {
+        self.kind = kind
+        self.payloadType = payloadType
+        self.encoding = encoding
+        self.clockRate = clockRate
+        self.channels = channels
+        self.fmtp = fmtp
+        self.control = control
+        self.frameRate = frameRate
     }
 }
 
@@ -29,8 +37,11 @@ package enum SDP {
                 let pt = f.count > 3 ? Int(f[3]) ?? -1 : -1
                 // RFC 3551's static payload types need no rtpmap, and cameras often send none.
                 let known: (String, Int)? = pt == 0 ? ("PCMU", 8000) : pt == 8 ? ("PCMA", 8000) : nil
-                media.append(SDPMedia(kind: f.first.map(String.init) ?? "", payloadType: pt,
-                                      encoding: known?.0 ?? "", clockRate: known?.1 ?? 0, channels: 1, fmtp: [:], control: "", frameRate: nil))
+                media.append(
+                    SDPMedia(
+                        kind: f.first.map(String.init) ?? "", payloadType: pt,
+                        encoding: known?.0 ?? "", clockRate: known?.1 ?? 0, channels: 1, fmtp: [:], control: "",
+                        frameRate: nil))
                 continue
             }
             guard line.hasPrefix("a=") else { continue }
@@ -55,13 +66,16 @@ package enum SDP {
                     for kv in parts[1].split(separator: ";") {
                         let pair = kv.split(separator: "=", maxSplits: 1)
                         guard pair.count == 2 else { continue }
-                        m.fmtp[pair[0].trimmingCharacters(in: .whitespaces).lowercased()] = pair[1].trimmingCharacters(in: .whitespaces)
+                        m.fmtp[pair[0].trimmingCharacters(in: .whitespaces).lowercased()] = pair[1].trimmingCharacters(
+                            in: .whitespaces)
                     }
                 }
             } else if attr.hasPrefix("control:") {
                 m.control = String(attr.dropFirst(8))
             } else if attr.hasPrefix("framerate:") {
-                m.frameRate = Double(attr.dropFirst(10).trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite && $0 > 0 && $0 <= 1000 ? $0 : nil }
+                m.frameRate = Double(attr.dropFirst(10).trimmingCharacters(in: .whitespaces)).flatMap {
+                    $0.isFinite && $0 > 0 && $0 <= 1000 ? $0 : nil
+                }
             }
             media[media.count - 1] = m
         }

@@ -9,7 +9,7 @@ final class CardFileReader: RandomAccessSource {
     private let instance: PluginInstance
     private let fileID: String
     private let blockSize: Int64 = 1 << 20
-    private var blocks: [(index: Int64, data: [UInt8])] = [] // most recent last
+    private var blocks: [(index: Int64, data: [UInt8])] = []  // most recent last
     private let maxBlocks = 8
     private let isCancelled: () -> Bool
     /// Bytes fetched from the camera so far.

@@ -28,6 +28,8 @@ public struct CardListing: Sendable {
     /// Camera clock minus NVR clock, seconds (nil when the camera did not say).
     public var clockOffsetSeconds: Double?
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The names are the listing's JSON keys.
     private struct Wire: Decodable {
         struct Media: Decodable {
             var id: String
@@ -56,8 +58,11 @@ public struct CardListing: Sendable {
         let drift = wire.clock_utc.flatMap { $0.isFinite ? $0 - now : nil }
         clockOffsetSeconds = localOffset ?? drift
         items = try wire.media.map { m in
-            guard m.duration >= 0, m.duration < 7 * 86_400 else { throw PluginError("card file \(m.id): duration \(m.duration) s is not plausible") }
-            guard let start = m.start_utc.map({ $0 - (drift ?? 0) }) ?? m.start_local.map({ $0 - (localOffset ?? 0) }) else {
+            guard m.duration >= 0, m.duration < 7 * 86_400 else {
+                throw PluginError("card file \(m.id): duration \(m.duration) s is not plausible")
+            }
+            guard let start = m.start_utc.map({ $0 - (drift ?? 0) }) ?? m.start_local.map({ $0 - (localOffset ?? 0) })
+            else {
                 throw PluginError("card file \(m.id) has neither start_local nor start_utc")
             }
             guard let source = CardSource(rawValue: m.source ?? "card") else {
@@ -65,18 +70,23 @@ public struct CardListing: Sendable {
             }
             // Camera clocks and cloud answers are outside input: a start that is not a time the
             // NVR supports refuses the listing rather than reaching any arithmetic.
-            let s90k = Time90k.ticks(seconds: start), e90k = Time90k.add(s90k, Time90k.ticks(seconds: m.duration))
+            let s90k = Time90k.ticks(seconds: start)
+            let e90k = Time90k.add(s90k, Time90k.ticks(seconds: m.duration))
             guard start.isFinite, Time90k.isSupported(s90k), Time90k.isSupported(e90k) else {
                 throw PluginError("card file \(m.id): start \(start) s is not a plausible time")
             }
             guard (m.size ?? 0) >= 0 else { throw PluginError("card file \(m.id): size \(m.size ?? 0) is negative") }
-            return Item(fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: e90k,
-                        bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: source)
+            return Item(
+                fileID: m.id, name: m.name ?? m.id, start90k: s90k, end90k: e90k,
+                bytes: m.size ?? 0, onTimeline: m.timeline ?? true, source: source)
         }
     }
 
     func records(cameraID: Int64, seen90k: Int64) -> [CardSliceRecord] {
-        items.map { CardSliceRecord(cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k,
-                                 bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline, source: $0.source) }
+        items.map {
+            CardSliceRecord(
+                cameraID: cameraID, fileID: $0.fileID, name: $0.name, start90k: $0.start90k, end90k: $0.end90k,
+                bytes: $0.bytes, seen90k: seen90k, onTimeline: $0.onTimeline, source: $0.source)
+        }
     }
 }

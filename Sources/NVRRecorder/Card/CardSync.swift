@@ -40,7 +40,8 @@ public final class CardSync {
     private let segmentSeconds: Int
     private let logger: Logger
 
-    public init(camera: CameraRecord, writer: IndexWriter, storage: StorageLayout, segmentSeconds: Int, logger: Logger) {
+    public init(camera: CameraRecord, writer: IndexWriter, storage: StorageLayout, segmentSeconds: Int, logger: Logger)
+    {
         self.camera = camera
         self.index = writer.index
         self.writer = writer
@@ -60,12 +61,17 @@ public final class CardSync {
     }
 
     /// Lists the card, then (when `backfill`) fills gaps inside `window` from it.
-    public func run(_ instance: PluginInstance, window: Range<Int64>, backfill: Bool,
-                    isCancelled: @escaping () -> Bool = { false }, progress: ((Report) -> Void)? = nil) throws -> Report {
+    public func run(
+        _ instance: PluginInstance, window: Range<Int64>, backfill: Bool,
+        isCancelled: @escaping () -> Bool = { false }, progress: ((Report) -> Void)? = nil
+    ) throws -> Report {
         let listing = try refresh(instance)
         var report = Report(files: listing.items.count, clockOffsetSeconds: listing.clockOffsetSeconds)
         guard backfill, instance.offersCard else { return report }
-        for item in listing.items where item.onTimeline && item.source == .card && item.end90k > window.lowerBound && item.start90k < window.upperBound {
+        for item in listing.items
+        where item.onTimeline && item.source == .card && item.end90k > window.lowerBound
+            && item.start90k < window.upperBound
+        {
             if isCancelled() { break }
             let span = max(item.start90k, window.lowerBound)..<min(item.end90k, window.upperBound)
             for gap in try gaps(in: span) {
@@ -76,7 +82,9 @@ public final class CardSync {
                     report.segments += r.segments
                     report.backfilled90k += r.duration90k
                     report.bytesFetched += r.fetched
-                    logger.info("camera \(camera.name): backfilled \(String(format: "%.1f", Double(r.duration90k) / 90_000)) s from card file \(item.name) (\(Time90k.rfc3339(gap.lowerBound)) – \(Time90k.rfc3339(gap.upperBound)), \(r.fetched / 1024) KB of \(item.bytes / 1024) KB read)")
+                    logger.info(
+                        "camera \(camera.name): backfilled \(String(format: "%.1f", Double(r.duration90k) / 90_000)) s from card file \(item.name) (\(Time90k.rfc3339(gap.lowerBound)) – \(Time90k.rfc3339(gap.upperBound)), \(r.fetched / 1024) KB of \(item.bytes / 1024) KB read)"
+                    )
                 } catch {
                     report.errors.append("\(item.name): \(error)")
                     logger.warning("camera \(camera.name): backfill from card file \(item.name) failed: \(error)")
@@ -108,23 +116,32 @@ public final class CardSync {
         // A camera at its size cap keeps its newest footage: what the card has from before
         // its oldest segment would go at the next retention run, so it is not fetched.
         if let cap = retention?.maxBytes, case let stored = try index.storageSummary(cameraID: id), stored.bytes >= cap,
-           let oldest = stored.oldest90k {
+            let oldest = stored.oldest90k
+        {
             guard oldest < span.upperBound else { return [] }
             span = max(span.lowerBound, oldest)..<span.upperBound
         }
         // From a second before the span: card footage that ends just before it (the previous
         // file's, where this one's listed start is a little late) still counts as "after card".
-        let segments = try index.segments(cameraID: id, start90k: span.lowerBound - Self.minimumGapAfterCard90k, end90k: span.upperBound)
-            .filter { $0.state != .deleting }
-        var covered = segments
-            .map { $0.start90k..<($0.state == .writing ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k) }
+        let segments = try index.segments(
+            cameraID: id, start90k: span.lowerBound - Self.minimumGapAfterCard90k, end90k: span.upperBound
+        )
+        .filter { $0.state != .deleting }
+        var covered =
+            segments
+            .map {
+                $0
+                    .start90k..<($0.state == .writing
+                    ? max($0.end90k, min(now, $0.end90k + Self.writingLag90k)) : $0.end90k)
+            }
         covered += try index.deletedRanges(cameraID: id, start90k: span.lowerBound, end90k: span.upperBound)
         // Card footage ending at (or, with the next file's listed start, just before) a gap.
         let cardEnds = segments.filter { $0.source == "card" && $0.state == .complete }.map(\.end90k)
         func afterCard(_ gap: Range<Int64>) -> Bool {
             cardEnds.contains { $0 <= gap.lowerBound && gap.lowerBound - $0 < Self.minimumGapAfterCard90k }
         }
-        return (span.gaps(covered: covered, minimum: Self.minimumGap90k)
+        return
+            (span.gaps(covered: covered, minimum: Self.minimumGap90k)
             + span.gaps(covered: covered, minimum: Self.minimumGapAfterCard90k).filter {
                 $0.count < Self.minimumGap90k && afterCard($0)
             }).sorted { $0.lowerBound < $1.lowerBound }
@@ -147,8 +164,10 @@ public final class CardSync {
 
     /// Stream-copies the part of a card file inside `gap` into segments: from the first key
     /// frame at or after the gap's start (within `startSlack90k`) to the last frame that ends by the gap's end.
-    private func copy(_ instance: PluginInstance, item: CardListing.Item, gap: Range<Int64>,
-                      isCancelled: @escaping () -> Bool) throws -> (segments: Int, duration90k: Int64, fetched: Int64) {
+    private func copy(
+        _ instance: PluginInstance, item: CardListing.Item, gap: Range<Int64>,
+        isCancelled: @escaping () -> Bool
+    ) throws -> (segments: Int, duration90k: Int64, fetched: Int64) {
         let reader = CardFileReader(instance: instance, fileID: item.fileID, size: item.bytes, isCancelled: isCancelled)
         let demuxer = try Demuxer(source: reader, name: "card file \(item.name)", interrupter: Interrupter())
         defer { demuxer.close() }
@@ -160,8 +179,11 @@ public final class CardSync {
         let segmenter = Segmenter(camera: camera, storage: storage, writer: writer, settings: settings, logger: logger)
         try segmenter.begin(streams: streams)
         let timebases = streams.map { Timebase($0.timebaseNum, $0.timebaseDen) }
-        var started = false, finished = false
-        var firstTime: Int64 = 0, lastEnd: Int64 = 0, lastVideoTime: Int64?
+        var started = false
+        var finished = false
+        var firstTime: Int64 = 0
+        var lastEnd: Int64 = 0
+        var lastVideoTime: Int64?
         defer { try? segmenter.end() }
         while !isCancelled() && !finished {
             do {
@@ -170,7 +192,9 @@ public final class CardSync {
                     let raw = p.dts != .min ? p.dts : p.pts
                     // A timestamp that does not fit on the NVR's clock ends the copy there.
                     guard raw != .min else { return }
-                    guard let media = timebases[i].to90k(raw), let t = Self.checked(item.start90k, plus: media, minus: first) else {
+                    guard let media = timebases[i].to90k(raw),
+                        let t = Self.checked(item.start90k, plus: media, minus: first)
+                    else {
                         finished = true
                         return
                     }
@@ -181,21 +205,30 @@ public final class CardSync {
                             firstTime = t
                         }
                         // A frame lasts until the next; stop before one would run past the gap.
-                        let frame = p.duration > 0 ? (timebases[0].to90k(p.duration) ?? 3000) : lastVideoTime.map { max(t - $0, 1) } ?? 3000
-                        if Time90k.add(t, frame) > gap.upperBound { finished = true; return }
+                        let frame =
+                            p.duration > 0
+                            ? (timebases[0].to90k(p.duration) ?? 3000) : lastVideoTime.map { max(t - $0, 1) } ?? 3000
+                        if Time90k.add(t, frame) > gap.upperBound {
+                            finished = true
+                            return
+                        }
                         lastVideoTime = t
                         lastEnd = t + frame
                     } else {
                         guard started, t < lastEnd else { return }
                     }
-                    try segmenter.append(stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data, capture90k: t)
+                    try segmenter.append(
+                        stream: i, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data,
+                        capture90k: t)
                 }
             } catch let e as MediaError where e.isEndOfFile {
                 break
             }
         }
         try segmenter.end()
-        writer.flush() // the next gap is found from the index
-        return (Int(segmenter.counters.segments.load(ordering: .relaxed)), started ? lastEnd - firstTime : 0, reader.fetched)
+        writer.flush()  // the next gap is found from the index
+        return (
+            Int(segmenter.counters.segments.load(ordering: .relaxed)), started ? lastEnd - firstTime : 0, reader.fetched
+        )
     }
 }

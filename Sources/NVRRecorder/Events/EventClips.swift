@@ -8,7 +8,9 @@ import NVRTime
 public enum EventClips {
     /// The clip's range on the wall clock; the start is exactly a recorded key frame when
     /// footage reaches back that far, else the first frame recorded after it.
-    public static func range(of e: EventRecord, index: IndexDatabase, storage: StorageLayout, now: Int64 = Time90k.now()) throws -> Range<Int64> {
+    public static func range(
+        of e: EventRecord, index: IndexDatabase, storage: StorageLayout, now: Int64 = Time90k.now()
+    ) throws -> Range<Int64> {
         let wanted = e.start90k - e.preRoll90k
         let end = e.end90k.map { $0 + e.postRoll90k } ?? now
         var start = wanted
@@ -18,7 +20,7 @@ public enum EventClips {
             if let f = m.frame(at: wanted) {
                 start = m.videoTimes[m.keyFrame(before: f)]
             } else if let t0 = m.videoTimes.first {
-                start = t0 // recording began after the wanted start
+                start = t0  // recording began after the wanted start
             }
         }
         guard start < end else { throw NothingRecorded(start: wanted, end: end) }

@@ -15,7 +15,10 @@ import NVRTime
 public final class EventTracker: @unchecked Sendable {
     // @unchecked Sendable: all mutable state is behind `lock`; events arrive on plugin threads
     // while the packet thread asks for the recording window.
-    private struct Key: Hashable { var source: EventRecord.Source; var type: String }
+    private struct Key: Hashable {
+        var source: EventRecord.Source
+        var type: String
+    }
     private struct Open {
         var record: EventRecord
         /// The row's id once the index writer committed it.
@@ -53,10 +56,17 @@ public final class EventTracker: @unchecked Sendable {
         self.postRoll90k = postRoll90k
     }
 
-    public func setRolls(pre: Int64, post: Int64) { lock.withLock { preRoll90k = pre; postRoll90k = post } }
+    public func setRolls(pre: Int64, post: Int64) {
+        lock.withLock {
+            preRoll90k = pre
+            postRoll90k = post
+        }
+    }
 
     /// Starts an event (or extends the open one of the same source and type).
-    public func begin(type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, until deadline: Int64? = nil) {
+    public func begin(
+        type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, until deadline: Int64? = nil
+    ) {
         lock.withLock {
             let key = Key(source: source, type: type)
             if var o = open[key] {
@@ -67,13 +77,16 @@ public final class EventTracker: @unchecked Sendable {
             }
             var o: Open
             if var previous = recent[key], let end = previous.record.end90k,
-               t - previous.record.preRoll90k < end + previous.record.postRoll90k {
-                previous.record.end90k = nil // the clips overlap: one event
+                t - previous.record.preRoll90k < end + previous.record.postRoll90k
+            {
+                previous.record.end90k = nil  // the clips overlap: one event
                 recent[key] = nil
                 o = Open(record: previous.record, ref: previous.ref, deadline90k: deadline)
             } else {
-                o = Open(record: EventRecord(cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
-                                             preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
+                o = Open(
+                    record: EventRecord(
+                        cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
+                        preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
             }
             o.note(score: score, at: t)
             open[key] = o
@@ -104,7 +117,9 @@ public final class EventTracker: @unchecked Sendable {
             }
             // Called per packet: touch the dictionary only when something expired (no allocation).
             func expired(_ r: EventRecord) -> Bool { (r.end90k ?? now) + r.postRoll90k + r.preRoll90k <= now }
-            if recent.values.contains(where: { expired($0.record) }) { recent = recent.filter { !expired($0.value.record) } }
+            if recent.values.contains(where: { expired($0.record) }) {
+                recent = recent.filter { !expired($0.value.record) }
+            }
         }
     }
 
@@ -122,7 +137,9 @@ public final class EventTracker: @unchecked Sendable {
             var from: Int64?
             for o in open.values { from = min(from ?? .max, o.record.start90k - o.record.preRoll90k) }
             for r in recent.values {
-                if let end = r.record.end90k, now < end + r.record.postRoll90k { from = min(from ?? .max, r.record.start90k - r.record.preRoll90k) }
+                if let end = r.record.end90k, now < end + r.record.postRoll90k {
+                    from = min(from ?? .max, r.record.start90k - r.record.preRoll90k)
+                }
             }
             return from
         }
@@ -130,7 +147,13 @@ public final class EventTracker: @unchecked Sendable {
 
     /// The open events (an id is nil for the moment before its row is committed).
     public var openEvents: [EventRecord] {
-        lock.withLock { open.values.map { o in var r = o.record; r.id = o.ref.value; return r } }
+        lock.withLock {
+            open.values.map { o in
+                var r = o.record
+                r.id = o.ref.value
+                return r
+            }
+        }
     }
 
     /// Closes one event; called with the lock held.
@@ -144,12 +167,16 @@ public final class EventTracker: @unchecked Sendable {
     /// Hands the event's row to the index writer (called with the lock held: this queues, it
     /// does not write); it is reported once the row is committed and has its id.
     private func save(_ o: Open, started: Bool) {
-        let ref = o.ref, record = o.record, name = cameraName, logger = logger
+        let ref = o.ref
+        let record = o.record
+        let name = cameraName
+        let logger = logger
         let onChange = onChange
         writer.submit(.saveEvent(record, ref)) {
             var e = record
             e.id = ref.value
-            let what = started ? "started" : "ended after \(Time90k.describeDuration((e.end90k ?? e.start90k) - e.start90k))"
+            let what =
+                started ? "started" : "ended after \(Time90k.describeDuration((e.end90k ?? e.start90k) - e.start90k))"
             logger.info("camera \(name): \(e.source.rawValue) event '\(e.type)' #\(e.id ?? 0) \(what)")
             onChange?(e, started)
         }

@@ -72,7 +72,8 @@ public final class MotionDetector {
         keyFramesOnly = settings.frames == .keyframes || (settings.frames == .auto && pixels > 500_000)
         interval90k = Int64(90_000 / settings.fps)
         threshold = Float(4 + Double(100 - settings.sensitivity) * 0.4)
-        let size = GreyScaler.size(forWidth: Int(stream.width), height: Int(stream.height), maxWidth: Self.analysisWidth)
+        let size = GreyScaler.size(
+            forWidth: Int(stream.width), height: Int(stream.height), maxWidth: Self.analysisWidth)
         scaler = GreyScaler(width: size.width, height: size.height)
         grey = [UInt8](repeating: 0, count: size.width * size.height)
         analysed = Self.rasterize(masks: settings.masks, width: size.width, height: size.height)
@@ -91,7 +92,9 @@ public final class MotionDetector {
         }
         if stream.extradata.first == 1 { return try VideoDecoder(codec: stream.codec, extradata: stream.extradata) }
         var s = stream
-        if s.extradata.isEmpty { s.extradata = ParameterSets.annexB(from: keyFrame, codec: s.codec, lengthPrefixed: true) }
+        if s.extradata.isEmpty {
+            s.extradata = ParameterSets.annexB(from: keyFrame, codec: s.codec, lengthPrefixed: true)
+        }
         guard let entry = try InitSegment.make(streams: [s]).tracks.first?.sampleEntry else {
             throw MediaError(.unsupported, "no \(s.codec.rawValue) parameter sets to decode with")
         }
@@ -104,7 +107,8 @@ public final class MotionDetector {
         guard !masks.isEmpty else { return out }
         for y in 0..<height {
             for x in 0..<width {
-                let px = (Double(x) + 0.5) / Double(width), py = (Double(y) + 0.5) / Double(height)
+                let px = (Double(x) + 0.5) / Double(width)
+                let py = (Double(y) + 0.5) / Double(height)
                 if masks.contains(where: { inside(px, py, $0) }) { out[y * width + x] = false }
             }
         }
@@ -133,12 +137,14 @@ public final class MotionDetector {
             picture = try decoder!.decode(packet: data, isKey: isKey)
         } catch {
             failures += 1
-            sawKey = false // wait for the next key frame to decode cleanly again
+            sawKey = false  // wait for the next key frame to decode cleanly again
             return nil
         }
         guard let picture else { return nil }
         if !keyFramesOnly, let last = lastLook90k, t - last < interval90k - interval90k / 4 { return nil }
-        do { try grey.withUnsafeMutableBufferPointer { try scaler.scale(picture, into: $0.baseAddress!) } } catch { return nil }
+        do { try grey.withUnsafeMutableBufferPointer { try scaler.scale(picture, into: $0.baseAddress!) } } catch {
+            return nil
+        }
         return analyse(at: t)
     }
 
@@ -156,15 +162,19 @@ public final class MotionDetector {
             return nil
         }
         // Gain: a light change scales every pixel alike; motion changes a part of the picture.
-        var sumF: Float = 0, sumB: Float = 0
-        for i in 0..<n where analysed[i] { sumF += Float(grey[i]); sumB += background[i] }
+        var sumF: Float = 0
+        var sumB: Float = 0
+        for i in 0..<n where analysed[i] {
+            sumF += Float(grey[i])
+            sumB += background[i]
+        }
         let gain = sumB > 0 ? min(max(sumF / sumB, 0.25), 4) : 1
         var changed = 0
         if changedMask.count != n { changedMask = [Bool](repeating: false, count: n) }
         for i in 0..<n {
             let d = abs(Float(grey[i]) - gain * background[i])
             let c = analysed[i] && d > threshold
-            changedMask[i] = c // in place: no copy per look
+            changedMask[i] = c  // in place: no copy per look
             if c { changed += 1 }
         }
         let fraction = Double(changed) / Double(analysedCount)
@@ -174,7 +184,8 @@ public final class MotionDetector {
             lightUntil90k = t + Self.lightHold90k
             return step(motion: false, score: 0, at: t)
         }
-        let aQuiet = Float(1 - exp(-dt / Self.tauQuiet)), aChanged = Float(1 - exp(-dt / Self.tauChanged))
+        let aQuiet = Float(1 - exp(-dt / Self.tauQuiet))
+        let aChanged = Float(1 - exp(-dt / Self.tauChanged))
         for i in 0..<n {
             let a = changedMask[i] ? aChanged : aQuiet
             background[i] += a * (Float(grey[i]) - background[i])

@@ -23,7 +23,8 @@ public struct PluginEvent: Sendable, Equatable {
             throw ConfigError("event is not a JSON object: \(json.prefix(120))")
         }
         guard let type = o["type"] as? String, !type.isEmpty, type.count <= 64,
-              type.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) else {
+            type.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." })
+        else {
             throw ConfigError("event has no valid \"type\" (letters, digits, - _ .): \(json.prefix(120))")
         }
         guard let p = o["phase"] as? String, let phase = Phase(rawValue: p) else {
@@ -45,8 +46,10 @@ public struct PluginEvent: Sendable, Equatable {
 extension PluginEvent {
     /// What nvr_event tells a plugin about one of the NVR's events (nvr_plugin.h).
     public static func notification(_ e: EventRecord, started: Bool) -> String {
-        var o: [String: Any] = ["type": e.type, "source": e.source.rawValue, "phase": started ? "start" : "end",
-                                "time90k": started ? e.start90k : (e.end90k ?? Time90k.now())]
+        var o: [String: Any] = [
+            "type": e.type, "source": e.source.rawValue, "phase": started ? "start" : "end",
+            "time90k": started ? e.start90k : (e.end90k ?? Time90k.now()),
+        ]
         if let id = e.id { o["id"] = id }
         let data = (try? JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)

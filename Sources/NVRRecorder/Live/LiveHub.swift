@@ -1,7 +1,7 @@
 import Foundation
 import NVRMedia
-import Synchronization
 import NVRTime
+import Synchronization
 
 /// A camera's live video for viewers (the page's live view): the newest GOP, kept in memory and
 /// fed by the session thread as packets arrive — whatever the recording mode — and read by any
@@ -114,7 +114,7 @@ public final class LiveHub: @unchecked Sendable {
         resetGOP()
         let w = takeWaiters()
         lock.unlock()
-        w.forEach { $0.resume() }
+        for waiter in w { waiter.resume() }
     }
 
     private func resetGOP() {
@@ -128,7 +128,10 @@ public final class LiveHub: @unchecked Sendable {
     public func append(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) {
         lock.lock()
         if stream == nil {
-            guard isKey, makeStream(keyFrame: data) else { lock.unlock(); return }
+            guard isKey, makeStream(keyFrame: data) else {
+                lock.unlock()
+                return
+            }
         }
         if isKey {
             previousGOPCount = frames.count
@@ -137,9 +140,12 @@ public final class LiveHub: @unchecked Sendable {
             frames.removeAll(keepingCapacity: true)
             gopFull = false
         }
-        guard !frames.isEmpty || isKey, !gopFull else { lock.unlock(); return }
+        guard !frames.isEmpty || isKey, !gopFull else {
+            lock.unlock()
+            return
+        }
         guard bytes.count + data.count + data.count / 3 + 8 <= Self.maxGOPBytes else {
-            gopFull = true // the rest of this GOP is not shown; viewers continue at the next key frame
+            gopFull = true  // the rest of this GOP is not shown; viewers continue at the next key frame
             lock.unlock()
             return
         }
@@ -154,11 +160,18 @@ public final class LiveHub: @unchecked Sendable {
         }
         lastDTS = rel
         let offset = bytes.count
-        let size = annexB ? AnnexB.appendLengthPrefixed(data, to: &bytes) : { bytes.append(contentsOf: data); return data.count }()
-        frames.append(Frame(offset: offset, size: size, dts: rel, cts: Int32(clamping: Time90k.subtract(pts, dts)), isKey: isKey))
+        let size =
+            annexB
+            ? AnnexB.appendLengthPrefixed(data, to: &bytes)
+            : {
+                bytes.append(contentsOf: data)
+                return data.count
+            }()
+        frames.append(
+            Frame(offset: offset, size: size, dts: rel, cts: Int32(clamping: Time90k.subtract(pts, dts)), isKey: isKey))
         let w = takeWaiters()
         lock.unlock()
-        w.forEach { $0.resume() }
+        for waiter in w { waiter.resume() }
     }
 
     /// The init segment, once parameter sets are known (out of band, or in this key frame).
@@ -169,15 +182,18 @@ public final class LiveHub: @unchecked Sendable {
             guard !v.extradata.isEmpty else { return false }
         }
         if v.width <= 0 || v.height <= 0, let size = ParameterSets.pictureSize(annexB: v.extradata, codec: v.codec) {
-            v.width = size.width; v.height = size.height
+            v.width = size.width
+            v.height = size.height
         }
         guard let made = try? InitSegment.make(streams: [v]), let track = made.tracks.first else {
-            video = nil // this connection's video cannot be described: no live view for it
+            video = nil  // this connection's video cannot be described: no live view for it
             return false
         }
         generation &+= 1
-        stream = Stream(generation: generation, initSegment: made.bytes, codec: track.rfc6381, width: Int(v.width), height: Int(v.height),
-                        trackID: track.trackID)
+        stream = Stream(
+            generation: generation, initSegment: made.bytes, codec: track.rfc6381, width: Int(v.width),
+            height: Int(v.height),
+            trackID: track.trackID)
         return true
     }
 
@@ -244,9 +260,10 @@ public final class LiveHub: @unchecked Sendable {
         cursor.index += 1
         cursor.sequence &+= 1
         let fragment = bytes.withUnsafeBytes { all in
-            LiveFragment.make(sequence: cursor.sequence, trackID: s.trackID, decodeTime: UInt64(max(f.dts, 0)),
-                              duration: UInt32(clamping: max(duration, 1)), compositionOffset: f.cts, isKey: f.isKey,
-                              data: UnsafeRawBufferPointer(rebasing: all[f.offset..<(f.offset + f.size)]))
+            LiveFragment.make(
+                sequence: cursor.sequence, trackID: s.trackID, decodeTime: UInt64(max(f.dts, 0)),
+                duration: UInt32(clamping: max(duration, 1)), compositionOffset: f.cts, isKey: f.isKey,
+                data: UnsafeRawBufferPointer(rebasing: all[f.offset..<(f.offset + f.size)]))
         }
         return .frame(fragment: fragment, isKey: f.isKey)
     }

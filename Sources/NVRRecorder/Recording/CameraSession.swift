@@ -3,12 +3,12 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import NVRWorker
-import Synchronization
 import NVRPlayback
 import NVRPluginHost
 import NVRStorage
 import NVRTime
+import NVRWorker
+import Synchronization
 
 /// Records one camera: one thread that connects through the camera's plugin, feeds the
 /// segmenter, and reconnects forever with backoff (1 s doubling to 30 s).
@@ -60,10 +60,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let opener: any LiveInputOpener
 
     /// `clock`: the time packets arrive (the recording gate's capture time is derived from it).
-    public init(camera: CameraRecord, plugins: PluginHost, writer: IndexWriter, storage: StorageLayout,
-                settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
-                freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters(),
-                opener: any LiveInputOpener = LiveInputs.Network(), clock: @escaping () -> Int64 = Time90k.now) {
+    public init(
+        camera: CameraRecord, plugins: PluginHost, writer: IndexWriter, storage: StorageLayout,
+        settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
+        freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters(),
+        opener: any LiveInputOpener = LiveInputs.Network(), clock: @escaping () -> Int64 = Time90k.now
+    ) {
         self.camera = camera
         self.opener = opener
         self.plugins = plugins
@@ -77,9 +79,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         self.segmenter = Segmenter(camera: camera, storage: storage, writer: writer, settings: settings, logger: l)
         segmenter.onNoSpace = freeSpace
         segmenter.counters = counters
-        events = EventTracker(camera: camera, writer: writer, logger: l, preRoll90k: recording.preRoll90k, postRoll90k: recording.postRoll90k)
-        gate = RecordingGate(camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l,
-                             clock: clock)
+        events = EventTracker(
+            camera: camera, writer: writer, logger: l, preRoll90k: recording.preRoll90k,
+            postRoll90k: recording.postRoll90k)
+        gate = RecordingGate(
+            camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l,
+            clock: clock)
         events.onChange = { [weak self] e, started in
             // A plugin that acts on events (camera-side capture) hears of them. (Footage is
             // marked as event footage by the gate.)
@@ -125,14 +130,17 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     private var isStopping: Bool { worker.isStopping }
 
-    private func setState(_ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = "") {
+    private func setState(
+        _ state: CameraStatus.State, _ reason: String?, log: Logger.Level? = .info, extra: String = ""
+    ) {
         let changed = statusLock.withLock { s -> Bool in
             let changed = s.state != state || s.reason != reason
             if state == .streaming && s.state != .streaming && s.state != .stalled {
                 connectionCount.add(1, ordering: .relaxed)
                 segmenter.counters.connections.add(1, ordering: .relaxed)
             }
-            s.state = state; s.reason = reason
+            s.state = state
+            s.reason = reason
             if changed { s.since90k = Time90k.now() }
             return changed
         }
@@ -141,7 +149,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             logger.log(level: log, "camera \(camera.name): \(state.rawValue)\(reason.map { " (\($0))" } ?? "")\(extra)")
         }
         if let id = camera.id {
-            writer.submit(.cameraState(CameraStateRecord(cameraID: id, state: state.rawValue, reason: reason, since90k: Time90k.now())))
+            writer.submit(
+                .cameraState(
+                    CameraStateRecord(cameraID: id, state: state.rawValue, reason: reason, since90k: Time90k.now())))
         }
     }
 
@@ -196,8 +206,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
         // Events are reported once committed: the plugin hears of their end before it goes.
         writer.flush()
-        let instance = instanceLock.withLock { i -> PluginInstance? in let k = i; i = nil; return k }
-        _ = instance // destroyed here, after the last use
+        let instance = instanceLock.withLock { i -> PluginInstance? in
+            let k = i
+            i = nil
+            return k
+        }
+        _ = instance  // destroyed here, after the last use
         setState(.stopped, nil)
     }
 
@@ -218,10 +232,13 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         // The sub-stream, when the camera has one: the grid's live view, and motion (far
         // cheaper to decode there).
         var substream: Substream?
-        if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true), sub.url != source.url {
-            substream = Substream(cameraName: camera.name, instance: instance, tracker: events,
-                                  motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger,
-                                  opener: opener)
+        if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true),
+            sub.url != source.url
+        {
+            substream = Substream(
+                cameraName: camera.name, instance: instance, tracker: events,
+                motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger,
+                opener: opener)
             substream?.start()
         }
         gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled
@@ -236,7 +253,11 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         try gate.begin(streams: streams)
         let notes = input.notes
         statusLock.withLock { $0.notes = notes.isEmpty ? nil : notes }
-        setState(.streaming, nil, extra: " \(streams.map(\.summary).joined(separator: ", "))\(notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))")
+        setState(
+            .streaming, nil,
+            extra:
+                " \(streams.map(\.summary).joined(separator: ", "))\(notes.isEmpty ? "" : "; " + notes.joined(separator: "; "))"
+        )
         let gate = self.gate
         // A connection that delivers bytes but no usable frames (broken RTP, a stream with
         // no key frame) would otherwise say "streaming" forever while nothing is recorded.
@@ -246,7 +267,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             do {
                 try input.read { p in
                     if p.stream == 0 { watchdog.saw(isKey: p.isKey) }
-                    try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
+                    try gate.append(
+                        stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
                 }
             } catch let e as MediaError where e.kind != .write && e.kind != .noSpace {
                 return listening ? "the camera stopped pushing (\(e.message))" : e.message
@@ -254,7 +276,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             recorded = recorded || watchdog.frames > 0
             let now = Interrupter.now()
             if let why = watchdog.check(now: now) { return why }
-            if let verdict = progress.update(now: now, received: Int64(watchdog.frames), dropped: segmenter.videoFramesRefused) {
+            if let verdict = progress.update(
+                now: now, received: Int64(watchdog.frames), dropped: segmenter.videoFramesRefused)
+            {
                 reportProgress(verdict)
             }
         }
@@ -268,21 +292,28 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             setState(.streaming, nil, extra: ": recording again")
         case .stalled(let received, let dropped):
             let why = segmenter.lastDropped?.description ?? "frames are refused"
-            let last = segmenter.lastFrame90k.map { "last frame recorded \(Time90k.rfc3339($0))" } ?? "nothing recorded yet"
+            let last =
+                segmenter.lastFrame90k.map { "last frame recorded \(Time90k.rfc3339($0))" } ?? "nothing recorded yet"
             let seconds = RecordingProgress.window / 1_000_000_000
-            setState(.stalled, "\(dropped) of \(received) frames in \(seconds) s not recorded: \(why); \(last)", log: .warning)
+            setState(
+                .stalled, "\(dropped) of \(received) frames in \(seconds) s not recorded: \(why); \(last)",
+                log: .warning)
         }
     }
 
     /// Lets the plugin push packets until it stops, fails, or we are stopped.
     private func recordPush(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
-        worker.locked { readsURL = false; pushError = nil; connected = false }
-        pushProgress = RecordingProgress() // before the push thread starts: it is that thread's from then on
+        worker.locked {
+            readsURL = false
+            pushError = nil
+            connected = false
+        }
+        pushProgress = RecordingProgress()  // before the push thread starts: it is that thread's from then on
         pushedVideoFrames = 0
         try instance.startPush()
         worker.wait(seconds: .infinity, until: { pushError != nil })
         let why = worker.locked { pushError ?? "stopped" }
-        instance.stopPush() // after this returns, no push callback runs
+        instance.stopPush()  // after this returns, no push callback runs
         recorded = connected
         return why
     }
@@ -294,20 +325,24 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     // MARK: PluginCallbacks
 
     public func pluginLog(level: Int32, message: String) {
-        let l: Logger.Level = switch level {
-        case Int32(NVR_LOG_ERROR.rawValue): .error
-        case Int32(NVR_LOG_WARNING.rawValue): .warning
-        case Int32(NVR_LOG_INFO.rawValue): .info
-        default: .debug
-        }
+        let l: Logger.Level =
+            switch level {
+            case Int32(NVR_LOG_ERROR.rawValue): .error
+            case Int32(NVR_LOG_WARNING.rawValue): .warning
+            case Int32(NVR_LOG_INFO.rawValue): .info
+            default: .debug
+            }
         logger.log(level: l, "camera \(camera.name) [\(camera.plugin)]: \(message)")
     }
 
     public func pluginConnectionState(_ state: Int32, reason: String?) {
-        if isStopping { return } // the plugin saying it stopped because we asked is not news
+        if isStopping { return }  // the plugin saying it stopped because we asked is not news
         switch UInt32(bitPattern: state) {
         case NVR_STATE_CONNECTING.rawValue:
-            let url = worker.locked { retryNow = true; return readsURL }
+            let url = worker.locked {
+                retryNow = true
+                return readsURL
+            }
             // A URL camera the session is streaming stays "streaming" (or "stalled": that is the
             // session's to say): the plugin's keep-alive failing once and answering again does
             // not change the stream being read.
@@ -329,7 +364,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             switch e.phase {
             case .start: events.begin(type: e.type, source: .plugin, at: e.time90k, score: e.score)
             case .stop: events.end(type: e.type, source: .plugin, at: e.time90k)
-            case .pulse: events.begin(type: e.type, source: .plugin, at: e.time90k, score: e.score, until: e.time90k + e.quiet90k)
+            case .pulse:
+                events.begin(
+                    type: e.type, source: .plugin, at: e.time90k, score: e.score, until: e.time90k + e.quiet90k)
             }
         } catch {
             logger.warning("camera \(camera.name) [\(camera.plugin)]: ignored an event: \(error)")
@@ -360,7 +397,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
 
     public func pluginPacket(_ p: InputPacket) -> Int32 {
         do {
-            try gate.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
+            try gate.append(
+                stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
             if !connected { worker.locked { connected = true } }
             // Judged here, on the plugin's one push thread (the segmenter's too).
             if pushProgressStale.load(ordering: .relaxed) {
@@ -369,7 +407,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
                 pushProgress = RecordingProgress()
             }
             if p.stream == 0 { pushedVideoFrames += 1 }
-            if let verdict = pushProgress.update(now: Interrupter.now(), received: pushedVideoFrames, dropped: segmenter.videoFramesRefused) {
+            if let verdict = pushProgress.update(
+                now: Interrupter.now(), received: pushedVideoFrames, dropped: segmenter.videoFramesRefused)
+            {
                 reportProgress(verdict)
             }
             return 0

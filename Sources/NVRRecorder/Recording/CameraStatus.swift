@@ -3,8 +3,8 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRTime
+import Synchronization
 
 /// What a camera is doing, for logs, the CLI and the API.
 public struct CameraStatus: Sendable, Equatable {

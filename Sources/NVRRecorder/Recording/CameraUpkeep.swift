@@ -2,10 +2,10 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRPlayback
-import NVRWorker
 import NVRPluginHost
 import NVRStorage
 import NVRTime
+import NVRWorker
 
 /// The recorder's slow, camera-side chores, on one thread so they never touch a recording
 /// thread: saves each plugin's status (battery, card) to the index when it changes, and lists
@@ -34,7 +34,10 @@ final class CameraUpkeep: @unchecked Sendable {
     /// How often statuses are looked at.
     var interval: Double = 2
 
-    init(options config: Recorder.Options, writer: IndexWriter, storage: StorageLayout, logger: Logger, sessions: @escaping () -> [CameraSession]) {
+    init(
+        options config: Recorder.Options, writer: IndexWriter, storage: StorageLayout, logger: Logger,
+        sessions: @escaping () -> [CameraSession]
+    ) {
         self.config = config
         self.index = writer.index
         self.writer = writer
@@ -74,7 +77,8 @@ final class CameraUpkeep: @unchecked Sendable {
 
     private func syncCardIfDue(_ session: CameraSession, cameraID: Int64, instance: PluginInstance) {
         let connections = session.connections
-        let due = lastCardSync[cameraID].map { Date().timeIntervalSince($0) >= Double(config.cardRefreshSeconds) } ?? true
+        let due =
+            lastCardSync[cameraID].map { Date().timeIntervalSince($0) >= Double(config.cardRefreshSeconds) } ?? true
         let reconnected = connections != syncedConnections[cameraID]
         let followingUp = followUp[cameraID].map { Date() >= $0 } ?? false
         guard connections > 0, due || reconnected || followingUp else { return }
@@ -83,16 +87,24 @@ final class CameraUpkeep: @unchecked Sendable {
         lastCardSync[cameraID] = Date()
         let now = Time90k.now()
         let window = (now - Int64(config.cardBackfillHours) * 3600 * 90_000)..<now
-        let sync = CardSync(camera: session.camera, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds, logger: logger)
+        let sync = CardSync(
+            camera: session.camera, writer: writer, storage: storage, segmentSeconds: config.segmentSeconds,
+            logger: logger)
         do {
-            let r = try sync.run(instance, window: window, backfill: config.cardBackfill, isCancelled: { [weak self] in self?.isStopping ?? true })
+            let r = try sync.run(
+                instance, window: window, backfill: config.cardBackfill,
+                isCancelled: { [weak self] in self?.isStopping ?? true })
             session.counters.cardBackfillBytes.add(r.bytesFetched, ordering: .relaxed)
-            logger.log(level: r.segments > 0 ? .info : .debug,
-                       "camera \(session.camera.name): card has \(r.files) videos; \(r.gaps) gaps, \(r.segments) segments backfilled")
+            logger.log(
+                level: r.segments > 0 ? .info : .debug,
+                "camera \(session.camera.name): card has \(r.files) videos; \(r.gaps) gaps, \(r.segments) segments backfilled"
+            )
             cardErrors[cameraID] = nil
         } catch {
             let message = "\(error)"
-            logger.log(level: cardErrors[cameraID] == message ? .debug : .warning, "camera \(session.camera.name): card sync failed: \(message)")
+            logger.log(
+                level: cardErrors[cameraID] == message ? .debug : .warning,
+                "camera \(session.camera.name): card sync failed: \(message)")
             cardErrors[cameraID] = message
         }
     }

@@ -14,7 +14,10 @@ struct FrameWatchdog {
     private var lastFrame: UInt64
     private var lastKey: UInt64
 
-    init(now: UInt64) { lastFrame = now; lastKey = now }
+    init(now: UInt64) {
+        lastFrame = now
+        lastKey = now
+    }
 
     /// A video frame was read.
     mutating func saw(isKey: Bool) {
@@ -24,10 +27,17 @@ struct FrameWatchdog {
 
     /// Why to give up on the connection, or nil while it is healthy.
     mutating func check(now: UInt64) -> String? {
-        if frames != framesAtCheck { lastFrame = now; framesAtCheck = frames }
-        if keySinceCheck { lastKey = now; keySinceCheck = false }
+        if frames != framesAtCheck {
+            lastFrame = now
+            framesAtCheck = frames
+        }
+        if keySinceCheck {
+            lastKey = now
+            keySinceCheck = false
+        }
         if now &- lastFrame > Self.frameTimeout {
-            return "no usable video for \(Self.frameTimeout / 1_000_000_000) s (data arrives but no frame could be assembled)"
+            return
+                "no usable video for \(Self.frameTimeout / 1_000_000_000) s (data arrives but no frame could be assembled)"
         }
         if now &- lastKey > Self.keyFrameTimeout {
             return "no key frame for \(Self.keyFrameTimeout / 1_000_000_000) s (nothing can be recorded without one)"

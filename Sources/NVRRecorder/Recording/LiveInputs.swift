@@ -17,21 +17,28 @@ public enum LiveInputs {
     /// config asks for it (`client=libav`).
     /// `timeout`: seconds; nil = the source's own `timeout` option (microseconds, libavformat's
     /// unit, which the rtsp plugin sets from its documented `timeout` option), else 10 s.
-    public static func open(_ source: LiveSource, timeout: Double? = nil, interrupter: Interrupter) throws -> any LiveInput {
+    public static func open(_ source: LiveSource, timeout: Double? = nil, interrupter: Interrupter) throws
+        -> any LiveInput
+    {
         let timeout = timeout ?? optionTimeout(source) ?? 10
         let transport = source.options?["rtsp_transport"] ?? "tcp"
-        if source.url.lowercased().hasPrefix("rtsp://") && transport == "tcp" && (source.client ?? "native") == "native" {
+        if source.url.lowercased().hasPrefix("rtsp://") && transport == "tcp" && (source.client ?? "native") == "native"
+        {
             return try RTSPClient(url: source.url, timeoutSeconds: timeout, interrupter: interrupter)
         }
         var options = source.options ?? [:]
-        if source.url.lowercased().hasPrefix("rtsp") && options["rtsp_transport"] == nil { options["rtsp_transport"] = "tcp" }
+        if source.url.lowercased().hasPrefix("rtsp") && options["rtsp_transport"] == nil {
+            options["rtsp_transport"] = "tcp"
+        }
         // Live URLs come from plugins and through them from cameras and vendor clouds: only
         // network protocols, never file:, concat:, subfile: or pipe: (which would read the
         // NVR's own files).
         options["protocol_whitelist"] = Self.networkProtocols
-        return try Demuxer(Demuxer.Options(url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
-                                           openTimeoutSeconds: source.listen == true ? 0 : nil, convertAudio: true),
-                           interrupter: interrupter)
+        return try Demuxer(
+            Demuxer.Options(
+                url: source.url, format: source.format, avOptions: options, timeoutSeconds: timeout,
+                openTimeoutSeconds: source.listen == true ? 0 : nil, convertAudio: true),
+            interrupter: interrupter)
     }
 
     /// The product's opener: `open(_:timeout:interrupter:)` with the source's own timeout.
@@ -44,7 +51,9 @@ public enum LiveInputs {
 
     /// The source's `timeout` option in seconds, when it is a sane number of microseconds.
     static func optionTimeout(_ source: LiveSource) -> Double? {
-        guard let text = source.options?["timeout"], let us = Double(text), us.isFinite, us >= 100_000, us <= 600_000_000 else { return nil }
+        guard let text = source.options?["timeout"], let us = Double(text), us.isFinite, us >= 100_000,
+            us <= 600_000_000
+        else { return nil }
         return us / 1_000_000
     }
 }

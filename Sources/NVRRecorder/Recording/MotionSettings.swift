@@ -25,7 +25,13 @@ public struct MotionSettings: Codable, Sendable, Equatable {
 
     public init() {}
 
-    enum CodingKeys: String, CodingKey { case enabled, sensitivity, minArea = "min_area", frames, fps, quietSeconds = "quiet_seconds", masks }
+    enum CodingKeys: String, CodingKey {
+        case enabled, sensitivity
+        case minArea = "min_area"
+        case frames, fps
+        case quietSeconds = "quiet_seconds"
+        case masks
+    }
 
     public init(from d: any Decoder) throws {
         let c = try d.container(keyedBy: CodingKeys.self)
@@ -43,9 +49,13 @@ public struct MotionSettings: Codable, Sendable, Equatable {
     /// Throws a message a person can act on when a value is out of range.
     public func validate() throws {
         guard (1...100).contains(sensitivity) else { throw ConfigError("motion sensitivity must be 1…100") }
-        guard minArea > 0 && minArea <= 100 else { throw ConfigError("motion min area must be a percentage above 0 and at most 100") }
+        guard minArea > 0 && minArea <= 100 else {
+            throw ConfigError("motion min area must be a percentage above 0 and at most 100")
+        }
         guard fps > 0 && fps <= 30 else { throw ConfigError("motion fps must be above 0 and at most 30") }
-        guard quietSeconds >= 0.5 && quietSeconds <= 600 else { throw ConfigError("motion quiet seconds must be 0.5…600") }
+        guard quietSeconds >= 0.5 && quietSeconds <= 600 else {
+            throw ConfigError("motion quiet seconds must be 0.5…600")
+        }
         for m in masks {
             guard m.count >= 3, m.allSatisfy({ $0.count == 2 && $0.allSatisfy { (0...1).contains($0) } }) else {
                 throw ConfigError("a motion mask is a polygon of at least 3 points x,y between 0 and 1")

@@ -21,7 +21,10 @@ final class PreRollBuffer {
         var bytes: [UInt8] = []
         var packets: [Packet] = []
         var start90k: Int64 = 0
-        func reset() { bytes.removeAll(keepingCapacity: true); packets.removeAll(keepingCapacity: true) }
+        func reset() {
+            bytes.removeAll(keepingCapacity: true)
+            packets.removeAll(keepingCapacity: true)
+        }
     }
 
     private(set) var gops: [GOP] = []
@@ -35,7 +38,10 @@ final class PreRollBuffer {
     var byteCount: Int { bytes }
 
     /// Adds a packet captured at `capture90k`; packets before the first key frame are dropped.
-    func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer, capture90k: Int64) {
+    func append(
+        stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer,
+        capture90k: Int64
+    ) {
         if stream == 0 && isKey {
             let g = spare.popLast() ?? GOP()
             g.reset()
@@ -49,8 +55,10 @@ final class PreRollBuffer {
             clear()
             return
         }
-        g.packets.append(Packet(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, capture90k: capture90k,
-                                offset: g.bytes.count, size: data.count))
+        g.packets.append(
+            Packet(
+                stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, capture90k: capture90k,
+                offset: g.bytes.count, size: data.count))
         g.bytes.append(contentsOf: data)
         bytes += data.count
     }

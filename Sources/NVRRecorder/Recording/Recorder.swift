@@ -3,11 +3,11 @@ import Logging
 import NVRIndex
 import NVRMedia
 import NVRPlayback
-import NVRWorker
-import Synchronization
 import NVRPluginHost
 import NVRStorage
 import NVRTime
+import NVRWorker
+import Synchronization
 
 /// Runs the NVR's recording side: recovers the index, then records every enabled camera.
 public final class Recorder: @unchecked Sendable {
@@ -66,13 +66,16 @@ public final class Recorder: @unchecked Sendable {
         let closed = try index.closeOpenEvents()
         if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
         if report.recovered + report.dropped + report.deletionsFinished + report.unindexedFiles > 0 {
-            logger.notice("recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed, \(report.unindexedFiles) files without rows removed")
+            logger.notice(
+                "recovery: \(report.recovered) segments finished, \(report.dropped) dropped, \(report.deletionsFinished) deletions completed, \(report.unindexedFiles) files without rows removed"
+            )
         }
         if addDemoIfEmpty, try index.cameras().isEmpty {
             try index.addCamera(CameraRecord(name: "demo", plugin: "demo", config: "{}", created90k: Time90k.now()))
             logger.notice("no cameras yet: added the synthetic 'demo' camera (remove it with: nvr camera remove demo)")
         }
-        logger.info("storage \(storage.root), plugins from \(plugins.directory), segments of \(options.segmentSeconds) s")
+        logger.info(
+            "storage \(storage.root), plugins from \(plugins.directory), segments of \(options.segmentSeconds) s")
         // Make room before the first write, then keep making it.
         do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
         reserve.ensure()
@@ -80,7 +83,9 @@ public final class Recorder: @unchecked Sendable {
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
-        let u = CameraUpkeep(options: options, writer: writer, storage: storage, logger: logger) { [weak self] in self?.allSessions ?? [] }
+        let u = CameraUpkeep(options: options, writer: writer, storage: storage, logger: logger) { [weak self] in
+            self?.allSessions ?? []
+        }
         upkeep = u
         u.start()
         retentionWorker.start { [self] in retentionLoop() }
@@ -109,7 +114,8 @@ public final class Recorder: @unchecked Sendable {
     /// Makes the running sessions match the enabled cameras of the index (on the watcher
     /// thread; `stop` joins it before stopping the cameras).
     func reconcile() throws {
-        let wanted = Dictionary(uniqueKeysWithValues: try index.cameras().filter(\.enabled).compactMap { c in c.id.map { ($0, c) } })
+        let wanted = Dictionary(
+            uniqueKeysWithValues: try index.cameras().filter(\.enabled).compactMap { c in c.id.map { ($0, c) } })
         let outdated = lock.withLock { () -> [CameraSession] in
             let gone = sessions.values.filter { s in s.camera.id.flatMap { wanted[$0] } != s.camera }
             for s in gone { sessions[s.camera.name] = nil }
@@ -141,7 +147,10 @@ public final class Recorder: @unchecked Sendable {
             let (urgent, isUrgent) = retentionWorker.locked { (urgentAsked, urgentServed != urgentAsked) }
             if isUrgent {
                 let freed = freeSpaceNow()
-                retentionWorker.locked { urgentServed = urgent; urgentFreed = freed }
+                retentionWorker.locked {
+                    urgentServed = urgent
+                    urgentFreed = freed
+                }
                 continue
             }
             do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
@@ -153,7 +162,10 @@ public final class Recorder: @unchecked Sendable {
     /// lack of space: asks the retention thread for an urgent pass and waits for its answer
     /// (true if it freed something). Retention never runs on a camera thread.
     func askRetentionForSpace() -> Bool {
-        let ticket = retentionWorker.locked { urgentAsked += 1; return urgentAsked }
+        let ticket = retentionWorker.locked {
+            urgentAsked += 1
+            return urgentAsked
+        }
         retentionWorker.wait(seconds: 120, until: { urgentServed >= ticket })
         return retentionWorker.locked { urgentServed >= ticket && urgentFreed }
     }
@@ -163,7 +175,9 @@ public final class Recorder: @unchecked Sendable {
     private func freeSpaceNow() -> Bool {
         let extra = max((retention.fileSystem()?.size ?? 0) / 100, 16 << 20)
         // The index needs a little room to record what it deletes.
-        if reserve.release() { logger.warning("disk full: gave back the \(reserve.bytes >> 20) MB reserve so retention can run") }
+        if reserve.release() {
+            logger.warning("disk full: gave back the \(reserve.bytes >> 20) MB reserve so retention can run")
+        }
         defer { reserve.ensure() }
         do { return try retention.enforce(dryRun: false, extraFree: extra).segments > 0 } catch {
             logger.error("retention failed while the disk is full: \(error)")
@@ -177,9 +191,10 @@ public final class Recorder: @unchecked Sendable {
         do { recording = try RecordingSettings.load(cameraID: camera.id!, index: index) } catch {
             logger.error("camera \(camera.name): bad recording settings, recording continuously: \(error)")
         }
-        let session = CameraSession(camera: camera, plugins: plugins, writer: writer, storage: storage,
-                                    settings: Segmenter.Settings(segmentSeconds: options.segmentSeconds), recording: recording, logger: logger,
-                                    freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
+        let session = CameraSession(
+            camera: camera, plugins: plugins, writer: writer, storage: storage,
+            settings: Segmenter.Settings(segmentSeconds: options.segmentSeconds), recording: recording, logger: logger,
+            freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
         let added = lock.withLock { () -> Bool in
             guard !stopped else { return false }
             sessions[camera.name] = session
@@ -212,11 +227,13 @@ public final class Recorder: @unchecked Sendable {
         upkeep?.stop()
         upkeep = nil
         let all = lock.withLock { () -> [CameraSession] in
-            let s = Array(sessions.values); sessions.removeAll(); return s
+            let s = Array(sessions.values)
+            sessions.removeAll()
+            return s
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
-        writer.close() // commits what is left (retention still answers a full disk meanwhile)
-        retentionWorker.stop() // joins: a pass in progress finishes first
+        writer.close()  // commits what is left (retention still answers a full disk meanwhile)
+        retentionWorker.stop()  // joins: a pass in progress finishes first
         serveLock = nil
     }
 }

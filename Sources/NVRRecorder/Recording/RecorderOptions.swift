@@ -12,10 +12,16 @@ extension Recorder {
         public var cardBackfill: Bool
         public var cardBackfillHours: Int
 
-        public init(storageRoot: String, pluginsDir: String, segmentSeconds: Int = 60, cardRefreshSeconds: Int = 600,
-                    cardBackfill: Bool = true, cardBackfillHours: Int = 24) {
-            self.storageRoot = storageRoot; self.pluginsDir = pluginsDir; self.segmentSeconds = segmentSeconds
-            self.cardRefreshSeconds = cardRefreshSeconds; self.cardBackfill = cardBackfill; self.cardBackfillHours = cardBackfillHours
+        public init(
+            storageRoot: String, pluginsDir: String, segmentSeconds: Int = 60, cardRefreshSeconds: Int = 600,
+            cardBackfill: Bool = true, cardBackfillHours: Int = 24
+        ) {
+            self.storageRoot = storageRoot
+            self.pluginsDir = pluginsDir
+            self.segmentSeconds = segmentSeconds
+            self.cardRefreshSeconds = cardRefreshSeconds
+            self.cardBackfill = cardBackfill
+            self.cardBackfillHours = cardBackfillHours
         }
     }
 }

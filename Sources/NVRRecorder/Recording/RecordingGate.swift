@@ -2,9 +2,9 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRStorage
 import NVRTime
+import Synchronization
 
 /// Decides, packet by packet, what of a camera's stream is written: everything
 /// (`continuous`), event clips only (`events`: footage waits in a pre-roll buffer until an
@@ -54,8 +54,11 @@ public final class RecordingGate {
     /// Totals for /metrics: frames and bytes received.
     var counters: CameraCounters { segmenter.counters }
 
-    public init(camera: CameraRecord, writer: IndexWriter, segmenter: Segmenter, tracker: EventTracker, settings: RecordingSettings,
-                logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now) {
+    public init(
+        camera: CameraRecord, writer: IndexWriter, segmenter: Segmenter, tracker: EventTracker,
+        settings: RecordingSettings,
+        logger: Logger, live: LiveHub = LiveHub(), clock: @escaping () -> Int64 = Time90k.now
+    ) {
         self.camera = camera
         self.live = live
         self.writer = writer
@@ -83,8 +86,13 @@ public final class RecordingGate {
     public var activity: Activity { published.withLock { $0 } }
 
     private func publish() {
-        let motion = !settings.motionEnabled || mode == .off ? "off" : motionOnSubstream ? "sub-stream"
-            : detector.map { $0.keyFramesOnly ? "main stream, key frames" : "main stream, every frame" } ?? (detectorFailed ? "failed" : "main stream")
+        let motion =
+            !settings.motionEnabled || mode == .off
+            ? "off"
+            : motionOnSubstream
+                ? "sub-stream"
+                : detector.map { $0.keyFramesOnly ? "main stream, key frames" : "main stream, every frame" }
+                    ?? (detectorFailed ? "failed" : "main stream")
         published.withLock { $0 = Activity(mode: mode, motion: motion) }
     }
 
@@ -105,7 +113,7 @@ public final class RecordingGate {
     /// The connection ended: write what is open, end motion in progress, drop the buffer.
     public func end() throws {
         if let f = detector?.finish() { tracker.apply(f) }
-        detector = nil // the next connection's streams make the next one
+        detector = nil  // the next connection's streams make the next one
         buffer.clear()
         live.end()
         try segmenter.end()
@@ -125,8 +133,13 @@ public final class RecordingGate {
         settings = new
         tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
         modeCheckedAt = .min
-        if motionChanged { detectorFailed = false; makeDetector() }
-        logger.info("camera \(camera.name): recording settings changed (mode \(new.mode.rawValue)\(new.schedule.map { ", schedule \($0.text)" } ?? ""))")
+        if motionChanged {
+            detectorFailed = false
+            makeDetector()
+        }
+        logger.info(
+            "camera \(camera.name): recording settings changed (mode \(new.mode.rawValue)\(new.schedule.map { ", schedule \($0.text)" } ?? ""))"
+        )
     }
 
     /// (Re)makes the detector for the current settings, mode and stream; a motion in progress
@@ -145,7 +158,9 @@ public final class RecordingGate {
     }
 
     /// One packet from the camera; `data` is borrowed for the call.
-    public func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer) throws {
+    public func append(stream: Int, pts: Int64, dts: Int64, duration: Int64, isKey: Bool, data: UnsafeRawBufferPointer)
+        throws
+    {
         let now = clock()
         counters.bytes.add(Int64(data.count), ordering: .relaxed)
         if stream == 0 {
@@ -158,15 +173,22 @@ public final class RecordingGate {
             if let d = detector {
                 if let f = d.feed(data, isKey: isKey, at: capture90k) { tracker.apply(f) }
                 if d.decodeFailures > 0 && !reportedDecodeFailure {
-                    reportedDecodeFailure = true // once per connection: the detector waits for the next key frame
-                    logger.warning("camera \(camera.name): motion detection cannot decode a frame; skipping to the next key frame")
+                    reportedDecodeFailure = true  // once per connection: the detector waits for the next key frame
+                    logger.warning(
+                        "camera \(camera.name): motion detection cannot decode a frame; skipping to the next key frame")
                 }
             }
             tracker.tick(now: capture90k)
         }
         if offered.load(ordering: .acquiring) {
             offered.store(false, ordering: .relaxed)
-            if let new = pending.withLock({ s -> RecordingSettings? in let n = s; s = nil; return n }) { apply(new) }
+            if let new = pending.withLock({ s -> RecordingSettings? in
+                let n = s
+                s = nil
+                return n
+            }) {
+                apply(new)
+            }
         }
         if now >= modeCheckedAt + 90_000 || now < modeCheckedAt {
             let m = settings.mode(at: now)
@@ -187,14 +209,20 @@ public final class RecordingGate {
             if segmenter.isRecording { try segmenter.end() }
         case .continuous:
             if !buffer.isEmpty { try drain(from: .min) }
-            try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
+            try segmenter.append(
+                stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k
+            )
         case .events:
             if let clipFrom {
                 if !buffer.isEmpty { try drain(from: clipFrom) }
-                try segmenter.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
+                try segmenter.append(
+                    stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data,
+                    capture90k: capture90k)
             } else {
                 if segmenter.isRecording { try segmenter.end() }
-                buffer.append(stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data, capture90k: capture90k)
+                buffer.append(
+                    stream: stream, pts: pts, dts: dts, duration: duration, isKey: isKey, data: data,
+                    capture90k: capture90k)
                 // Keep the pre-roll, plus room for events reported (or detected) after they began.
                 buffer.trim(keepingFrom: capture90k - settings.preRoll90k - max(4 * 90_000, 2 * gop90k))
             }
@@ -206,7 +234,10 @@ public final class RecordingGate {
     /// wants footage, the segmenter marks each segment it writes.
     private func markEventFootage(clipFrom: Int64?) {
         segmenter.eventActive = clipFrom != nil
-        guard let from = clipFrom else { markedClipFrom = nil; return }
+        guard let from = clipFrom else {
+            markedClipFrom = nil
+            return
+        }
         guard from != markedClipFrom, let id = camera.id else { return }
         markedClipFrom = from
         writer.submit(.markEventSegments(cameraID: id, start90k: from, end90k: capture90k))
@@ -215,7 +246,9 @@ public final class RecordingGate {
     /// Writes the buffered packets from the key frame at or before `t`.
     private func drain(from t: Int64) throws {
         try buffer.drain(from: t) { p, bytes in
-            try segmenter.append(stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: bytes, capture90k: p.capture90k)
+            try segmenter.append(
+                stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: bytes,
+                capture90k: p.capture90k)
         }
     }
 

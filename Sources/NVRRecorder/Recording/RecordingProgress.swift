@@ -34,7 +34,9 @@ struct RecordingProgress {
             let newest = (next + Self.slots - 1) % Self.slots
             guard now &- at[newest] >= Self.sampleEvery else { return nil }
         }
-        at[next] = now; received[next] = r; dropped[next] = d
+        at[next] = now
+        received[next] = r
+        dropped[next] = d
         next = (next + 1) % Self.slots
         count = min(count + 1, Self.slots)
         // The oldest sample at least `window` old, if there is one yet.
@@ -44,7 +46,8 @@ struct RecordingProgress {
             if now &- at[i] >= Self.window { oldest = i } else { break }
         }
         guard let o = oldest else { return nil }
-        let got = r - received[o], lost = d - dropped[o]
+        let got = r - received[o]
+        let lost = d - dropped[o]
         let judged: Verdict = got > 0 && lost * 2 > got ? .stalled(received: got, dropped: lost) : .recording
         let changed: Bool
         switch (verdict, judged) {

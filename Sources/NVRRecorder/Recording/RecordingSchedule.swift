@@ -33,7 +33,9 @@ public struct RecordingSchedule: Sendable, Equatable {
     public init(_ text: String, tz: String? = nil) throws {
         self.text = text
         if let tz {
-            guard let z = TimeZone(identifier: tz) else { throw ConfigError("unknown time zone '\(tz)' (use an IANA name such as Europe/Paris)") }
+            guard let z = TimeZone(identifier: tz) else {
+                throw ConfigError("unknown time zone '\(tz)' (use an IANA name such as Europe/Paris)")
+            }
             timeZone = z
         } else {
             timeZone = .current
@@ -46,20 +48,25 @@ public struct RecordingSchedule: Sendable, Equatable {
             let words = part.split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
             if words.isEmpty { continue }
             guard words.count == 2 || words.count == 3 else {
-                throw ConfigError("schedule rule '\(part.trimmingCharacters(in: .whitespaces))' should be DAYS [HH:MM-HH:MM] MODE, e.g. mon-fri 08:00-18:00 continuous")
+                throw ConfigError(
+                    "schedule rule '\(part.trimmingCharacters(in: .whitespaces))' should be DAYS [HH:MM-HH:MM] MODE, e.g. mon-fri 08:00-18:00 continuous"
+                )
             }
             guard let mode = RecordingMode(rawValue: words.last!) else {
                 throw ConfigError("schedule: unknown mode '\(words.last!)' (continuous, events or off)")
             }
             let days = try Self.parseDays(words[0])
-            var from: Int?, to: Int?
+            var from: Int?
+            var to: Int?
             if words.count == 3 {
                 let ends = words[1].split(separator: "-", omittingEmptySubsequences: false)
-                guard ends.count == 2, let a = Self.parseClock(ends[0]), let b = Self.parseClock(ends[1]), a < 86_400 else {
+                guard ends.count == 2, let a = Self.parseClock(ends[0]), let b = Self.parseClock(ends[1]), a < 86_400
+                else {
                     throw ConfigError("schedule: '\(words[1])' is not a time range like 08:00-18:00")
                 }
                 guard a != b else { throw ConfigError("schedule: '\(words[1])' is empty") }
-                from = a; to = b
+                from = a
+                to = b
             }
             rules.append(Rule(days: days, from: from, to: to, mode: mode))
         }
@@ -75,10 +82,17 @@ public struct RecordingSchedule: Sendable, Equatable {
             guard let a = dayNames[String(ends.first ?? "")], ends.count <= 2 else {
                 throw ConfigError("schedule: '\(item)' is not a day or day range (mon, tue, … sun, mon-fri, *)")
             }
-            guard ends.count == 2 else { out.insert(a); continue }
+            guard ends.count == 2 else {
+                out.insert(a)
+                continue
+            }
             guard let b = dayNames[String(ends[1])] else { throw ConfigError("schedule: '\(ends[1])' is not a day") }
             var d = a
-            while true { out.insert(d); if d == b { break }; d = d % 7 + 1 }
+            while true {
+                out.insert(d)
+                if d == b { break }
+                d = d % 7 + 1
+            }
         }
         return out
     }
@@ -87,7 +101,8 @@ public struct RecordingSchedule: Sendable, Equatable {
     static func parseClock(_ s: Substring) -> Int? {
         let p = s.split(separator: ":")
         guard p.count == 2, p[0].count <= 2, p[1].count == 2, let h = Int(p[0]), let m = Int(p[1]),
-              (0...59).contains(m), (0...24).contains(h), h < 24 || m == 0 else { return nil }
+            (0...59).contains(m), (0...24).contains(h), h < 24 || m == 0
+        else { return nil }
         return h * 3600 + m * 60
     }
 

@@ -10,19 +10,28 @@ public struct RecordingSettings: Sendable, Equatable {
     public var postRoll90k: Int64
     public var motion: MotionSettings
 
-    public init(mode: RecordingMode = .continuous, schedule: RecordingSchedule? = nil, preRoll90k: Int64 = 5 * 90_000,
-                postRoll90k: Int64 = 10 * 90_000, motion: MotionSettings = MotionSettings()) {
-        self.mode = mode; self.schedule = schedule; self.preRoll90k = preRoll90k; self.postRoll90k = postRoll90k; self.motion = motion
+    public init(
+        mode: RecordingMode = .continuous, schedule: RecordingSchedule? = nil, preRoll90k: Int64 = 5 * 90_000,
+        postRoll90k: Int64 = 10 * 90_000, motion: MotionSettings = MotionSettings()
+    ) {
+        self.mode = mode
+        self.schedule = schedule
+        self.preRoll90k = preRoll90k
+        self.postRoll90k = postRoll90k
+        self.motion = motion
     }
 
     public init(_ r: CameraRecordingRecord) throws {
-        guard let mode = RecordingMode(rawValue: r.mode) else { throw ConfigError("unknown recording mode '\(r.mode)'") }
+        guard let mode = RecordingMode(rawValue: r.mode) else {
+            throw ConfigError("unknown recording mode '\(r.mode)'")
+        }
         let motion: MotionSettings
         do { motion = try JSONDecoder().decode(MotionSettings.self, from: Data(r.motion.utf8)) } catch {
             throw ConfigError("motion settings are not valid JSON: \(error)")
         }
-        self.init(mode: mode, schedule: try r.schedule.map { try RecordingSchedule($0, tz: r.tz) },
-                  preRoll90k: r.preRoll90k, postRoll90k: r.postRoll90k, motion: motion)
+        self.init(
+            mode: mode, schedule: try r.schedule.map { try RecordingSchedule($0, tz: r.tz) },
+            preRoll90k: r.preRoll90k, postRoll90k: r.postRoll90k, motion: motion)
     }
 
     public static func load(cameraID: Int64, index: IndexDatabase) throws -> RecordingSettings {

@@ -31,27 +31,37 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
         var r = current
         var m = try RecordingSettings(r).motion
         if let mode {
-            guard RecordingMode(rawValue: mode) != nil else { throw ConfigError("mode must be continuous, events or off, not '\(mode.prefix(40))'") }
+            guard RecordingMode(rawValue: mode) != nil else {
+                throw ConfigError("mode must be continuous, events or off, not '\(mode.prefix(40))'")
+            }
             r.mode = mode
         }
         if let schedule { r.schedule = schedule.trimmingCharacters(in: .whitespaces).isEmpty ? nil : schedule }
         if let tz { r.tz = tz.isEmpty ? nil : tz }
         if let preRollSeconds {
-            guard preRollSeconds.isFinite, (0...300).contains(preRollSeconds) else { throw ConfigError("pre-roll must be 0…300 seconds") }
+            guard preRollSeconds.isFinite, (0...300).contains(preRollSeconds) else {
+                throw ConfigError("pre-roll must be 0…300 seconds")
+            }
             r.preRoll90k = Int64(preRollSeconds * 90_000)
         }
         if let postRollSeconds {
-            guard postRollSeconds.isFinite, (0...3600).contains(postRollSeconds) else { throw ConfigError("post-roll must be 0…3600 seconds") }
+            guard postRollSeconds.isFinite, (0...3600).contains(postRollSeconds) else {
+                throw ConfigError("post-roll must be 0…3600 seconds")
+            }
             r.postRoll90k = Int64(postRollSeconds * 90_000)
         }
         if let motion {
-            guard let e = MotionSettings.Enabled(rawValue: motion) else { throw ConfigError("motion must be auto, on or off") }
+            guard let e = MotionSettings.Enabled(rawValue: motion) else {
+                throw ConfigError("motion must be auto, on or off")
+            }
             m.enabled = e
         }
         if let motionSensitivity { m.sensitivity = motionSensitivity }
         if let motionMinArea { m.minArea = motionMinArea }
         if let motionFrames {
-            guard let f = MotionSettings.Frames(rawValue: motionFrames) else { throw ConfigError("motion frames must be auto, keyframes or all") }
+            guard let f = MotionSettings.Frames(rawValue: motionFrames) else {
+                throw ConfigError("motion frames must be auto, keyframes or all")
+            }
             m.frames = f
         }
         if let motionFps { m.fps = motionFps }
@@ -60,7 +70,7 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
         for text in addMotionMasks ?? [] { m.masks.append(try MotionSettings.parseMask(text)) }
         try m.validate()
         r.motion = String(decoding: try JSONEncoder().encode(m), as: UTF8.self)
-        _ = try RecordingSettings(r) // the schedule and its zone parse
+        _ = try RecordingSettings(r)  // the schedule and its zone parse
         return r
     }
 }

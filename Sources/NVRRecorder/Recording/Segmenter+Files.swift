@@ -2,10 +2,10 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRPlayback
 import NVRStorage
 import NVRTime
+import Synchronization
 
 /// A segment file's life: opened at a run's key frame, fragments flushed, closed and
 /// completed in the index (with a retry when the disk is full), progress reported.
@@ -20,13 +20,15 @@ extension Segmenter {
         let start = capture90k
         let rel = storage.segmentPath(camera: camera.name, start90k: start, runID: runID, seq: runSeq)
         let abs = storage.absolute(rel)
-        try FileManager.default.createDirectory(atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (abs as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         // Row handed over first, then the file: the writer commits the row within its flush
         // interval; recovery removes a file whose row a crash kept out (design/crash-safety.md).
         // Card footage (in the past, where recovery does not look) waits for its row.
-        let row = SegmentRecord(cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
-                                videoEntryID: entries[0].value ?? 0, audioEntryID: entries.count > 1 ? entries[1].value : nil,
-                                source: settings.source)
+        let row = SegmentRecord(
+            cameraID: cameraID, runID: runID, runSeq: runSeq, start90k: start, path: rel,
+            videoEntryID: entries[0].value ?? 0, audioEntryID: entries.count > 1 ? entries[1].value : nil,
+            source: settings.source)
         let ref = writer.insertSegment(row, entries: entries)
         if settings.source != "live" {
             writer.flush()
@@ -34,7 +36,7 @@ extension Segmenter {
         }
         do {
             file = try retryingOnNoSpace {
-                unlink(abs) // a previous attempt may have left an empty file
+                unlink(abs)  // a previous attempt may have left an empty file
                 return try FragmentedMP4Writer(path: abs, initSegment: initSegment)
             }
         } catch {
@@ -108,7 +110,10 @@ extension Segmenter {
         if dropUnflushed {
             file.abandon()
         } else {
-            do { try file.finish() } catch { failure = error; file.abandon() }
+            do { try file.finish() } catch {
+                failure = error
+                file.abandon()
+            }
         }
         if dropUnflushed || failure != nil {
             // Only flushed fragments are in the file.
@@ -133,7 +138,9 @@ extension Segmenter {
                 fragmentIndex: FrameIndex.encodeFragments(fragments, tracks: streams.count),
                 audioStart90k: audioOffset90k.map { row.start90k + $0 })
             counters.segments.add(1, ordering: .relaxed)
-            let done = onSegmentComplete, final = row, entries = entries
+            let done = onSegmentComplete
+            let final = row
+            let entries = entries
             writer.submit(.completeSegment(ref, row, frames, entries: entries)) {
                 guard let done else { return }
                 var completed = final
@@ -149,7 +156,9 @@ extension Segmenter {
 
     func reportProgress() {
         guard let file, let row = segment, let ref = segmentRef else { return }
-        writer.submit(.segmentProgress(ref, start90k: row.start90k, duration90k: videoDuration90k, bytes: file.bytesWritten,
-                                       frames: videoFrames.count, keyFrames: keyFrames))
+        writer.submit(
+            .segmentProgress(
+                ref, start90k: row.start90k, duration90k: videoDuration90k, bytes: file.bytesWritten,
+                frames: videoFrames.count, keyFrames: keyFrames))
     }
 }

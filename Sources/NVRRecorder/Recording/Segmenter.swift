@@ -2,10 +2,10 @@ import Foundation
 import Logging
 import NVRIndex
 import NVRMedia
-import Synchronization
 import NVRPlayback
 import NVRStorage
 import NVRTime
+import Synchronization
 
 /// Turns one camera's packets into segment files and index rows.
 ///
@@ -156,9 +156,14 @@ public final class Segmenter {
     /// CaptureClock for a live camera, the card file's own time for card footage). A segment
     /// starts at its first frame's capture time; within a segment, frames are placed by their
     /// media time.
-    public func append(stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
-                       data: UnsafeRawBufferPointer, capture90k: Int64) throws {
-        guard i >= 0, i < streams.count else { drop(.packetOfUnknownStream, video: false); return }
+    public func append(
+        stream i: Int, pts: Int64, dts rawDTS: Int64, duration: Int64, isKey: Bool,
+        data: UnsafeRawBufferPointer, capture90k: Int64
+    ) throws {
+        guard i >= 0, i < streams.count else {
+            drop(.packetOfUnknownStream, video: false)
+            return
+        }
         // Capture times reach here from cameras' clocks: kept to the supported years, so the
         // segment's wall-clock arithmetic below cannot overflow.
         self.capture90k = min(max(capture90k, Time90k.supported.lowerBound), Time90k.supported.upperBound)
@@ -187,20 +192,29 @@ public final class Segmenter {
             // Another piece of the same access unit (e.g. parameter sets sent apart from the
             // IDR slice with one RTP timestamp): it belongs to the same sample.
             if file.extendLast(track: 0, isKey: isKey, annexB: videoIsAnnexB, data: data) {
-                if isKey && !pendingVideoKey { pendingVideoKey = true; keyFrames += 1 }
+                if isKey && !pendingVideoKey {
+                    pendingVideoKey = true
+                    keyFrames += 1
+                }
                 return
             }
             // A "frame" that keeps growing under one timestamp is a broken stream: keep what
             // was recorded and wait for the next key frame.
-            reportOnce("a frame grew past \(FragmentedMP4Writer.maxSampleBytes >> 20) MiB under one timestamp; starting a new run")
+            reportOnce(
+                "a frame grew past \(FragmentedMP4Writer.maxSampleBytes >> 20) MiB under one timestamp; starting a new run"
+            )
             runActive = false
             runEnd = .frameTooLarge
             try closeSegment(nextVideoDTS: nil)
             return
         }
         if runActive && isKey,
-           let updated = RecordedStreams.resized(streams[0], keyFrame: data, annexB: videoIsAnnexB, seen: &inbandParameterSets) {
-            logger.notice("camera \(camera.name): picture size changed from \(streams[0].width)x\(streams[0].height) to \(updated.width)x\(updated.height); starting a new run")
+            let updated = RecordedStreams.resized(
+                streams[0], keyFrame: data, annexB: videoIsAnnexB, seen: &inbandParameterSets)
+        {
+            logger.notice(
+                "camera \(camera.name): picture size changed from \(streams[0].width)x\(streams[0].height) to \(updated.width)x\(updated.height); starting a new run"
+            )
             runActive = false
             try closeSegment(nextVideoDTS: dts)
             streams[0] = updated
@@ -216,7 +230,10 @@ public final class Segmenter {
             }
         }
         if !runActive {
-            guard isKey else { drop(.waitingForKeyFrame(after: runEnd), video: runEnd != nil); return } // a run starts at a key frame
+            guard isKey else {
+                drop(.waitingForKeyFrame(after: runEnd), video: runEnd != nil)
+                return
+            }  // a run starts at a key frame
             try startRun(firstDTS: dts, data: data)
             runEnd = nil
         }
@@ -234,7 +251,9 @@ public final class Segmenter {
             runEnd = .noKeyFrame
             try closeSegment(nextVideoDTS: dts)
             return
-        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k || file.pendingBytes >= settings.maxFragmentBytes {
+        } else if isKey || dts - fragmentStartDTS >= settings.maxFragment90k
+            || file.pendingBytes >= settings.maxFragmentBytes
+        {
             try flushFragment(at: dts)
         }
         let w = self.file ?? file
@@ -243,12 +262,14 @@ public final class Segmenter {
         if videoIsAnnexB {
             w.appendAnnexB(track: 0, decodeTime: decodeTime, isKey: isKey, compositionOffset: cts, data: data)
         } else {
-            w.append(track: 0, decodeTime: decodeTime, sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
+            w.append(
+                track: 0, decodeTime: decodeTime,
+                sample: Sample(duration: 0, size: UInt32(data.count), isKey: isKey, compositionOffset: cts), data: data)
         }
         if runSeq == 1 { refineRunStart(dts: dts) }
         if eventActive, let row = segment, !row.hasEvent, let ref = segmentRef {
             segment?.hasEvent = true
-            writer.submit(.markEvent(ref)) // once per segment: the timeline shows it at once
+            writer.submit(.markEvent(ref))  // once per segment: the timeline shows it at once
         }
         // The newest frame's time, for status and /metrics, from the first frame of a run on
         // (its row may reach the index a moment later).
@@ -258,7 +279,10 @@ public final class Segmenter {
         pendingVideoCTS = cts
         lastVideoDTS = dts
         if isKey { keyFrames += 1 }
-        if dts - lastProgressDTS >= settings.progressEvery90k { reportProgress(); lastProgressDTS = dts }
+        if dts - lastProgressDTS >= settings.progressEvery90k {
+            reportProgress()
+            lastProgressDTS = dts
+        }
     }
 
     /// Gives the newest video sample its duration, now that the next frame's time is known.
@@ -268,7 +292,8 @@ public final class Segmenter {
         file.setLastDuration(track: 0, d)
         lastVideoDuration = Int64(d)
         let size = lastSampleSize
-        videoFrames.append(FrameIndex.Frame(duration: d, size: size, isKey: pendingVideoKey, compositionOffset: pendingVideoCTS))
+        videoFrames.append(
+            FrameIndex.Frame(duration: d, size: size, isKey: pendingVideoKey, compositionOffset: pendingVideoCTS))
         videoDuration90k += Int64(d)
         pendingVideo = false
         lastFrame.store(segmentStart90k + (lastVideoDTS - segmentFirstDTS) + Int64(d), ordering: .relaxed)
@@ -291,7 +316,7 @@ public final class Segmenter {
         let track = tracks[1]
         let rate = Int64(track.timescale)
         let rel = dts - segmentFirstDTS
-        guard rel >= 0 else { return } // audio from before this segment's first key frame
+        guard rel >= 0 else { return }  // audio from before this segment's first key frame
         if file.pendingCount(track: 1) == 0 && audioFrames.isEmpty {
             nextAudioTime = UInt64(clamping: Timebase.ticks90k.rescale(rel, to: .rate(rate)) ?? 0)
             file.setNextDecodeTime(track: 1, nextAudioTime)

@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 import NVRMedia
-import NVRWorker
 import NVRPluginHost
 import NVRTime
+import NVRWorker
 
 /// A camera's sub-stream, read beside the recording connection on a thread of its own (it
 /// reconnects on its own; the main stream is never touched). It feeds the grid's live view —
@@ -25,8 +25,11 @@ final class Substream: @unchecked Sendable {
     private let worker: Worker
     private let opener: any LiveInputOpener
 
-    init(cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?, live: LiveHub, logger: Logger,
-         opener: any LiveInputOpener = LiveInputs.Network()) {
+    init(
+        cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?,
+        live: LiveHub, logger: Logger,
+        opener: any LiveInputOpener = LiveInputs.Network()
+    ) {
         self.opener = opener
         self.cameraName = cameraName
         self.instance = instance
@@ -51,13 +54,17 @@ final class Substream: @unchecked Sendable {
             do {
                 let input = try opener.open(try instance.liveSource(substream: true), interrupter: interrupter)
                 defer { input.close() }
-                guard let video = input.streams.first, video.codec.isVideo else { throw MediaError(.unsupported, "no video in the sub-stream") }
+                guard let video = input.streams.first, video.codec.isVideo else {
+                    throw MediaError(.unsupported, "no video in the sub-stream")
+                }
                 live.begin(streams: [video])
                 defer { live.end() }
                 let d = try settings.map { try MotionDetector(stream: video, settings: $0) }
                 detector = d
                 if let d, let settings {
-                    logger.info("camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))")
+                    logger.info(
+                        "camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))"
+                    )
                 } else {
                     logger.info("camera \(cameraName): sub-stream \(video.summary) for the live grid")
                 }
@@ -69,8 +76,10 @@ final class Substream: @unchecked Sendable {
                     try input.read { p in
                         guard p.stream == 0 else { return }
                         let raw = p.dts != Int64.min ? p.dts : p.pts
-                        guard raw != Int64.min, let media = tb.to90k(raw) else { return } // no usable time: not used
-                        live.append(dts: media, pts: p.pts != Int64.min ? (tb.to90k(p.pts) ?? media) : media, isKey: p.isKey, data: p.data)
+                        guard raw != Int64.min, let media = tb.to90k(raw) else { return }  // no usable time: not used
+                        live.append(
+                            dts: media, pts: p.pts != Int64.min ? (tb.to90k(p.pts) ?? media) : media, isKey: p.isKey,
+                            data: p.data)
                         guard let d else { return }
                         var jumped = false
                         let at = clock.wallTime(media: media, arrival: Time90k.now(), jumped: &jumped)
@@ -81,7 +90,10 @@ final class Substream: @unchecked Sendable {
                 if let f = detector?.finish() { tracker.apply(f) }
                 if isStopping { break }
                 let message = "\(error)"
-                if message != lastError { logger.warning("camera \(cameraName): sub-stream: \(message); retrying"); lastError = message }
+                if message != lastError {
+                    logger.warning("camera \(cameraName): sub-stream: \(message); retrying")
+                    lastError = message
+                }
             }
             worker.wait(seconds: backoff)
             backoff = min(backoff * 2, 30)
