@@ -3,27 +3,29 @@
 #   make test   install what is missing, build, and run every test
 SWIFT ?= $(shell command -v swift || echo /opt/swift/usr/bin/swift)
 
-.PHONY: run test test-fast build build-tests deps-run deps-test fuzz deb format format-check
+.PHONY: run test test-fast build build-tests deps-run deps-test fuzz deb format lint
 
 run: deps-run build
 	.build/debug/nvr serve
 
-# The house style first (seconds), then the fast tier (in-process, seconds), then the system
+# The house rules first (seconds), then the fast tier (in-process, seconds), then the system
 # tier (real cameras, browsers, the package) in parallel processes: scripts/test.sh says how.
-test: deps-test format-check build-tests
+test: deps-test lint build-tests
 	scripts/test.sh
 
 # Only the fast tier: what to run after every change.
 test-fast: deps-test build-tests
 	scripts/test.sh fast
 
-# swift format with .swift-format: `make format` rewrites, `make format-check` (part of make
-# test) fails on any file that differs.
+# House rules, checked first by make test (so by CI), in seconds: every file as swift format
+# writes it with .swift-format (`make format` rewrites them so), and every target declaring
+# the modules its files import (scripts/check-imports.py).
 format:
 	scripts/format.sh
 
-format-check:
+lint:
 	scripts/format.sh --check
+	scripts/check-imports.py
 
 build-tests:
 	$(SWIFT) build --build-tests

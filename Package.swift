@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "CNVRPlugin"),
 
@@ -96,6 +97,16 @@ let package = Package(
             ],
             exclude: ["README.md"],
             swiftSettings: swiftSettings),
+        // MQTT (libmosquitto): events, camera states and Home Assistant discovery for the smart
+        // home, and its commands; on a thread of its own beside the recorder.
+        .target(
+            name: "NVRMQTT",
+            dependencies: [
+                "CMosquitto", "NVRIndex", "NVRTime", "NVRWorker", "NVRRecorder", "NVRPlayback", "NVRStorage",
+                "NVRPluginHost",
+                "NVRAccess", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings),
         // Users, sessions, API tokens, login throttling, the audit log.
         .target(
             name: "NVRAccess",
@@ -108,7 +119,7 @@ let package = Package(
             name: "NVRHTTP",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
-                "NVRTime", "NVRAccess",
+                "NVRTime", "NVRAccess", "NVRMQTT",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -130,7 +141,7 @@ let package = Package(
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
                 "NVRTime",
-                "NVRHTTP", "NVRAccess", "TOMLKit",
+                "NVRHTTP", "NVRAccess", "NVRMQTT", "TOMLKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -227,13 +238,17 @@ let package = Package(
         .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "NVRIndexTests", dependencies: ["NVRIndex"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "NVRIndexTests", dependencies: ["NVRIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
         .testTarget(name: "NVRPlaybackTests", dependencies: ["NVRPlayback", "NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(
             name: "NVRHTTPTests",
             dependencies: [
-                "NVRHTTP", "NVRPlayback", "NVRCommands", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                "NVRHTTP", "NVRPlayback", "NVRCommands", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRIndex",
+                "NVRMedia", "NVRTime", "NVRAccess", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
+                .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: swiftSettings),
         // The vendor protocols (Insta360 OSC, Tuya cloud and LAN) against their references and simulators, with no
         // recorder. (GoProAPITests stays in NVRHTTPTests: one of its checks drives the simulator through a recording.)
@@ -245,7 +260,7 @@ let package = Package(
             name: "NVRCoreTests",
             dependencies: [
                 "NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands",
-                "TestSupport",
+                "NVRIndex", "NVRMedia", "CNVRPlugin", "TestSupport",
             ], swiftSettings: swiftSettings),
     ]
 )

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the NVR needs, skipping what is already there.
-#   scripts/install-deps.sh run    libraries to build and run the NVR (FFmpeg, libjpeg-turbo)
+#   scripts/install-deps.sh run    libraries to build and run the NVR (FFmpeg, libjpeg-turbo, libmosquitto)
 #   scripts/install-deps.sh test   plus what the tests use (GStreamer RTSP server, ffmpeg CLI, cc)
 set -euo pipefail
 mode=${1:-run}
 # libcurl4-openssl-dev: the plugins that speak HTTP link FoundationNetworking statically in `make deb`.
-pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev libcurl4-openssl-dev)
+pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev libcurl4-openssl-dev libmosquitto-dev)
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
-         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl)
+         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl mosquitto)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -25,16 +25,21 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [[ " ${missing[*]} " == *" prometheus "* ]] && [ -d /run/systemd/system ]; then
     $sudo systemctl disable --now prometheus >/dev/null 2>&1 || true
   fi
+  # Likewise the tests start their own mosquitto brokers: not Debian's on :1883.
+  if [[ " ${missing[*]} " == *" mosquitto "* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
+  fi
 fi
 
 # The tests' Python tools from PyPI, in a venv of Debian's python3 inside .build/ (never
 # committed): schemathesis runs the API from its OpenAPI document; playwright drives Debian's
 # chromium (no browser download) for the page's tests; tinytuya checks the Tuya simulator;
-# onvif-zeep and WSDiscovery check the ONVIF simulator; zeroconf announces the GoPro simulator by mDNS.
+# onvif-zeep and WSDiscovery check the ONVIF simulator; zeroconf announces the GoPro simulator by mDNS;
+# paho-mqtt is the independent MQTT client that checks what the NVR publishes.
 if [ "$mode" = test ]; then
   venv="$(dirname "$0")/../.build/test-venv"
-  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4 onvif-zeep==0.2.12 WSDiscovery==2.1.2 zeroconf==0.154.0)
-  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya, onvif, wsdiscovery, zeroconf" 2>/dev/null; then
+  want=(schemathesis==4.32.5 playwright==1.65.2 tinytuya==1.17.4 onvif-zeep==0.2.12 WSDiscovery==2.1.2 zeroconf==0.154.0 paho-mqtt==2.1.0)
+  if ! "$venv/bin/python" -c "import schemathesis, playwright, tinytuya, onvif, wsdiscovery, zeroconf, paho.mqtt" 2>/dev/null; then
     echo "installing into .build/test-venv: ${want[*]}"
     /usr/bin/python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "${want[@]}"

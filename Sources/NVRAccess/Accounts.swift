@@ -5,7 +5,7 @@ import NVRTime
 
 /// Users: adding them with a bcrypt password, checking a login, changing a password.
 public struct Accounts: Sendable {
-    public let index: IndexDatabase
+    public let index: any AccessStore
 
     /// bcrypt's cost (2^cost rounds): ~60 ms a check here at 10. `NVR_BCRYPT_COST` lowers it for
     /// tests that log in many times; it never goes below 4.
@@ -16,7 +16,7 @@ public struct Accounts: Sendable {
 
     public static let minimumPasswordLength = 8
 
-    public init(index: IndexDatabase) { self.index = index }
+    public init(index: any AccessStore) { self.index = index }
 
     public static func isValidName(_ name: String) -> Bool {
         (1...64).contains(name.count)

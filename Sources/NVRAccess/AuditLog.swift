@@ -5,8 +5,8 @@ import NVRTime
 /// Every change made through the API or the CLI, written to the index: who, what, when, from
 /// where. Details are redacted of secrets before they are written.
 public struct AuditLog: Sendable {
-    public let index: IndexDatabase
-    public init(index: IndexDatabase) { self.index = index }
+    public let index: any AccessStore
+    public init(index: any AccessStore) { self.index = index }
 
     public func record(
         _ who: String, _ action: String, target: String? = nil, detail: [String: String] = [:], address: String? = nil

@@ -7,11 +7,11 @@ import Synchronization
 /// revocable. A session lasts `lifetime` past its last use; its row is touched at most once
 /// a minute, so requests do not each write to the index.
 public final class SessionStore: Sendable {
-    public let index: IndexDatabase
+    public let index: any AccessStore
     public let lifetime90k: Int64
     private let touched = Mutex<[Int64: Int64]>([:])
 
-    public init(index: IndexDatabase, lifetimeDays: Int = 30) {
+    public init(index: any AccessStore, lifetimeDays: Int = 30) {
         self.index = index
         lifetime90k = Int64(lifetimeDays) * 86_400 * 90_000
     }

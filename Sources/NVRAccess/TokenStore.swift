@@ -6,13 +6,13 @@ import Synchronization
 /// Bearer tokens for scripts and integrations (Home Assistant and the like): created by an
 /// admin for a user, shown once, stored as a hash, acting with that user's role.
 public final class TokenStore: Sendable {
-    public let index: IndexDatabase
+    public let index: any AccessStore
     private let touched = Mutex<[Int64: Int64]>([:])
 
     /// Tokens start with this, so they are easy to recognise (and to keep out of logs).
     public static let prefix = "nvr_"
 
-    public init(index: IndexDatabase) { self.index = index }
+    public init(index: any AccessStore) { self.index = index }
 
     public func create(for user: UserRecord, name: String) throws -> (token: String, record: APITokenRecord) {
         guard let id = user.id else { throw AccessError.notFound("user has no id") }

@@ -11,11 +11,11 @@ import NVRTime
 /// its cameras generation: a running `nvr serve` starts, restarts or stops the camera within
 /// a second or two (Recorder.reconcile), whichever process made the change.
 public struct CameraAdmin: Sendable {
-    public let index: IndexDatabase
+    public let index: any IndexStore
     public let storage: StorageLayout
     public let plugins: PluginHost
 
-    public init(index: IndexDatabase, storage: StorageLayout, plugins: PluginHost) {
+    public init(index: any IndexStore, storage: StorageLayout, plugins: PluginHost) {
         self.index = index
         self.storage = storage
         self.plugins = plugins

@@ -37,7 +37,7 @@ public enum CameraDiscovery {
     public static let maxSeconds = 30.0
 
     /// Runs every plugin that can look for cameras, in parallel, for `seconds` (0.5…30).
-    public static func run(plugins: PluginHost, index: IndexDatabase, seconds: Double) throws -> Report {
+    public static func run(plugins: PluginHost, index: any IndexStore, seconds: Double) throws -> Report {
         let seconds = min(max(seconds, 0.5), maxSeconds)
         let finders = plugins.discover().compactMap { _, result in
             (try? result.get()).flatMap { $0.findsCameras ? $0 : nil }

@@ -26,7 +26,8 @@ public struct CameraOverview: Sendable {
     /// What of the camera's streams is not recorded, and why (live only).
     public var notes: [String]?
 
-    public static func load(_ c: CameraRecord, index: IndexDatabase, recorder: Recorder? = nil) throws -> CameraOverview
+    public static func load(_ c: CameraRecord, index: any IndexStore, recorder: Recorder? = nil) throws
+        -> CameraOverview
     {
         let sum = try index.storageSummary(cameraID: c.id!)
         let live = recorder?.session(named: c.name)?.status

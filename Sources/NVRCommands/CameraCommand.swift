@@ -3,6 +3,7 @@ import Foundation
 import NVRAccess
 import NVRCameras
 import NVRIndex
+import NVRMQTT
 import NVRPluginHost
 import NVRStorage
 import NVRTime
@@ -78,6 +79,10 @@ struct CameraCommand: ParsableCommand {
             if json {
                 try printJSON(rows)
                 return
+            }
+            // The broker, as the last nvr serve with [mqtt] said (it saves its state in the index).
+            if let mqtt = MQTTSavedStatus.load(from: index) {
+                print("mqtt: \(mqtt.summary) (since \(Time90k.rfc3339(mqtt.since90k)))")
             }
             if rows.isEmpty {
                 print("no cameras (add one with: nvr camera add NAME --plugin rtsp --url rtsp://...)")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NVRMQTT
 import NVRRecorder
 import ServiceLifecycle
 
@@ -9,6 +10,8 @@ import ServiceLifecycle
 /// open segment. Start and stop block (recovery, joins), so they run on a thread of their own.
 struct RecorderService: Service {
     let recorder: Recorder
+    /// MQTT ([mqtt]): started after the cameras, stopped (saying `offline`) before them.
+    let mqtt: MQTTBridge?
     let addDemoIfEmpty: Bool
     /// Yields once the HTTP server listens.
     let listening: AsyncStream<Void>
@@ -27,14 +30,27 @@ struct RecorderService: Service {
         guard bound, !Task.isShuttingDownGracefully else { return }
         let recorder = self.recorder
         let addDemo = addDemoIfEmpty
-        do { try await Self.offload { try recorder.start(addDemoIfEmpty: addDemo) } } catch {
+        let mqtt = self.mqtt
+        do {
+            try await Self.offload {
+                try recorder.start(addDemoIfEmpty: addDemo)
+                try mqtt?.start()
+            }
+        } catch {
+            try? await Self.offload {
+                mqtt?.stop()
+                recorder.stop()
+            }
             throw RecorderStartFailure(description: "\(error)")
         }
         logger.info("\(started)")
         // Until the group shuts down (or is cancelled: stop all the same).
         try? await gracefulShutdown()
         logger.info("nvr serve: stopping; completing open segments")
-        try await Self.offload { recorder.stop() }
+        try await Self.offload {
+            mqtt?.stop()
+            recorder.stop()
+        }
     }
 
     /// Blocking work on a Dispatch thread, not the concurrency pool's.

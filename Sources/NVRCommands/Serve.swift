@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NVRAccess
 import NVRHTTP
+import NVRMQTT
 import NVRPlayback
 import NVRPluginHost
 import NVRRecorder
@@ -81,8 +82,14 @@ struct Serve: ParsableCommand {
                 bound.yield()
                 bound.finish()
             })
+            let mqtt = config.mqtt.map {
+                MQTTBridge(
+                    options: $0, index: recorder.index, recorder: recorder,
+                    snapshots: Snapshots(index: recorder.index, storage: recorder.storage),
+                    audit: AuditLog(index: recorder.index), logger: logger)
+            }
             let recording = RecorderService(
-                recorder: recorder, addDemoIfEmpty: !noDemo, listening: listening, logger: logger,
+                recorder: recorder, mqtt: mqtt, addDemoIfEmpty: !noDemo, listening: listening, logger: logger,
                 started:
                     "nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C"
             )

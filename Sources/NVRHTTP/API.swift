@@ -20,7 +20,7 @@ struct API: Sendable {
     let live: LiveRoutes
 
     init(
-        index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
+        index: any IndexStore, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
         sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init()
     ) {
         connections = ConnectionRegistry(limits: connectionLimits)

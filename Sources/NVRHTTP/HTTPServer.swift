@@ -51,7 +51,7 @@ public final class HTTPServer: Sendable {
 
     /// Checks the bind address and loads the TLS files. Plain HTTP beyond this machine is
     /// allowed (users must log in) but warned about: passwords would cross the network in clear.
-    public init(index: IndexDatabase, storage: StorageLayout, recorder: Recorder?, options: Options, logger: Logger)
+    public init(index: any IndexStore, storage: StorageLayout, recorder: Recorder?, options: Options, logger: Logger)
         throws
     {
         let (host, port) = try Self.parseBind(options.bind)

@@ -1,5 +1,6 @@
 import Foundation
 import NVRIndex
+import NVRMQTT
 import NVRRecorder
 import NVRStorage
 import NVRTime
@@ -47,7 +48,7 @@ final class MetricsExporter: Sendable {
     }
 
     /// The exposition text for one scrape.
-    func render(index: IndexDatabase, recorder: Recorder?, connections: ConnectionRegistry? = nil) throws -> String {
+    func render(index: any IndexStore, recorder: Recorder?, connections: ConnectionRegistry? = nil) throws -> String {
         let cameras = try index.cameras()
         let now = Time90k.now()
         return try scraping.withLock { seen in
@@ -126,6 +127,13 @@ final class MetricsExporter: Sendable {
                     counter("nvr_http_refused_connections_total", [("status", String(status))], Int64(n))
                 }
             }
+            // The MQTT bridge, as it saved its state in the index (only while a server runs here).
+            if recorder != nil, let mqtt = MQTTSavedStatus.load(from: index) {
+                gauge("nvr_mqtt_connected", []).set(Int64(mqtt.state == "connected" ? 1 : 0))
+                gauge("nvr_mqtt_queued_events", []).set(Int64(mqtt.queued))
+                counter("nvr_mqtt_published_messages_total", [], Int64(mqtt.published))
+                counter("nvr_mqtt_dropped_events_total", [], Int64(mqtt.dropped))
+            }
             return registry.emitToString()
         }
     }
@@ -161,6 +169,11 @@ final class MetricsExporter: Sendable {
             "Kept-alive connections closed after the idle timeout with no request.",
         "nvr_http_refused_connections_total":
             "Connections answered with an error and closed before routing, by status: 400, 414, 431, 501 malformed requests, 408 headers too slow, 503 over the per-address cap.",
+        "nvr_mqtt_connected": "1 while the NVR is connected to its MQTT broker ([mqtt]).",
+        "nvr_mqtt_queued_events": "Event messages waiting for the MQTT broker to come back.",
+        "nvr_mqtt_published_messages_total": "Messages published to the MQTT broker since the NVR started.",
+        "nvr_mqtt_dropped_events_total":
+            "Event messages dropped while the MQTT broker was away (the oldest first, once 1000 waited).",
         "nvr_index_writer_dropped_writes_total":
             "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
     ]

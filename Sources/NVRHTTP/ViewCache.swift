@@ -27,7 +27,7 @@ final class ViewCache: Sendable {
         self.capacity = capacity
     }
 
-    func view(index: IndexDatabase, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
+    func view(index: any IndexStore, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
         let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound)
         let now = monotonicSeconds()
         if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }

@@ -74,7 +74,7 @@ extension IndexDatabase {
         }
     }
 
-    public func sessions(userID: Int64? = nil) throws -> [SessionRecord] {
+    public func sessions(userID: Int64?) throws -> [SessionRecord] {
         try pool.read { db in
             var q = SessionRecord.order(Column("last_seen90k").desc)
             if let userID { q = q.filter(Column("user_id") == userID) }
@@ -119,7 +119,7 @@ extension IndexDatabase {
         }
     }
 
-    public func tokens(userID: Int64? = nil) throws -> [APITokenRecord] {
+    public func tokens(userID: Int64?) throws -> [APITokenRecord] {
         try pool.read { db in
             var q = APITokenRecord.order(Column("id"))
             if let userID { q = q.filter(Column("user_id") == userID) }
@@ -139,7 +139,7 @@ extension IndexDatabase {
     }
 
     /// The newest entries first, before `before` (an id) when given.
-    public func audit(limit: Int, before: Int64? = nil) throws -> [AuditRecord] {
+    public func audit(limit: Int, before: Int64?) throws -> [AuditRecord] {
         try pool.read { db in
             var q = AuditRecord.order(Column("id").desc).limit(limit)
             if let before { q = q.filter(Column("id") < before) }

@@ -37,7 +37,7 @@ extension IndexDatabase {
 
     /// The cameras in use (removed ones only with `includeRemoved`: retention still looks after
     /// their recordings).
-    public func cameras(includeRemoved: Bool = false) throws -> [CameraRecord] {
+    public func cameras(includeRemoved: Bool) throws -> [CameraRecord] {
         try pool.read { db in
             var q = CameraRecord.order(Column("name"))
             if !includeRemoved { q = q.filter(Column("removed90k") == nil) }
@@ -45,7 +45,7 @@ extension IndexDatabase {
         }
     }
 
-    public func camera(named name: String, includeRemoved: Bool = false) throws -> CameraRecord? {
+    public func camera(named name: String, includeRemoved: Bool) throws -> CameraRecord? {
         try pool.read { db in
             let c = try CameraRecord.filter(Column("name") == name).fetchOne(db)
             return includeRemoved || c?.removed90k == nil ? c : nil
@@ -63,7 +63,7 @@ extension IndexDatabase {
     }
 
     /// Takes a camera out of use but keeps its recordings (and its row, to hold them).
-    public func retireCamera(id: Int64, at time90k: Int64 = Time90k.now()) throws {
+    public func retireCamera(id: Int64, at time90k: Int64) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE camera SET removed90k = ?, enabled = 0 WHERE id = ?", arguments: [time90k, id])
             try Self.bumpCamerasGeneration(db)

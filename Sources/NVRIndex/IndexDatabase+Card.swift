@@ -13,7 +13,7 @@ extension IndexDatabase {
     /// Card slices overlapping [start, end), by start; only those on the timeline unless
     /// `includeOffTimeline`. A card file lasts at most hours, so "overlapping" is bounded
     /// below by a day.
-    public func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64, includeOffTimeline: Bool = false) throws
+    public func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64, includeOffTimeline: Bool) throws
         -> [CardSliceRecord]
     {
         try pool.read { db in

@@ -12,7 +12,7 @@ extension IndexDatabase {
     }
 
     /// Clips of one camera or all, newest first.
-    public func protectedClips(cameraID: Int64? = nil) throws -> [ProtectedClipRecord] {
+    public func protectedClips(cameraID: Int64?) throws -> [ProtectedClipRecord] {
         try pool.read { db in
             var q = ProtectedClipRecord.order(Column("start90k").desc, Column("id").desc)
             if let cameraID { q = q.filter(Column("camera_id") == cameraID) }

@@ -8,8 +8,7 @@ extension IndexDatabase {
 
     /// Records that `range` of a camera's time was deleted (by a user or retention), merged
     /// with the spans it touches, so card backfill leaves it deleted.
-    public func recordDeleted(cameraID: Int64, _ range: Range<Int64>, reason: String, now: Int64 = Time90k.now()) throws
-    {
+    public func recordDeleted(cameraID: Int64, _ range: Range<Int64>, reason: String, now: Int64) throws {
         guard !range.isEmpty else { return }
         let tolerance = Self.deletedMergeTolerance90k
         try pool.write { db in

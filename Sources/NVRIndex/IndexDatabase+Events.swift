@@ -29,7 +29,7 @@ extension IndexDatabase {
 
     /// Events overlapping [start, end) (an event in progress reaches to now), oldest first;
     /// of one camera or all, of one type or all. `limit` keeps the newest of them.
-    public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String? = nil, limit: Int = 1000) throws
+    public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String?, limit: Int) throws
         -> [EventRecord]
     {
         try pool.read { db in

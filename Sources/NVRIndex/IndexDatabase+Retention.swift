@@ -28,7 +28,7 @@ extension IndexDatabase {
     /// Complete segments in deletion order: continuous before event footage, oldest first;
     /// never footage inside a clip marked "keep".
     /// `cameraID` nil = every camera. `limit` bounds the batch.
-    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, hasEvent: Bool? = nil, limit: Int)
+    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int)
         throws -> [SegmentRecord]
     {
         try pool.read { db in
@@ -63,7 +63,7 @@ extension IndexDatabase {
         }
     }
 
-    public func markEvent(segmentID: Int64, _ hasEvent: Bool = true) throws {
+    public func markEvent(segmentID: Int64, _ hasEvent: Bool) throws {
         try pool.write {
             try $0.execute(sql: "UPDATE segment SET has_event = ? WHERE id = ?", arguments: [hasEvent, segmentID])
         }

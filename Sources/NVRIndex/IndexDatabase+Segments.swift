@@ -52,7 +52,7 @@ extension IndexDatabase {
     }
 
     /// Segments of a camera overlapping [start, end), oldest first.
-    public func segments(cameraID: Int64, start90k: Int64 = .min, end90k: Int64 = .max) throws -> [SegmentRecord] {
+    public func segments(cameraID: Int64, start90k: Int64, end90k: Int64) throws -> [SegmentRecord] {
         try pool.read { db in
             try SegmentRecord.fetchAll(
                 db,

@@ -24,7 +24,7 @@ public struct RangeExport {
         public var end90k: Int64
     }
 
-    public static func build(index: IndexDatabase, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64)
+    public static func build(index: any IndexStore, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64)
         throws -> Result
     {
         var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end)

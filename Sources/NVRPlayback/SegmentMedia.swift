@@ -20,7 +20,7 @@ public struct SegmentMedia: Sendable {
     /// End of the last video frame on the wall clock.
     public var end90k: Int64
 
-    public static func load(_ seg: SegmentRecord, index: IndexDatabase, storage: StorageLayout, audioTimescale: Int?)
+    public static func load(_ seg: SegmentRecord, index: any IndexStore, storage: StorageLayout, audioTimescale: Int?)
         throws -> SegmentMedia
     {
         let path = storage.absolute(seg.path)

@@ -15,7 +15,7 @@ public final class Snapshots: Sendable {
         public var height: Int
     }
 
-    private let index: IndexDatabase
+    private let index: any IndexStore
     private let storage: StorageLayout
     private let cacheSeconds: Double
     private struct CacheKey: Hashable {
@@ -24,7 +24,7 @@ public final class Snapshots: Sendable {
     }
     private let cache = Mutex<[CacheKey: (made: Double, snapshot: Snapshot)]>([:])
 
-    public init(index: IndexDatabase, storage: StorageLayout, cacheSeconds: Double = 1) {
+    public init(index: any IndexStore, storage: StorageLayout, cacheSeconds: Double = 1) {
         self.index = index
         self.storage = storage
         self.cacheSeconds = cacheSeconds

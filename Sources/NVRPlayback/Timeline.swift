@@ -62,7 +62,7 @@ public enum Timeline {
     }
 
     /// Recorded slices and card-only slices of a range, by start.
-    public static func all(index: IndexDatabase, cameraID: Int64, range: Range<Int64>) throws -> [TimelineSlice] {
+    public static func all(index: any IndexStore, cameraID: Int64, range: Range<Int64>) throws -> [TimelineSlice] {
         let spans = try index.timelineSpans(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
         let cards = try index.cardSlices(cameraID: cameraID, start90k: range.lowerBound, end90k: range.upperBound)
         return (slices(spans, within: range) + cardOnly(cards, covered: spans, within: range)).sorted {
@@ -77,7 +77,9 @@ public enum Timeline {
 
     /// The days of `month` (from LocalDays.month) that have recordings or footage on the
     /// camera's card, with their slices (card-only ones included).
-    public static func recordedDays(index: IndexDatabase, cameraID: Int64, month: [(date: String, range: Range<Int64>)])
+    public static func recordedDays(
+        index: any IndexStore, cameraID: Int64, month: [(date: String, range: Range<Int64>)]
+    )
         throws -> [(date: String, range: Range<Int64>, slices: [TimelineSlice])]
     {
         try month.compactMap { d in

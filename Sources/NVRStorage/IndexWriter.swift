@@ -25,7 +25,7 @@ public final class IndexWriter: @unchecked Sendable {
     // `onNoSpace` is set before the first write; the rest is immutable or atomic.
     /// The index, for the writer's users to read; writes go to `store` (the same index, but
     /// in tests).
-    public let index: IndexDatabase
+    public let index: any IndexStore
     private let store: any RecordingStore
     private let logger: Logger
     private let flushInterval: Double
@@ -87,7 +87,8 @@ public final class IndexWriter: @unchecked Sendable {
     /// When the oldest write of the batch being committed was handed over.
     private var committing: UInt64?
 
-    public init(index: IndexDatabase, logger: Logger, flushInterval: Double = 0.2, store: (any RecordingStore)? = nil) {
+    public init(index: any IndexStore, logger: Logger, flushInterval: Double = 0.2, store: (any RecordingStore)? = nil)
+    {
         self.index = index
         self.store = store ?? index
         self.logger = logger

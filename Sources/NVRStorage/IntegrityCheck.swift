@@ -24,11 +24,11 @@ public struct IntegrityCheck {
         public var repaired: String?
     }
 
-    public let index: IndexDatabase
+    public let index: any IndexStore
     public let storage: StorageLayout
     public let logger: Logger
 
-    public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
+    public init(index: any IndexStore, storage: StorageLayout, logger: Logger) {
         self.index = index
         self.storage = storage
         self.logger = logger

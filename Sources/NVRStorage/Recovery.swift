@@ -18,7 +18,7 @@ public enum Recovery {
     /// Finishes every segment left *writing* (truncated to its last complete fragment and
     /// indexed from its boxes) and every deletion left half done.
     @discardableResult
-    public static func run(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now())
+    public static func run(index: any IndexStore, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now())
         throws -> Report
     {
         var report = Report()
@@ -85,7 +85,7 @@ public enum Recovery {
     /// Such a file can only be newer than the camera's newest live row, so only the day
     /// folders from the day before that row to tomorrow are looked at (card footage, filed
     /// under past days, waits for its row before its file is made).
-    static func removeUnindexedFiles(index: IndexDatabase, storage: StorageLayout, logger: Logger, now: Int64) throws
+    static func removeUnindexedFiles(index: any IndexStore, storage: StorageLayout, logger: Logger, now: Int64) throws
         -> Int
     {
         let day: Int64 = 86_400 * 90_000

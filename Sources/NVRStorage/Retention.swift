@@ -8,7 +8,7 @@ import Synchronization
 /// byte caps, a storage-wide cap and a minimum of free space. Deletion order within each rule:
 /// oldest continuous footage first, then oldest event footage.
 public final class Retention: Sendable {
-    public let index: IndexDatabase
+    public let index: any IndexStore
     public let storage: StorageLayout
     private let logger: Logger
     /// One pass at a time. In `nvr serve` every pass (periodic, or urgent for a full disk) runs
@@ -18,7 +18,7 @@ public final class Retention: Sendable {
     public let deletedSegments = Atomic<Int64>(0)
     public let deletedBytes = Atomic<Int64>(0)
 
-    public init(index: IndexDatabase, storage: StorageLayout, logger: Logger) {
+    public init(index: any IndexStore, storage: StorageLayout, logger: Logger) {
         self.index = index
         self.storage = storage
         self.logger = logger

@@ -5,10 +5,10 @@ import NVRPlayback
 /// Deletes segments crash-safely and in batches: mark rows *deleting*, unlink the files,
 /// remove the rows. A crash in between leaves *deleting* rows, which recovery finishes.
 public struct SegmentDeleter {
-    public let index: IndexDatabase
+    public let index: any IndexStore
     public let storage: StorageLayout
 
-    public init(index: IndexDatabase, storage: StorageLayout) {
+    public init(index: any IndexStore, storage: StorageLayout) {
         self.index = index
         self.storage = storage
     }

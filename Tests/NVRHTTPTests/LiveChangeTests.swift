@@ -15,11 +15,16 @@ import Testing
         // @unchecked Sendable: set up once in init, then only read.
         let root: String, config: String, port: Int, token: String, log: String
         let process = Process()
-        init(tls: Bool = false, bind: String = "127.0.0.1") throws {
+        /// `extraConfig`: more of nvr.toml (a section such as [mqtt]).
+        init(tls: Bool = false, bind: String = "127.0.0.1", extraConfig: String = "") throws {
             root = TestEnvironment.tempDir("live")
             port = TestEnvironment.freePort()
             config = try writeConfig(
                 root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "\(bind):\(port)")
+            if !extraConfig.isEmpty {
+                try (String(contentsOfFile: config, encoding: .utf8) + "\n" + extraConfig + "\n")
+                    .write(toFile: config, atomically: true, encoding: .utf8)
+            }
             if tls {
                 let made = try runProcess(
                     TestEnvironment.nvrExecutable, ["tls", "self-signed", "--out-dir", root + "/tls"])

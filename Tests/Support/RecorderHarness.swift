@@ -2,6 +2,7 @@ import Foundation
 import NVRCameras
 import NVRCommands
 import NVRIndex
+import NVRPlayback
 import NVRRecorder
 import NVRStorage
 
@@ -9,7 +10,8 @@ import NVRStorage
 public final class RecorderHarness {
     public let root: String
     public let recorder: Recorder
-    public var index: IndexDatabase { recorder.index }
+    /// The recorder's index, as SQLite: tests lock it, fill it and look into it.
+    public let index: IndexDatabase
 
     public init(segmentSeconds: Int = 3, pluginsDir: String? = nil, configure: (inout NVRConfig) -> Void = { _ in })
         throws
@@ -17,9 +19,12 @@ public final class RecorderHarness {
         root = TestEnvironment.tempDir("rec")
         var config = TestEnvironment.config(root: root, segmentSeconds: segmentSeconds, pluginsDir: pluginsDir)
         configure(&config)
-        recorder = try Recorder(config: config, logger: TestEnvironment.logger)
+        let storage = StorageLayout(root: config.storageRoot)
+        try storage.prepare()
+        index = try IndexDatabase(path: storage.indexPath)
+        recorder = try Recorder(options: Recorder.Options(config: config), index: index, logger: TestEnvironment.logger)
         // These tests are not about free space: don't let a nearly full machine delete their footage.
-        try recorder.index.setSetting(RetentionSettings.minFreeKey, "0")
+        try index.setSetting(RetentionSettings.minFreeKey, "0")
     }
 
     deinit {

@@ -13,7 +13,7 @@ final class RecorderUnderTest: @unchecked Sendable {
     // One camera thread uses it.
     nonisolated(unsafe) static var writer: IndexWriter?
     let segmenter: Segmenter
-    init(camera: CameraRecord, storage: StorageLayout, index: IndexDatabase, segmentSeconds: Int, logger: Logger) {
+    init(camera: CameraRecord, storage: StorageLayout, index: any IndexStore, segmentSeconds: Int, logger: Logger) {
         if Self.writer == nil { Self.writer = IndexWriter(index: index, logger: logger) }
         segmenter = Segmenter(
             camera: camera, storage: storage, writer: Self.writer!, settings: .init(segmentSeconds: segmentSeconds),
@@ -30,7 +30,7 @@ final class RecorderUnderTest: @unchecked Sendable {
             stream: 0, pts: dts, dts: dts, duration: 0, isKey: isKey, data: data, capture90k: base90k + dts)
     }
     func end() throws { try segmenter.end() }
-    static func finish(index: IndexDatabase) { writer?.flush() }
+    static func finish(index: any IndexStore) { writer?.flush() }
     static func describe() -> String {
         guard let w = writer else { return "" }
         return String(

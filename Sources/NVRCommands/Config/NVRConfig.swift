@@ -1,4 +1,5 @@
 import Foundation
+import NVRMQTT
 import NVRPluginHost
 import NVRStorage
 import TOMLKit
@@ -30,6 +31,8 @@ public struct NVRConfig: Sendable, Equatable {
     public var cardBackfill = true
     /// How far back automatic backfill looks (older gaps only with `nvr card sync --start`).
     public var cardBackfillHours: Int = 24
+    /// [mqtt]: the broker, topics and commands; nil: no MQTT.
+    public var mqtt: MQTTBridge.Options?
 
     public init() {}
 
@@ -87,6 +90,7 @@ public struct NVRConfig: Sendable, Equatable {
         c.tlsCert = c.tlsCert.map(resolve)
         c.tlsKey = c.tlsKey.map(resolve)
         c.pluginsDir = c.pluginsDir.map(resolve)
+        if let ca = c.mqtt?.connection.tlsCA { c.mqtt?.connection.tlsCA = resolve(ca) }
         return c
     }
 
@@ -102,7 +106,7 @@ public struct NVRConfig: Sendable, Equatable {
                 "bind", "max_view_seconds", "tls_cert", "tls_key", "allowed_hosts", "session_days",
                 "max_connections_per_address",
             ], "recording": ["segment_seconds"], "plugins": ["dir"],
-            "card": ["refresh_seconds", "backfill", "backfill_hours"],
+            "card": ["refresh_seconds", "backfill", "backfill_hours"], "mqtt": mqttKeys,
         ]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
@@ -180,6 +184,7 @@ public struct NVRConfig: Sendable, Equatable {
             guard let s = v.string else { throw ConfigError("\(source): plugins.dir must be a string") }
             c.pluginsDir = s
         }
+        c.mqtt = try parseMQTT(table["mqtt"]?.table, source: source)
         return c
     }
 

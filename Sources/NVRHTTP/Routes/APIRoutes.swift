@@ -10,7 +10,7 @@ protocol APIRoutes: Sendable {
 
 /// Routes that find cameras (and who may see them) in the index.
 protocol IndexedRoutes: APIRoutes {
-    var index: IndexDatabase { get }
+    var index: any IndexStore { get }
 }
 
 extension APIRoutes {

@@ -8,7 +8,7 @@ import NVRTime
 
 /// Users, API tokens, login sessions and the audit log.
 struct AccountRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let accounts: Accounts
     let sessions: SessionStore
     let tokens: TokenStore

@@ -13,7 +13,7 @@ import NVRTime
 /// Cameras changed by an admin: add, change, remove, recording settings, deleting recordings;
 /// the plugins and what they find on the LAN.
 struct CameraAdminRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let storage: StorageLayout
     let plugins: PluginHost
     let recorder: Recorder?

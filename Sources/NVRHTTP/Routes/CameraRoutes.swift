@@ -10,7 +10,7 @@ import NVRTime
 
 /// Cameras as a viewer sees them: the list, one camera, its days, timeline and recordings.
 struct CameraRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let recorder: Recorder?
 
     func register(on router: Router<NVRContext>) {
@@ -61,7 +61,7 @@ struct CameraRoutes: IndexedRoutes {
     }
 
     /// A camera as the API lists it (also the answer to a change).
-    static func cameraJSON(index: IndexDatabase, recorder: Recorder?, _ c: CameraRecord) throws -> CameraJSON {
+    static func cameraJSON(index: any IndexStore, recorder: Recorder?, _ c: CameraRecord) throws -> CameraJSON {
         let o = try CameraOverview.load(c, index: index, recorder: recorder)
         func stream(_ e: SampleEntryRecord?) -> StreamJSON? {
             guard let e else { return nil }

@@ -7,7 +7,7 @@ import NVRTime
 
 /// Kept clips: ranges retention never deletes, listed, added, removed and played.
 struct ClipRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let audit: AuditLog
     let playback: PlaybackRoutes
 

@@ -9,7 +9,7 @@ import NVRTime
 
 /// Events: the list, one event, its clip and its snapshot; an admin deletes one.
 struct EventRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let storage: StorageLayout
     let snapshots: Snapshots
     let audit: AuditLog

@@ -8,7 +8,7 @@ import NVRRecorder
 
 /// The live view: a WebSocket per viewer on the upgrade router, and the plain GET that says so.
 struct LiveRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let recorder: Recorder?
 
     /// GET /api/cameras/{name}/live[?stream=sub] (WebSocket): the camera's live video as

@@ -5,7 +5,7 @@ import NVRRecorder
 
 /// GET /metrics.
 struct MetricsRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let recorder: Recorder?
     let metrics: MetricsExporter
     let connections: ConnectionRegistry

@@ -8,7 +8,7 @@ import NVRTime
 
 /// A camera's recordings as MP4 and JPEG: view.mp4 of any range, snapshots, thumbnails.
 struct PlaybackRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let storage: StorageLayout
     let snapshots: Snapshots
     let views: ViewCache

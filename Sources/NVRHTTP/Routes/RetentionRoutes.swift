@@ -8,7 +8,7 @@ import NVRStorage
 
 /// Retention: the storage-wide cap and free space, per-camera limits (admin).
 struct RetentionRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let storage: StorageLayout
     let audit: AuditLog
 

@@ -4,12 +4,13 @@ import Hummingbird
 import NVRAccess
 import NVRCameras
 import NVRIndex
+import NVRMQTT
 import NVRRecorder
 import NVRTime
 
 /// Logging in and out, who is logged in, one's own password, and health.
 struct SessionRoutes: IndexedRoutes {
-    let index: IndexDatabase
+    let index: any IndexStore
     let recorder: Recorder?
     let accounts: Accounts
     let sessions: SessionStore
@@ -135,6 +136,14 @@ struct SessionRoutes: IndexedRoutes {
         var unhealthy: Int
         /// Per camera, for a logged-in user.
         var details: [Camera]?
+        /// The MQTT broker ([mqtt]), for a logged-in user: connected, or why not.
+        var mqtt: MQTT?
+        struct MQTT: Encodable {
+            var state: String
+            var reason: String?
+            var since: String
+            var broker: String
+        }
     }
 
     /// GET /api/health: 200 while every enabled camera streams (or reconnects within 90 s of
@@ -157,8 +166,15 @@ struct SessionRoutes: IndexedRoutes {
         let who = c.identity
         let visible = who.map { w in details.filter { w.mayView(camera: $0.name) } }
         let bad = details.filter { !$0.healthy }.count
+        // The bridge's state as `nvr serve` saved it; only while a server runs here.
+        let mqtt = try await offload { [index, recorder] in recorder == nil ? nil : MQTTSavedStatus.load(from: index) }
         let out = HealthJSON(
-            status: bad == 0 ? "ok" : "degraded", cameras: details.count, unhealthy: bad, details: visible)
+            status: bad == 0 ? "ok" : "degraded", cameras: details.count, unhealthy: bad, details: visible,
+            mqtt: who == nil
+                ? nil
+                : mqtt.map {
+                    .init(state: $0.state, reason: $0.reason, since: Time90k.rfc3339($0.since90k), broker: $0.broker)
+                })
         return try JSON.response(out, status: bad == 0 ? .ok : .serviceUnavailable)
     }
 }

@@ -34,7 +34,7 @@ public final class CardSync {
     public static let minimumGapAfterCard90k: Int64 = Timeline.joinTolerance90k
 
     private let camera: CameraRecord
-    private let index: IndexDatabase
+    private let index: any IndexStore
     private let writer: IndexWriter
     private let storage: StorageLayout
     private let segmentSeconds: Int

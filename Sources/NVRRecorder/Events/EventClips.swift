@@ -9,7 +9,7 @@ public enum EventClips {
     /// The clip's range on the wall clock; the start is exactly a recorded key frame when
     /// footage reaches back that far, else the first frame recorded after it.
     public static func range(
-        of e: EventRecord, index: IndexDatabase, storage: StorageLayout, now: Int64 = Time90k.now()
+        of e: EventRecord, index: any IndexStore, storage: StorageLayout, now: Int64 = Time90k.now()
     ) throws -> Range<Int64> {
         let wanted = e.start90k - e.preRoll90k
         let end = e.end90k.map { $0 + e.postRoll90k } ?? now

@@ -18,7 +18,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     // session thread waits; the two never overlap, see run()).
     public let camera: CameraRecord
     private let plugins: PluginHost
-    private let index: IndexDatabase
+    private let index: any IndexStore
     private let writer: IndexWriter
     private let storage: StorageLayout
     private let logger: Logger

@@ -14,7 +14,7 @@ import NVRWorker
 final class CameraUpkeep: @unchecked Sendable {
     // @unchecked Sendable: the dictionaries are touched only by the upkeep thread.
     private let config: Recorder.Options
-    private let index: IndexDatabase
+    private let index: any IndexStore
     private let writer: IndexWriter
     private let storage: StorageLayout
     private let logger: Logger

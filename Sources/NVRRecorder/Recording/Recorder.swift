@@ -16,7 +16,7 @@ public final class Recorder: @unchecked Sendable {
     // are set before start(); `generation` is the watcher's; everything else is immutable.
     public let options: Options
     public let storage: StorageLayout
-    public let index: IndexDatabase
+    public let index: any IndexStore
     /// Every recording-path write to the index goes through it (camera threads never wait for SQLite).
     public let writer: IndexWriter
     public let plugins: PluginHost
@@ -39,12 +39,20 @@ public final class Recorder: @unchecked Sendable {
     /// Room kept back for the index to record deletions on a full disk.
     private let reserve: SpaceReserve
 
-    public init(options: Options, logger: Logger) throws {
+    /// A recorder on the SQLite index in its storage root.
+    public convenience init(options: Options, logger: Logger) throws {
+        let storage = StorageLayout(root: options.storageRoot)
+        try storage.prepare()
+        try self.init(options: options, index: try IndexDatabase(path: storage.indexPath), logger: logger)
+    }
+
+    /// A recorder on any index backend (tests hand it the SQLite index they also look into).
+    public init(options: Options, index: any IndexStore, logger: Logger) throws {
         self.options = options
         self.logger = logger
         storage = StorageLayout(root: options.storageRoot)
         try storage.prepare()
-        index = try IndexDatabase(path: storage.indexPath)
+        self.index = index
         writer = IndexWriter(index: index, logger: logger)
         plugins = PluginHost(directory: options.pluginsDir)
         retention = Retention(index: index, storage: storage, logger: logger)

@@ -34,7 +34,7 @@ public struct RecordingSettings: Sendable, Equatable {
             preRoll90k: r.preRoll90k, postRoll90k: r.postRoll90k, motion: motion)
     }
 
-    public static func load(cameraID: Int64, index: IndexDatabase) throws -> RecordingSettings {
+    public static func load(cameraID: Int64, index: any IndexStore) throws -> RecordingSettings {
         try RecordingSettings(try index.recordingSettings(cameraID: cameraID))
     }
 
