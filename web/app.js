@@ -75,7 +75,28 @@ async function started(s) {
   document.getElementById('nav').hidden = false;
   document.getElementById('who').textContent = `${s.user} (${s.role})`;
   document.getElementById('nav-discover').hidden = s.role !== 'admin';
+  serverStatus();
   route();
+}
+
+/// The server's own links (today: the MQTT broker, when nvr.toml has [mqtt]), from
+/// /api/health every 15 s: "MQTT connected", or why not.
+async function serverStatus() {
+  const el = document.getElementById('server');
+  clearTimeout(serverStatus.timer);
+  try {
+    // 503 (a camera down) still carries the JSON: not api(), which throws on it.
+    const r = await fetch('/api/health', { credentials: 'same-origin' });
+    const mqtt = (await r.json()).mqtt;
+    el.hidden = !mqtt;
+    if (mqtt) {
+      const ok = mqtt.state === 'connected';
+      el.textContent = ok ? 'MQTT connected' : `MQTT ${mqtt.state}`;
+      el.title = ok ? `broker ${mqtt.broker}` : `broker ${mqtt.broker}: ${mqtt.reason ?? mqtt.state}`;
+      el.classList.toggle('bad', !ok);
+    }
+  } catch { /* the next round */ }
+  if (session) serverStatus.timer = setTimeout(serverStatus, 15000);
 }
 
 document.getElementById('logout').addEventListener('click', async () => {

@@ -46,7 +46,8 @@ public protocol CameraStore: Sendable {
 /// What each camera's memory card holds, and what was copied from it.
 public protocol CardStore: Sendable {
     func replaceCardSlices(cameraID: Int64, with slices: [CardSliceRecord]) throws
-    func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64, includeOffTimeline: Bool) throws -> [CardSliceRecord]
+    func cardSlices(cameraID: Int64, start90k: Int64, end90k: Int64, includeOffTimeline: Bool) throws
+        -> [CardSliceRecord]
     func setPluginStatus(cameraID: Int64, json: String, at time90k: Int64) throws
     func pluginStatus(cameraID: Int64) throws -> (json: String, updated90k: Int64)?
 }
@@ -84,7 +85,8 @@ public protocol RetentionStore: Sendable {
     func setRetention(_ r: CameraRetention) throws
     func setting(_ key: String) throws -> String?
     func setSetting(_ key: String, _ value: String?) throws
-    func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int) throws -> [SegmentRecord]
+    func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int) throws
+        -> [SegmentRecord]
     func bytesByCamera() throws -> [Int64: Int64]
     func markEvent(segmentID: Int64, _ hasEvent: Bool) throws
     func oldestSegments(cameraID: Int64, limit: Int) throws -> [SegmentRecord]
@@ -112,7 +114,9 @@ public protocol SegmentStore: Sendable {
 }
 
 /// The whole index: every area, and the recording path's writes.
-public protocol IndexStore: RecordingStore, AccessStore, CameraStore, CardStore, ClipStore, DeletionLog, EventStore, RetentionStore, SegmentStore {}
+public protocol IndexStore: RecordingStore, AccessStore, CameraStore, CardStore, ClipStore, DeletionLog, EventStore,
+    RetentionStore, SegmentStore
+{}
 
 extension IndexDatabase: IndexStore {}
 
@@ -155,7 +159,9 @@ extension EventStore {
 }
 
 extension RetentionStore {
-    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, limit: Int) throws -> [SegmentRecord] {
+    public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64 = .max, limit: Int) throws
+        -> [SegmentRecord]
+    {
         try deletionCandidates(cameraID: cameraID, olderThan: end90k, hasEvent: nil, limit: limit)
     }
     public func deletionCandidates(cameraID: Int64?, hasEvent: Bool?, limit: Int) throws -> [SegmentRecord] {

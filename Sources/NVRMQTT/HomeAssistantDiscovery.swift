@@ -42,7 +42,8 @@ struct HomeAssistantDiscovery {
                 "payload_on": "online", "payload_off": "offline", "device_class": "connectivity",
                 "entity_category": "diagnostic",
                 "device": [
-                    "identifiers": [node], "name": "NVR \(node)", "manufacturer": "nvr", "model": "Network video recorder",
+                    "identifiers": [node], "name": "NVR \(node)", "manufacturer": "nvr",
+                    "model": "Network video recorder",
                     "sw_version": version,
                 ],
             ])
@@ -65,7 +66,9 @@ struct HomeAssistantDiscovery {
         }
         let base = "\(prefix)/\(name)"
         var out = [
-            entity("camera", "\(id)_camera", common("camera", "Last event").merging(["topic": "\(base)/motion/snapshot"]) { a, _ in a }),
+            entity(
+                "camera", "\(id)_camera",
+                common("camera", "Last event").merging(["topic": "\(base)/motion/snapshot"]) { a, _ in a }),
             entity(
                 "binary_sensor", "\(id)_motion",
                 common("motion", "Motion").merging([
@@ -136,7 +139,11 @@ struct HomeAssistantDiscovery {
     }
 
     private func entity(_ component: String, _ object: String, _ config: [String: Any]) -> Entity {
-        let data = (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return Entity(topic: "\(discoveryPrefix)/\(component)/\(node)/\(object)/config", payload: String(decoding: data, as: UTF8.self))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: config, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
+        return Entity(
+            topic: "\(discoveryPrefix)/\(component)/\(node)/\(object)/config",
+            payload: String(decoding: data, as: UTF8.self))
     }
 }

@@ -82,7 +82,8 @@ public final class MQTTBridge: @unchecked Sendable {
             commands: options.commands)
         var c = options.connection
         c.will = ("\(options.prefix)/available", "offline")
-        let prefix = options.prefix, wantsCommands = options.commands
+        let prefix = options.prefix
+        let wantsCommands = options.commands
         connection = MQTTConnection(
             options: c, logger: logger,
             onConnect: { [weak self] conn in
@@ -106,13 +107,19 @@ public final class MQTTBridge: @unchecked Sendable {
 
     public func start() throws {
         let recent = try index.events(
-            cameraID: nil, start90k: Time90k.now() - 86_400 * 90_000, end90k: Time90k.now() + 3600 * 90_000, limit: 1000)
+            cameraID: nil, start90k: Time90k.now() - 86_400 * 90_000, end90k: Time90k.now() + 3600 * 90_000, limit: 1000
+        )
         lastEventID = recent.compactMap(\.id).max() ?? 0
-        let names = Dictionary(uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c.name) } })
+        let names = Dictionary(
+            uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c.name) } })
         for e in recent where e.end90k == nil {
-            if let id = e.id, let name = names[e.cameraID] { open[id] = MQTTEventMessage.Event(e, camera: name, hasClip: false, hasSnapshot: false) }
+            if let id = e.id, let name = names[e.cameraID] {
+                open[id] = MQTTEventMessage.Event(e, camera: name, hasClip: false, hasSnapshot: false)
+            }
         }
-        if let text = try index.setting(Self.announcedKey), let saved = try? JSONDecoder().decode([String: [String]].self, from: Data(text.utf8)) {
+        if let text = try index.setting(Self.announcedKey),
+            let saved = try? JSONDecoder().decode([String: [String]].self, from: Data(text.utf8))
+        {
             announced = saved.mapValues(Set.init)
         }
         try connection.start()
@@ -170,16 +177,20 @@ public final class MQTTBridge: @unchecked Sendable {
             let motionOn = (try? RecordingSettings(settings).motionEnabled) ?? false
             publishRetained("\(options.prefix)/\(cam.name)/motion/state", motionOn ? "ON" : "OFF")
             let openHere = open.values.filter { $0.camera == cam.name }
-            publishRetained("\(options.prefix)/\(cam.name)/motion", openHere.contains { $0.label == "motion" } ? "ON" : "OFF")
+            publishRetained(
+                "\(options.prefix)/\(cam.name)/motion", openHere.contains { $0.label == "motion" } ? "ON" : "OFF")
             for label in labels where label != "motion" {
-                publishRetained("\(options.prefix)/\(cam.name)/\(label)", String(openHere.filter { $0.label == label }.count))
+                publishRetained(
+                    "\(options.prefix)/\(cam.name)/\(label)", String(openHere.filter { $0.label == label }.count))
             }
         }
         // Removed or renamed: their entities go (an empty retained config each).
         let names = Set(cams.map(\.name))
         for (name, labels) in announced where !names.contains(name) && connection.publishable {
             for topic in discovery.topics(camera: name, labels: Array(labels)) { publish(topic, "", retain: true) }
-            for topic in ["state", "recording/state", "motion/state", "motion"] { publish("\(options.prefix)/\(name)/\(topic)", "", retain: true) }
+            for topic in ["state", "recording/state", "motion/state", "motion"] {
+                publish("\(options.prefix)/\(name)/\(topic)", "", retain: true)
+            }
             announced[name] = nil
             retained["discovery/\(name)"] = nil
             saveAnnounced()
@@ -207,14 +218,20 @@ public final class MQTTBridge: @unchecked Sendable {
 
     private func events() throws {
         let now = Time90k.now()
-        let recent = try index.events(cameraID: nil, start90k: now - 86_400 * 90_000, end90k: now + 3600 * 90_000, limit: 1000)
+        let recent = try index.events(
+            cameraID: nil, start90k: now - 86_400 * 90_000, end90k: now + 3600 * 90_000, limit: 1000)
         var names: [Int64: String] = [:]
         for e in recent.sorted(by: { ($0.id ?? 0) < ($1.id ?? 0) }) {
             guard let id = e.id else { continue }
             let isNew = id > lastEventID
             let ended = open[id] != nil && e.end90k != nil
             guard isNew || ended else { continue }
-            if names.isEmpty { names = Dictionary(uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c.name) } }) }
+            if names.isEmpty {
+                names = Dictionary(
+                    uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in
+                        c.id.map { ($0, c.name) }
+                    })
+            }
             guard let camera = names[e.cameraID] else { continue }
             if !(announced[camera] ?? []).contains(e.type) {
                 announced[camera, default: []].insert(e.type)
@@ -222,12 +239,16 @@ public final class MQTTBridge: @unchecked Sendable {
                 saveAnnounced()
             }
             let snapshot = publishSnapshot(e, camera: camera)
-            let hasClip = !((try? index.segments(cameraID: e.cameraID, start90k: e.start90k - e.preRoll90k, end90k: e.end90k ?? now)) ?? []).isEmpty
+            let hasClip =
+                !((try? index.segments(
+                    cameraID: e.cameraID, start90k: e.start90k - e.preRoll90k, end90k: e.end90k ?? now)) ?? []).isEmpty
             let after = MQTTEventMessage.Event(e, camera: camera, hasClip: hasClip, hasSnapshot: snapshot)
             if isNew {
                 lastEventID = id
                 enqueue("\(options.prefix)/events", MQTTEventMessage(type: "new", before: after, after: after).json)
-                if e.end90k == nil { open[id] = after } else {
+                if e.end90k == nil {
+                    open[id] = after
+                } else {
                     enqueue("\(options.prefix)/events", MQTTEventMessage(type: "end", before: after, after: after).json)
                 }
             } else if let before = open.removeValue(forKey: id) {
@@ -242,7 +263,9 @@ public final class MQTTBridge: @unchecked Sendable {
     /// The event's best frame on <prefix>/<camera>/<label>/snapshot (retained: Home Assistant's
     /// camera entity shows the newest).
     private func publishSnapshot(_ e: EventRecord, camera: String) -> Bool {
-        guard connection.publishable, let shot = try? snapshots.frame(cameraID: e.cameraID, at: e.snapshot90k ?? e.start90k, width: nil) else { return false }
+        guard connection.publishable,
+            let shot = try? snapshots.frame(cameraID: e.cameraID, at: e.snapshot90k ?? e.start90k, width: nil)
+        else { return false }
         return publish("\(options.prefix)/\(camera)/\(e.type)/snapshot", shot.jpeg, retain: true)
     }
 
@@ -271,20 +294,27 @@ public final class MQTTBridge: @unchecked Sendable {
     // MARK: commands
 
     private func handleCommands() {
-        let pending = commands.withLock { c -> [(String, [UInt8])] in defer { c = [] }; return c }
+        let pending = commands.withLock { c -> [(String, [UInt8])] in
+            defer { c = [] }
+            return c
+        }
         for (topic, payload) in pending { command(topic, payload) }
     }
 
     /// <prefix>/<camera>/recording/set, motion/set, detect/set with ON or OFF.
     private func command(_ topic: String, _ payload: [UInt8]) {
         let parts = topic.dropFirst(options.prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        let value = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let value = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .uppercased()
         guard parts.count == 3, parts[2] == "set", value == "ON" || value == "OFF" else {
             return badPayload(topic, "expected ON or OFF on <camera>/recording/set, motion/set or detect/set")
         }
-        let name = String(parts[0]), what = String(parts[1])
+        let name = String(parts[0])
+        let what = String(parts[1])
         do {
-            guard let cam = try index.camera(named: name), let id = cam.id else { return badPayload(topic, "no camera named \(name)") }
+            guard let cam = try index.camera(named: name), let id = cam.id else {
+                return badPayload(topic, "no camera named \(name)")
+            }
             var s = try index.recordingSettings(cameraID: id)
             let previousKey = "mqtt.previous.\(what).\(id)"
             switch what {

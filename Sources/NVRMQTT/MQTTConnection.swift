@@ -190,7 +190,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 set(.refused, refused)
             } else {
                 let why = rc == Int32(MOSQ_ERR_ERRNO.rawValue) ? errnoText : String(cString: mosquitto_strerror(rc))
-                set(.unreachable, "\(options.host):\(options.port): \(why)")
+                set(.unreachable, why)
             }
             guard worker.wait(seconds: delay) else { break }
             delay = min(delay * 2, 30)

@@ -6,6 +6,8 @@ import NVRTime
 /// so automations written for Frigate work: `type` new, update or end, and the event `before`
 /// and `after` the change. Plain motion events have the label `motion`.
 struct MQTTEventMessage: Encodable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // The names are Frigate's JSON keys.
     struct Event: Encodable, Equatable {
         /// The NVR's event id, as text (Frigate's ids are text): GET /api/events/{id}.
         var id: String

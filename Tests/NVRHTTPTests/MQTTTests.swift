@@ -40,7 +40,8 @@ import Testing
             Double(try String(contentsOfFile: t0File, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
 
         // Online, with Home Assistant's discovery: each config has the keys its schema requires.
-        #expect(TestEnvironment.wait(timeout: 10) { listener.on("nvr/available").last?.text == "online" }, "\(s.logText)")
+        #expect(
+            TestEnvironment.wait(timeout: 10) { listener.on("nvr/available").last?.text == "online" }, "\(s.logText)")
         let configs: [String: [String]] = [
             "homeassistant/binary_sensor/nvrtest/yard_motion/config": ["state_topic"],
             "homeassistant/camera/nvrtest/yard_camera/config": ["topic"],
@@ -52,16 +53,24 @@ import Testing
         #expect(TestEnvironment.wait(timeout: 10) { configs.keys.allSatisfy { !listener.on($0).isEmpty } })
         for (topic, required) in configs {
             let c = try #require(listener.on(topic).last?.json, "no config on \(topic)")
-            for key in required + ["unique_id", "device", "name"] { #expect(c[key] != nil, "\(topic) has no \(key): \(c)") }
+            for key in required + ["unique_id", "device", "name"] {
+                #expect(c[key] != nil, "\(topic) has no \(key): \(c)")
+            }
             let device = c["device"] as? [String: Any]
             #expect((device?["identifiers"] as? [String])?.isEmpty == false, "\(topic): \(c)")
             if topic.contains("yard") { #expect(device?["via_device"] as? String == "nvrtest", "\(topic): \(c)") }
         }
-        #expect(TestEnvironment.wait(timeout: 10) { listener.on("nvr/yard/state").last?.json?["state"] as? String == "streaming" })
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                listener.on("nvr/yard/state").last?.json?["state"] as? String == "streaming"
+            })
         #expect(listener.on("nvr/yard/recording/state").last?.text == "ON")
 
         // The event starts (motion ON, events "new") with the broker up...
-        #expect(TestEnvironment.wait(timeout: t0 + 12 - Date().timeIntervalSince1970) { listener.on("nvr/yard/motion").last?.text == "ON" })
+        #expect(
+            TestEnvironment.wait(timeout: t0 + 12 - Date().timeIntervalSince1970) {
+                listener.on("nvr/yard/motion").last?.text == "ON"
+            })
         let new = try #require(listener.on("nvr/events").first?.json, "no event message")
         #expect(new["type"] as? String == "new")
         let after = try #require(new["after"] as? [String: Any])
@@ -69,45 +78,69 @@ import Testing
         let id = try #require(after["id"] as? String)
         // ...and ends while the broker is away (killed at 12 s, back 20 s later): no recording
         // hole, and the queued "end" arrives once it is back.
-        #expect(TestEnvironment.wait(timeout: max(0, t0 + 12 - Date().timeIntervalSince1970) + 1) { Date().timeIntervalSince1970 >= t0 + 12 })
+        #expect(
+            TestEnvironment.wait(timeout: max(0, t0 + 12 - Date().timeIntervalSince1970) + 1) {
+                Date().timeIntervalSince1970 >= t0 + 12
+            })
         let outage = Date().timeIntervalSince1970
         broker.stop()
         #expect(TestEnvironment.wait(timeout: 25) { Date().timeIntervalSince1970 >= outage + 20 })
         #expect((try? s.api("GET", "/api/health"))?.body.contains("\"mqtt\"") == true)
         try broker.start()
         let back = Date().timeIntervalSince1970
-        #expect(TestEnvironment.wait(timeout: 40) { listener.on("nvr/available").contains { $0.time >= back && $0.text == "online" } }, "\(s.logText)")
-        #expect(TestEnvironment.wait(timeout: 10) { listener.on("homeassistant/binary_sensor/nvrtest/yard_motion/config").contains { $0.time >= back } })
-        #expect(TestEnvironment.wait(timeout: 10) { listener.on("nvr/events").contains { $0.json?["type"] as? String == "end" } })
+        #expect(
+            TestEnvironment.wait(timeout: 40) {
+                listener.on("nvr/available").contains { $0.time >= back && $0.text == "online" }
+            }, "\(s.logText)")
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                listener.on("homeassistant/binary_sensor/nvrtest/yard_motion/config").contains { $0.time >= back }
+            })
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                listener.on("nvr/events").contains { $0.json?["type"] as? String == "end" }
+            })
         let endMessage = try #require(listener.on("nvr/events").first { $0.json?["type"] as? String == "end" })
         let end = try #require(endMessage.json?["after"] as? [String: Any])
         #expect(end["id"] as? String == id)
         // It ended while the broker was away, and waited in the NVR's queue.
         let ended = Double((end["end90k"] as? NSNumber)?.int64Value ?? 0) / 90_000
-        #expect(ended > outage && ended < back, "ended at \(ended - t0) s; broker away from \(outage - t0) s to \(back - t0) s")
+        #expect(
+            ended > outage && ended < back,
+            "ended at \(ended - t0) s; broker away from \(outage - t0) s to \(back - t0) s")
         #expect(endMessage.time >= back)
         #expect(listener.on("nvr/yard/motion").last?.text == "OFF")
         // The times match the API's.
         let api = try s.api("GET", "/api/events/\(id)")
-        let e = try #require((try? JSONSerialization.jsonObject(with: Data(api.body.utf8))) as? [String: Any], "\(api.body)")
-        #expect((e["start90k"] as? NSNumber)?.int64Value == (end["start90k"] as? NSNumber)?.int64Value, "\(e) vs \(end)")
+        let e = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(api.body.utf8))) as? [String: Any], "\(api.body)")
+        #expect(
+            (e["start90k"] as? NSNumber)?.int64Value == (end["start90k"] as? NSNumber)?.int64Value, "\(e) vs \(end)")
         #expect((e["end90k"] as? NSNumber)?.int64Value == (end["end90k"] as? NSNumber)?.int64Value, "\(e) vs \(end)")
-        #expect(abs((end["start_time"] as? Double ?? 0) - Double((e["start90k"] as? NSNumber)?.int64Value ?? 0) / 90_000) < 0.001)
+        #expect(
+            abs((end["start_time"] as? Double ?? 0) - Double((e["start90k"] as? NSNumber)?.int64Value ?? 0) / 90_000)
+                < 0.001)
         #expect(abs(Double((e["start90k"] as? NSNumber)?.int64Value ?? 0) / 90_000 - (t0 + 8)) < 1.5, "\(e)")
         // No hole in the recording across the outage.
-        let from = Int64((outage - 5) * 90_000), to = Int64((back + 2) * 90_000)
+        let from = Int64((outage - 5) * 90_000)
+        let to = Int64((back + 2) * 90_000)
         let recs = try s.api("GET", "/api/cameras/yard/recordings?start=\(from)&end=\(to)")
-        let list = ((try? JSONSerialization.jsonObject(with: Data(recs.body.utf8))) as? [String: Any])?["recordings"] as? [[String: Any]] ?? []
+        let list =
+            ((try? JSONSerialization.jsonObject(with: Data(recs.body.utf8))) as? [String: Any])?["recordings"]
+            as? [[String: Any]] ?? []
         let spans = list.compactMap { r -> (Int64, Int64)? in
-            guard let a = (r["start90k"] as? NSNumber)?.int64Value, let b = (r["end90k"] as? NSNumber)?.int64Value else { return nil }
+            guard let a = (r["start90k"] as? NSNumber)?.int64Value, let b = (r["end90k"] as? NSNumber)?.int64Value
+            else { return nil }
             return (a, b)
         }.sorted { $0.0 < $1.0 }
-        #expect(spans.first.map { $0.0 <= from } == true && spans.last.map { $0.1 >= to - 4 * 90_000 } == true, "\(spans)")
+        #expect(
+            spans.first.map { $0.0 <= from } == true && spans.last.map { $0.1 >= to - 4 * 90_000 } == true, "\(spans)")
         for (a, b) in zip(spans, spans.dropFirst()) { #expect(b.0 - a.1 < 90_000 / 2, "a hole from \(a.1) to \(b.0)") }
 
         // A command: recording OFF stops recording within 2 s, and is acknowledged.
         let pub = try runProcess(
-            "/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "nvr/yard/recording/set", "-m", "OFF"])
+            "/usr/bin/mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "nvr/yard/recording/set", "-m", "OFF"])
         #expect(pub.status == 0, "\(pub.stderr)")
         let sent = Date()
         #expect(TestEnvironment.wait(timeout: 2.5) { s.modeOf("yard") == "off" }, "mode \(s.modeOf("yard"))")
@@ -116,8 +149,11 @@ import Testing
         let audit = try s.api("GET", "/api/audit?limit=5")
         #expect(audit.body.contains("\"user\":\"mqtt\""), "\(audit.body)")
         // A bad payload is ignored (and logged once).
-        _ = try runProcess("/usr/bin/mosquitto_pub", ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "nvr/yard/recording/set", "-m", "maybe"])
-        #expect(TestEnvironment.wait(timeout: 3) { s.logText.contains("ignored nvr/yard/recording/set") }, "\(s.logText)")
+        _ = try runProcess(
+            "/usr/bin/mosquitto_pub",
+            ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "nvr/yard/recording/set", "-m", "maybe"])
+        #expect(
+            TestEnvironment.wait(timeout: 3) { s.logText.contains("ignored nvr/yard/recording/set") }, "\(s.logText)")
         #expect(s.modeOf("yard") == "off")
 
         // Stopped: offline, said by the NVR (not the broker's will).
@@ -142,7 +178,21 @@ import Testing
         #expect(health.contains("check mqtt.user and mqtt.password"), "\(health)")
         let list = try s.cli(["camera", "list"])
         #expect(list.stdout.contains("mqtt: refused") && list.stdout.contains("mqtt.password"), "\(list.stdout)")
-        #expect(!list.stdout.contains("wrong battery") && !health.contains("wrong battery") && !s.logText.contains("wrong battery"))
+        #expect(
+            !list.stdout.contains("wrong battery") && !health.contains("wrong battery")
+                && !s.logText.contains("wrong battery"))
+        // The page's top bar says it too.
+        let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let page = try runProcess(
+            TestEnvironment.repoRoot + "/.build/test-venv/bin/python",
+            [
+                TestEnvironment.repoRoot + "/Tests/Browser/server_status_test.py", "--base",
+                "http://127.0.0.1:\(s.port)",
+                "--user", "boss", "--password", "correct horse", "--expect", "MQTT refused", "--expect-title",
+                "mqtt.password", "--shots", shots,
+            ])
+        #expect(page.status == 0, "the page in chromium: \(page.stdout) \(page.stderr.suffix(2000))")
     }
 }
 

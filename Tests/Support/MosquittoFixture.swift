@@ -68,7 +68,9 @@ public final class MosquittoFixture: @unchecked Sendable {
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 }
@@ -95,12 +97,17 @@ public final class MQTTListener: @unchecked Sendable {
         file = folder + "/messages.jsonl"
         FileManager.default.createFile(atPath: file, contents: nil)
         process.executableURL = URL(fileURLWithPath: TestEnvironment.repoRoot + "/.build/test-venv/bin/python")
-        process.arguments = [TestEnvironment.repoRoot + "/Tests/Support/mqtt_listen.py", "--port", String(port), "--out", file]
+        process.arguments = [
+            TestEnvironment.repoRoot + "/Tests/Support/mqtt_listen.py", "--port", String(port), "--out", file,
+        ]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/listener.err").createdFile())
+        process.standardError = try FileHandle(
+            forWritingTo: URL(fileURLWithPath: folder + "/listener.err").createdFile())
         try process.run()
         guard TestEnvironment.wait(timeout: 10, { self.messages.contains { $0.topic == "$listener/ready" } }) else {
-            throw FixtureError("the MQTT listener did not start: \((try? String(contentsOfFile: folder + "/listener.err", encoding: .utf8)) ?? "")")
+            throw FixtureError(
+                "the MQTT listener did not start: \((try? String(contentsOfFile: folder + "/listener.err", encoding: .utf8)) ?? "")"
+            )
         }
     }
 

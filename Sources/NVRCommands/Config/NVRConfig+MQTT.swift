@@ -13,7 +13,9 @@ extension NVRConfig {
         guard let t = table else { return nil }
         func string(_ key: String) throws -> String? {
             guard let v = t[key] else { return nil }
-            guard let s = v.string, !s.isEmpty else { throw ConfigError("\(source): mqtt.\(key) must be a non-empty string") }
+            guard let s = v.string, !s.isEmpty else {
+                throw ConfigError("\(source): mqtt.\(key) must be a non-empty string")
+            }
             return s
         }
         func bool(_ key: String) throws -> Bool? {
@@ -21,11 +23,15 @@ extension NVRConfig {
             guard let b = v.bool else { throw ConfigError("\(source): mqtt.\(key) must be true or false") }
             return b
         }
-        guard let host = try string("host") else { throw ConfigError("\(source): [mqtt] needs host (the broker's name or address)") }
+        guard let host = try string("host") else {
+            throw ConfigError("\(source): [mqtt] needs host (the broker's name or address)")
+        }
         let tls = try bool("tls") ?? false
         var port = tls ? 8883 : 1883
         if let v = t["port"] {
-            guard let n = v.int, (1...65_535).contains(n) else { throw ConfigError("\(source): mqtt.port must be 1…65535") }
+            guard let n = v.int, (1...65_535).contains(n) else {
+                throw ConfigError("\(source): mqtt.port must be 1…65535")
+            }
             port = n
         }
         var connection = MQTTConnection.Options(host: host, port: port)
@@ -35,7 +41,8 @@ extension NVRConfig {
         connection.tlsCA = try string("tls_ca")
         if connection.tlsCA != nil && !tls { throw ConfigError("\(source): mqtt.tls_ca needs mqtt.tls = true") }
         if let id = try string("client_id") {
-            guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }) else {
+            guard id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+            else {
                 throw ConfigError("\(source): mqtt.client_id must be letters, digits, '-' and '_' (up to 64)")
             }
             connection.clientID = id
@@ -48,7 +55,8 @@ extension NVRConfig {
         var options = MQTTBridge.Options(connection: connection)
         if let prefix = try string("topic_prefix") {
             guard !prefix.contains(where: { "+#".contains($0) }), !prefix.hasPrefix("/"), !prefix.hasSuffix("/") else {
-                throw ConfigError("\(source): mqtt.topic_prefix must be a topic without + or # and without a leading or trailing /")
+                throw ConfigError(
+                    "\(source): mqtt.topic_prefix must be a topic without + or # and without a leading or trailing /")
             }
             options.prefix = prefix
         }
