@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// open segment. Start and stop block (recovery, joins), so they run on a thread of their own.
 struct RecorderService: Service {
     let recorder: Recorder
-    /// MQTT ([mqtt]): started after the cameras, stopped (saying `offline`) before them.
+    /// MQTT ([mqtt]): started before the cameras, stopped (saying `offline`) after them.
     let mqtt: MQTTBridge?
     let addDemoIfEmpty: Bool
     /// Yields once the HTTP server listens.
@@ -32,9 +32,11 @@ struct RecorderService: Service {
         let addDemo = addDemoIfEmpty
         let mqtt = self.mqtt
         do {
+            // MQTT first: it says "end" for the events recovery closes, and "new" for every
+            // event the cameras start.
             try await Self.offload {
-                try recorder.start(addDemoIfEmpty: addDemo)
                 try mqtt?.start()
+                try recorder.start(addDemoIfEmpty: addDemo)
             }
         } catch {
             try? await Self.offload {
@@ -48,8 +50,8 @@ struct RecorderService: Service {
         try? await gracefulShutdown()
         logger.info("nvr serve: stopping; completing open segments")
         try await Self.offload {
-            mqtt?.stop()
             recorder.stop()
+            mqtt?.stop()  // after: the events the cameras close get their "end"
         }
     }
 

@@ -82,6 +82,8 @@ struct Serve: ParsableCommand {
                 bound.yield()
                 bound.finish()
             })
+            // Without [mqtt], no broker state from an earlier run lingers on the page or in /api/health.
+            if config.mqtt == nil { try? recorder.index.setSetting(MQTTBridge.statusKey, nil) }
             let mqtt = config.mqtt.map {
                 MQTTBridge(
                     options: $0, index: recorder.index, recorder: recorder,

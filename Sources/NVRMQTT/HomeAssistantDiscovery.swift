@@ -49,7 +49,7 @@ struct HomeAssistantDiscovery {
             ])
     }
 
-    /// A camera's entities: its picture (the newest event snapshot), motion, its state, and
+    /// A camera's entities: its picture (the newest event's snapshot, any label), motion, its state, and
     /// with commands on, switches for recording and motion detection; `labels` adds a binary
     /// sensor and a count per label its events have had (a doorbell, a person).
     func camera(_ name: String, plugin: String, model: String?, labels: [String]) -> [Entity] {
@@ -68,7 +68,7 @@ struct HomeAssistantDiscovery {
         var out = [
             entity(
                 "camera", "\(id)_camera",
-                common("camera", "Last event").merging(["topic": "\(base)/motion/snapshot"]) { a, _ in a }),
+                common("camera", "Last event").merging(["topic": "\(base)/snapshot"]) { a, _ in a }),
             entity(
                 "binary_sensor", "\(id)_motion",
                 common("motion", "Motion").merging([
@@ -83,7 +83,7 @@ struct HomeAssistantDiscovery {
         ]
         if commands {
             for (object, title) in [("recording", "Recording"), ("motion_detection", "Motion detection")] {
-                // The and Frigate's command topics: <camera>/recording/set, <camera>/motion/set.
+                // <camera>/recording/set and <camera>/motion/set (Frigate says recordings/set).
                 let topic = object == "recording" ? "\(base)/recording" : "\(base)/motion"
                 out.append(
                     entity(

@@ -13,11 +13,13 @@ public final class MQTTConnection: @unchecked Sendable {
     // @unchecked Sendable: `handle` is libmosquitto's, which is thread-safe for publish and
     // subscribe (Debian builds it with threads); only the loop thread runs the network loop,
     // connects and destroys it. Mutable Swift state is behind `state`.
-    public struct Options: Sendable, Equatable {
+    public struct Options: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+        CustomReflectable
+    {
         public var host: String
         public var port: Int
         public var user: String?
-        /// Never logged, never shown (`description` leaves it out).
+        /// Never logged, never shown (`description`, `debugDescription` and the mirror leave it out).
         public var password: String?
         /// TLS to the broker, verified against `tlsCA` (a PEM file) or, without it, the system store.
         public var tls = false
@@ -33,6 +35,13 @@ public final class MQTTConnection: @unchecked Sendable {
             self.host = host
             self.port = port
         }
+
+        /// For logs and test failures: the password as set or not, never itself.
+        public var description: String {
+            "mqtt\(tls ? "s" : "")://\(user.map { "\($0)@" } ?? "")\(host):\(port) password: \(password == nil ? "none" : "***")"
+        }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: ["broker": description]) }
 
         public static func == (a: Options, b: Options) -> Bool {
             a.host == b.host && a.port == b.port && a.user == b.user && a.password == b.password && a.tls == b.tls
@@ -87,6 +96,9 @@ public final class MQTTConnection: @unchecked Sendable {
             throw MQTTError("cannot make an MQTT client (out of memory?)")
         }
         handle = m
+        // Other threads publish: libmosquitto then only queues there and wakes the loop thread,
+        // which does all the socket (and TLS) work (mosquitto.h, "Threads").
+        try check(mosquitto_threaded_set(m, true), "threads")
         try check(
             mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, Int32(options.protocolVersion == 5 ? 5 : 4)),
             "protocol version")
@@ -112,7 +124,8 @@ public final class MQTTConnection: @unchecked Sendable {
             Unmanaged<MQTTConnection>.fromOpaque(obj).takeUnretainedValue().connected(rc)
         }
         mosquitto_message_callback_set(m) { _, obj, message in
-            guard let obj, let message, let topic = message.pointee.topic else { return }
+            // A retained command would be applied again at every reconnection: commands are live only.
+            guard let obj, let message, !message.pointee.retain, let topic = message.pointee.topic else { return }
             let count = Int(max(0, message.pointee.payloadlen))
             let payload: [UInt8] =
                 count == 0 || message.pointee.payload == nil
@@ -174,10 +187,14 @@ public final class MQTTConnection: @unchecked Sendable {
                 ? mosquitto_connect_async(m, options.host, Int32(options.port), Int32(options.keepAliveSeconds))
                 : mosquitto_reconnect_async(m)
             first = false
+            var failure = errno
             if rc == Int32(MOSQ_ERR_SUCCESS.rawValue) {
                 while !worker.isStopping {
                     rc = mosquitto_loop(m, 200, 1)
-                    if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) { break }
+                    if rc != Int32(MOSQ_ERR_SUCCESS.rawValue) {
+                        failure = errno
+                        break
+                    }
                     if status.state == .connected { delay = 1 }
                 }
             }
@@ -185,7 +202,7 @@ public final class MQTTConnection: @unchecked Sendable {
                 goodbye(m)
                 return
             }
-            let errnoText = String(cString: strerror(errno))
+            let errnoText = String(cString: strerror(failure))
             if let refused = refusal.withLock({ $0 }) {
                 set(.refused, refused)
             } else {
@@ -202,9 +219,13 @@ public final class MQTTConnection: @unchecked Sendable {
     private func goodbye(_ m: OpaquePointer) {
         guard status.state == .connected else { return }
         onGoodbye(self)
-        for _ in 0..<5 { _ = mosquitto_loop(m, 50, 1) }
+        // Until what was queued is written (at most a second), then DISCONNECT, and the loop
+        // until it has gone out and the connection is closed.
+        let deadline = Date(timeIntervalSinceNow: 1)
+        while mosquitto_want_write(m), Date() < deadline, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+        }
         mosquitto_disconnect(m)
-        _ = mosquitto_loop(m, 50, 1)
+        while Date() < deadline, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {}
         set(.stopped, nil)
     }
 

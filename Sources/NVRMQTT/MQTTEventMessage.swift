@@ -3,8 +3,9 @@ import NVRIndex
 import NVRTime
 
 /// A message on `<prefix>/events`, in the shape of Frigate's (its documented `frigate/events`),
-/// so automations written for Frigate work: `type` new, update or end, and the event `before`
-/// and `after` the change. Plain motion events have the label `motion`.
+/// so automations written for Frigate work: `type` new or end (no `update`: nothing about an
+/// event changes in between here), and the event `before` and `after` the change. Plain motion
+/// events have the label `motion`.
 struct MQTTEventMessage: Encodable {
     // swift-format-ignore: AlwaysUseLowerCamelCase
     // The names are Frigate's JSON keys.
@@ -35,9 +36,10 @@ struct MQTTEventMessage: Encodable {
         var false_positive: Bool
         /// motion: the NVR's detector; plugin: the camera reported it.
         var source: String
-        /// The event's own pages on this NVR.
-        var clip: String
-        var snapshot: String
+        /// The event's clip and picture on this NVR (its API; Frigate's `snapshot` is an
+        /// object of its own, so these are named apart).
+        var clip_url: String
+        var snapshot_url: String
 
         init(_ e: EventRecord, camera: String, hasClip: Bool, hasSnapshot: Bool) {
             let id = e.id ?? 0
@@ -59,8 +61,49 @@ struct MQTTEventMessage: Encodable {
             has_snapshot = hasSnapshot
             false_positive = false
             source = e.source.rawValue
-            clip = "/api/events/\(id)/clip.mp4"
-            snapshot = "/api/events/\(id)/snapshot.jpg"
+            clip_url = "/api/events/\(id)/clip.mp4"
+            snapshot_url = "/api/events/\(id)/snapshot.jpg"
+        }
+
+        /// As a "new" message: no end yet.
+        mutating func withoutEnd() {
+            end = nil
+            end_time = nil
+            end90k = nil
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case id, camera, label, sub_label, score, top_score, box, zones, current_zones, entered_zones, start, end
+            case start_time, end_time, start90k, end90k, has_clip, has_snapshot, false_positive, source, clip_url
+            case snapshot_url
+        }
+
+        /// Every key, with null for what is not known (templates written for Frigate test
+        /// `end_time is none`; a missing key is not none).
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(camera, forKey: .camera)
+            try c.encode(label, forKey: .label)
+            try c.encode(sub_label, forKey: .sub_label)
+            try c.encode(score, forKey: .score)
+            try c.encode(top_score, forKey: .top_score)
+            try c.encode(box, forKey: .box)
+            try c.encode(zones, forKey: .zones)
+            try c.encode(current_zones, forKey: .current_zones)
+            try c.encode(entered_zones, forKey: .entered_zones)
+            try c.encode(start, forKey: .start)
+            try c.encode(end, forKey: .end)
+            try c.encode(start_time, forKey: .start_time)
+            try c.encode(end_time, forKey: .end_time)
+            try c.encode(start90k, forKey: .start90k)
+            try c.encode(end90k, forKey: .end90k)
+            try c.encode(has_clip, forKey: .has_clip)
+            try c.encode(has_snapshot, forKey: .has_snapshot)
+            try c.encode(false_positive, forKey: .false_positive)
+            try c.encode(source, forKey: .source)
+            try c.encode(clip_url, forKey: .clip_url)
+            try c.encode(snapshot_url, forKey: .snapshot_url)
         }
     }
 

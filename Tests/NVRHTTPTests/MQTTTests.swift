@@ -109,7 +109,10 @@ import Testing
             ended > outage && ended < back,
             "ended at \(ended - t0) s; broker away from \(outage - t0) s to \(back - t0) s")
         #expect(endMessage.time >= back)
-        #expect(listener.on("nvr/yard/motion").last?.text == "OFF")
+        #expect(TestEnvironment.wait(timeout: 3) { listener.on("nvr/yard/motion").last?.text == "OFF" })
+        // The event's best frame, for Home Assistant's camera entity.
+        #expect(listener.on("nvr/yard/snapshot").last.map { $0.bytes > 1000 } == true)
+        #expect(end["end_time"] is Double && new["after"].map { ($0 as? [String: Any])?["end_time"] is NSNull } == true)
         // The times match the API's.
         let api = try s.api("GET", "/api/events/\(id)")
         let e = try #require(
@@ -156,10 +159,30 @@ import Testing
             TestEnvironment.wait(timeout: 3) { s.logText.contains("ignored nvr/yard/recording/set") }, "\(s.logText)")
         #expect(s.modeOf("yard") == "off")
 
+        // Motion detection OFF and ON again: the settings stay valid (the API still reads them).
+        for (value, enabled) in [("OFF", false), ("ON", true)] {
+            _ = try runProcess(
+                "/usr/bin/mosquitto_pub",
+                ["-h", "127.0.0.1", "-p", String(broker.port), "-t", "nvr/yard/motion/set", "-m", value])
+            #expect(TestEnvironment.wait(timeout: 3) { listener.on("nvr/yard/motion/state").last?.text == value })
+            let settings = try s.api("GET", "/api/cameras/yard/recording-settings")
+            #expect(settings.status == 200 && settings.body.contains("\"motionActive\":\(enabled)"), "\(settings.body)")
+        }
+
+        // Renamed: the old name's entities are removed (an empty retained config), the new one's appear.
+        let renamed = try s.api("PATCH", "/api/cameras/yard", json: #"{"name":"garden"}"#)
+        #expect(renamed.status == 200, "\(renamed.body)")
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                listener.on("homeassistant/binary_sensor/nvrtest/yard_motion/config").last?.bytes == 0
+                    && listener.on("homeassistant/binary_sensor/nvrtest/garden_motion/config").last.map { $0.bytes > 0 }
+                        == true
+            })
+
         // Stopped: offline, said by the NVR (not the broker's will).
         s.stop()
         #expect(TestEnvironment.wait(timeout: 5) { listener.on("nvr/available").last?.text == "offline" })
-        #expect(!s.logText.contains("password"), "the log must never show the broker's password")
+        #expect(broker.log.contains("Client nvrtest disconnected."), "a clean goodbye, not a dropped connection")
     }
 
     @Test func aWrongPasswordIsNamedAsSuchAndRecordingGoesOn() throws {
@@ -193,6 +216,34 @@ import Testing
                 "mqtt.password", "--shots", shots,
             ])
         #expect(page.status == 0, "the page in chromium: \(page.stdout) \(page.stderr.suffix(2000))")
+    }
+}
+
+extension MQTTTests {
+    /// MQTT 5 over TLS to the broker, verified against the CA nvr.toml names, with a password file.
+    @Test func mqtt5OverTLSWithAPasswordConnects() throws {
+        let broker = try MosquittoFixture(users: ["nvr": "right horse"], tls: true)
+        let s = try LiveChangeTests.Served(
+            extraConfig: Self.mqttConfig(
+                port: broker.port,
+                extra:
+                    "user = \"nvr\"\npassword = \"right horse\"\ntls = true\ntls_ca = \"\(broker.caFile)\"\nprotocol = \"5\""
+            ).replacingOccurrences(of: "host = \"127.0.0.1\"", with: "host = \"localhost\""))
+        var health = ""
+        #expect(
+            TestEnvironment.wait(timeout: 15) {
+                health = (try? s.api("GET", "/api/health").body) ?? ""
+                return health.contains("\"state\":\"connected\"")
+            }, "\(health)\n\(s.logText)\n\(broker.log.suffix(2000))")
+        // An independent client over the same TLS sees the NVR online.
+        let sub = try runProcess(
+            "/usr/bin/mosquitto_sub",
+            [
+                "-h", "localhost", "-p", String(broker.port), "--cafile", broker.caFile, "-u", "nvr", "-P",
+                "right horse",
+                "-t", "nvr/available", "-C", "1", "-W", "10",
+            ])
+        #expect(sub.status == 0 && sub.stdout.contains("online"), "\(sub.stdout) \(sub.stderr)")
     }
 }
 

@@ -9,11 +9,19 @@ public final class MosquittoFixture: @unchecked Sendable {
     public let folder: String
     private var process: Process?
 
-    /// `users`: name → password (mosquitto_passwd hashes them); none: anonymous.
-    public init(users: [String: String] = [:]) throws {
+    /// `users`: name → password (mosquitto_passwd hashes them); none: anonymous. `tls`: the
+    /// listener speaks TLS only, with a certificate for "localhost" from a CA the fixture makes
+    /// (`caFile`).
+    public init(users: [String: String] = [:], tls: Bool = false) throws {
         port = TestEnvironment.freePort()
         folder = TestEnvironment.tempDir("mqtt")
+        // The broker drops root for its own user, which writes its log here.
+        chmod(folder, 0o777)
         var config = "listener \(port) 127.0.0.1\npersistence false\nlog_dest file \(folder)/broker.log\nlog_type all\n"
+        if tls {
+            try Self.makeCertificates(in: folder)
+            config += "certfile \(folder)/server.pem\nkeyfile \(folder)/server.key\n"
+        }
         if users.isEmpty {
             config += "allow_anonymous true\n"
         } else {
@@ -33,6 +41,34 @@ public final class MosquittoFixture: @unchecked Sendable {
     deinit {
         stop()
         TestEnvironment.cleanup(folder)
+    }
+
+    /// The CA that signed the TLS listener's certificate.
+    public var caFile: String { folder + "/ca.pem" }
+
+    /// A CA, and a certificate for localhost it signs (openssl); readable by the broker, which
+    /// drops root for its own user.
+    static func makeCertificates(in folder: String) throws {
+        let steps: [[String]] = [
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                "-subj", "/CN=nvr test CA",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj",
+                "/CN=localhost",
+            ],
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
+                "server.pem", "-days", "2", "-extfile", "san.cnf",
+            ],
+        ]
+        try "subjectAltName=DNS:localhost\n".write(toFile: folder + "/san.cnf", atomically: true, encoding: .utf8)
+        for args in steps {
+            let r = try runProcess("/usr/bin/openssl", args, cwd: folder)
+            guard r.status == 0 else { throw FixtureError("openssl \(args[0]): \(r.stderr)") }
+        }
+        for f in ["server.key", "server.pem", "ca.pem"] { chmod(folder + "/" + f, 0o644) }
     }
 
     /// Starts the broker and waits until it accepts connections.

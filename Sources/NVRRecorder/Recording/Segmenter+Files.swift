@@ -91,6 +91,8 @@ extension Segmenter {
     /// last frame lasts as long as the one before it.
     func closeSegment(nextVideoDTS: Int64?) throws {
         guard file != nil else { return }
+        // The held audio of this segment's time span is its own; a run that ends takes it all.
+        try releaseAudio(before: runActive ? nextVideoDTS : nil)
         if pendingVideo {
             try finishPendingVideo(duration: nextVideoDTS.map { $0 - lastVideoDTS } ?? max(lastVideoDuration, 1))
         }

@@ -61,6 +61,8 @@ public final class Segmenter {
     var keyFrames = 0
     var fragmentStartDTS: Int64 = 0
     var lastVideoDTS: Int64 = 0
+    /// Audio that came ahead of the video, until the video reaches it.
+    var heldAudio = AudioHoldback()
     var lastVideoDuration: Int64 = 0
     var pendingVideo = false
     private var pendingVideoKey = false
@@ -116,6 +118,7 @@ public final class Segmenter {
         initSegment = nil
         entries = []
         inbandParameterSets = []
+        heldAudio.clear()
     }
 
     /// `judged`: counts towards `videoFramesRefused`.
@@ -279,6 +282,7 @@ public final class Segmenter {
         pendingVideoCTS = cts
         lastVideoDTS = dts
         if isKey { keyFrames += 1 }
+        try releaseAudio(before: dts + 1)
         if dts - lastProgressDTS >= settings.progressEvery90k {
             reportProgress()
             lastProgressDTS = dts
@@ -312,7 +316,23 @@ public final class Segmenter {
     private var lastSampleSize: UInt32 { file?.lastSample(track: 0)?.size ?? 0 }
 
     private func appendAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
-        guard runActive, let file, streams.count > 1, let tracks = initSegment?.tracks, tracks.count > 1 else { return }
+        guard runActive, file != nil else { return }
+        // Ahead of the newest video frame: held until the video reaches it (AudioHoldback).
+        if dts > lastVideoDTS, heldAudio.hold(dts: dts, duration: duration, data: data) { return }
+        try releaseAudio(before: nil)
+        try writeAudio(dts: dts, duration: duration, data: data)
+    }
+
+    /// Writes the held audio from before `limit` (all: nil) into the open segment.
+    func releaseAudio(before limit: Int64?) throws {
+        guard !heldAudio.isEmpty else { return }
+        try heldAudio.release(before: limit) { dts, duration, data in
+            try writeAudio(dts: dts, duration: duration, data: data)
+        }
+    }
+
+    private func writeAudio(dts: Int64, duration: Int64, data: UnsafeRawBufferPointer) throws {
+        guard let file, streams.count > 1, let tracks = initSegment?.tracks, tracks.count > 1 else { return }
         let track = tracks[1]
         let rate = Int64(track.timescale)
         let rel = dts - segmentFirstDTS
