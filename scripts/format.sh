@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-mapfile -t files < <(git ls-files '*.swift' ':!:Sources/NVRIndex/Migrations/*' ':!:Sources/NVRHTTP/OpenAPIDocument.swift' ':!:Sources/NVRHTTP/WebAssets.swift')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.swift' ':!:Sources/NVRIndex/Migrations/*' ':!:Sources/NVRHTTP/OpenAPIDocument.swift' ':!:Sources/NVRHTTP/WebAssets.swift')
 if [ "${1:-}" = "--check" ]; then
   swift format lint --strict --parallel "${files[@]}"
 else

@@ -23,7 +23,8 @@ extension MQTTBridge {
     /// `PUT /api/cameras/{name}/recording-settings` changes them.
     func command(_ topic: String, _ payload: [UInt8]) {
         let parts = topic.dropFirst(options.prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        let value = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+        let value = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            .uppercased()
         guard parts.count == 3, parts[2] == "set", value == "ON" || value == "OFF" else {
             return badPayload(topic, "expected ON or OFF on <camera>/recording/set or <camera>/motion/set")
         }

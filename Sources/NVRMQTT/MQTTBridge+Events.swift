@@ -7,12 +7,15 @@ extension MQTTBridge {
     /// <prefix>/events, the best frame on the snapshot topics.
     func events() throws {
         let now = Time90k.now()
-        let recent = try index.events(cameraID: nil, start90k: now - Self.window, end90k: now + 3600 * 90_000, limit: 1000)
+        let recent = try index.events(
+            cameraID: nil, start90k: now - Self.window, end90k: now + 3600 * 90_000, limit: 1000)
         var names: [Int64: String]?
         func name(_ cameraID: Int64) throws -> String? {
             if names == nil {
                 names = Dictionary(
-                    uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in c.id.map { ($0, c.name) } })
+                    uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in
+                        c.id.map { ($0, c.name) }
+                    })
             }
             return names?[cameraID]
         }
@@ -76,7 +79,8 @@ extension MQTTBridge {
                     cameraID: e.cameraID, camera: camera, label: e.type, at: at, until: Date(timeIntervalSinceNow: 300))
             }
         }
-        let segments = try? index.segments(cameraID: e.cameraID, start90k: e.start90k - e.preRoll90k, end90k: e.end90k ?? now)
+        let segments = try? index.segments(
+            cameraID: e.cameraID, start90k: e.start90k - e.preRoll90k, end90k: e.end90k ?? now)
         return MQTTEventMessage.Event(e, camera: camera, hasClip: !(segments ?? []).isEmpty, hasSnapshot: shot != nil)
     }
 

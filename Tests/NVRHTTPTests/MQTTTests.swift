@@ -220,6 +220,27 @@ import Testing
 }
 
 extension MQTTTests {
+    /// No broker when the NVR starts: it records, says the broker is unreachable, and connects
+    /// once one listens.
+    @Test func aBrokerThatIsDownAtStartIsWaitedFor() throws {
+        let broker = try MosquittoFixture()
+        broker.stop()
+        let s = try LiveChangeTests.Served(extraConfig: Self.mqttConfig(port: broker.port))
+        var health = ""
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                health = (try? s.api("GET", "/api/health").body) ?? ""
+                return health.contains("\"state\":\"unreachable\"") && health.contains("Connection refused")
+            }, "\(health)")
+        try broker.start()
+        // Retries 1 s doubling: within 16 s of the first try it has tried again.
+        #expect(
+            TestEnvironment.wait(timeout: 20) {
+                health = (try? s.api("GET", "/api/health").body) ?? ""
+                return health.contains("\"state\":\"connected\"")
+            }, "\(health)")
+    }
+
     /// MQTT 5 over TLS to the broker, verified against the CA nvr.toml names, with a password file.
     @Test func mqtt5OverTLSWithAPasswordConnects() throws {
         let broker = try MosquittoFixture(users: ["nvr": "right horse"], tls: true)
