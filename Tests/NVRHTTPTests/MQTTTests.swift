@@ -65,6 +65,10 @@ import Testing
                 listener.on("nvr/yard/state").last?.json?["state"] as? String == "streaming"
             })
         #expect(listener.on("nvr/yard/recording/state").last?.text == "ON")
+        let stats = try #require(listener.on("nvr/stats").last?.json, "no stats")
+        // The first stats come at connection, before the camera was added; the next in 60 s.
+        #expect(
+            stats["cameras"] is [String: Any] && (stats["service"] as? [String: Any])?["version"] is String, "\(stats)")
 
         // The event starts (motion ON, events "new") with the broker up...
         #expect(
