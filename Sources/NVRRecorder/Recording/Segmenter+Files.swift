@@ -91,8 +91,12 @@ extension Segmenter {
     /// last frame lasts as long as the one before it.
     func closeSegment(nextVideoDTS: Int64?) throws {
         guard file != nil else { return }
-        // The held audio of this segment's time span is its own; a run that ends takes it all.
-        try releaseAudio(before: runActive ? nextVideoDTS : nil)
+        // The held audio of this segment's time span is its own. What lies past its last video
+        // frame belongs to the next segment if the run goes on, and to no segment if it ends
+        // (a camera whose video lags its audio would otherwise end with a segment of more
+        // audio than video: RecordingTests saw 0.75 s of audio in a 0.07-s last segment).
+        try releaseAudio(before: nextVideoDTS ?? (lastVideoDTS + max(lastVideoDuration, 1)))
+        if !runActive { heldAudio.clear() }
         if pendingVideo {
             try finishPendingVideo(duration: nextVideoDTS.map { $0 - lastVideoDTS } ?? max(lastVideoDuration, 1))
         }
