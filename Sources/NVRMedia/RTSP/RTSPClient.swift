@@ -9,15 +9,15 @@ public final class RTSPClient: LiveInput {
     public private(set) var frameRate: Double = 0
     public var bitRate: Int64 { 0 }
 
-    private let url: RTSPURL
-    private let socket: BufferedSocket
+    let url: RTSPURL
+    let socket: BufferedSocket
     private var auth: RTSPAuthenticator?
     private var cseq = 0
-    private var session: String?
-    private var sessionTimeout: Double = 60
-    private var lastKeepAlive = Interrupter.now()
+    var session: String?
+    var sessionTimeout: Double = 60
+    var lastKeepAlive = Interrupter.now()
 
-    private struct Track {
+    struct Track {
         var media: SDPMedia
         var channel: UInt8
         var codec: Codec
@@ -28,11 +28,11 @@ public final class RTSPClient: LiveInput {
         /// The track's RTP time at the play start (RTP-Info), for cross-stream alignment.
         var rtpInfoTime: UInt32?
     }
-    private var tracks: [Track] = []
+    var tracks: [Track] = []
 
     /// Per-track RTP clock, updated on every packet (kept apart from `Track` so the hot path
     /// mutates a few integers in place instead of copying the track's SDP description).
-    private struct RTPClock {
+    struct RTPClock {
         var started = false
         var lastTS: UInt32 = 0
         var extTS: Int64 = 0
@@ -57,7 +57,7 @@ public final class RTSPClient: LiveInput {
             return (extTS - origin, lost)
         }
     }
-    private var clocks: [RTPClock] = []
+    var clocks: [RTPClock] = []
 
     /// Connects, authenticates, and starts playing. Errors say what is wrong in one line.
     public convenience init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
@@ -263,7 +263,7 @@ public final class RTSPClient: LiveInput {
         }
     }
 
-    private func request(_ method: String, _ uri: String, _ headers: [String: String]) -> String {
+    func request(_ method: String, _ uri: String, _ headers: [String: String]) -> String {
         cseq += 1
         var s = "\(method) \(uri) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: nvr\r\n"
         for (k, v) in headers { s += "\(k): \(v)\r\n" }
@@ -314,7 +314,7 @@ public final class RTSPClient: LiveInput {
 
     /// Reads one RTSP response, skipping interleaved packets that arrive before it. The whole
     /// answer must arrive within the timeout: the deadline is not renewed by each byte.
-    private func readResponse() throws -> RTSPResponse {
+    func readResponse() throws -> RTSPResponse {
         let deadline = Interrupter.now() + UInt64(socket.timeoutSeconds * 1e9)
         while true {
             try socket.require(1, deadline: deadline)
@@ -381,97 +381,5 @@ public final class RTSPClient: LiveInput {
             return RTSPResponse(
                 status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
         }
-    }
-
-    // MARK: Reading
-
-    public func read(_ handler: (InputPacket) throws -> Void) throws {
-        keepAliveIfDue()
-        try socket.require(1)
-        guard socket.peek(0) == 0x24 else {
-            _ = try readResponse()  // keep-alive answers, server notices
-            return
-        }
-        try socket.require(4)
-        let channel = socket.peek(1)
-        let length = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
-        try socket.require(4 + length)
-        defer { socket.consume(4 + length) }
-        // RTCP and others.
-        guard let t = tracks.firstIndex(where: { $0.channel == channel }), length >= 12 else { return }
-        try socket.withBytes(offset: 4, count: length) { try handleRTP($0, track: t, handler) }
-    }
-
-    private func handleRTP(_ p: UnsafeRawBufferPointer, track t: Int, _ handler: (InputPacket) throws -> Void) throws {
-        guard p[0] >> 6 == 2 else { return }
-        let padding = p[0] & 0x20 != 0
-        let ext = p[0] & 0x10 != 0
-        let csrc = Int(p[0] & 0x0F)
-        let marker = p[1] & 0x80 != 0
-        let seq = UInt16(p[2]) << 8 | UInt16(p[3])
-        let ts = UInt32(p[4]) << 24 | UInt32(p[5]) << 16 | UInt32(p[6]) << 8 | UInt32(p[7])
-        var start = 12 + 4 * csrc
-        if ext {
-            guard start + 4 <= p.count else { return }
-            start += 4 + 4 * (Int(p[start + 2]) << 8 | Int(p[start + 3]))
-        }
-        var end = p.count
-        if padding, end > 0 { end -= Int(p[end - 1]) }
-        guard start < end else { return }
-        let payload = UnsafeRawBufferPointer(rebasing: p[start..<end])
-
-        let (time, lost) = clocks[t].advance(ts: ts, seq: seq, rtpInfoTime: tracks[t].rtpInfoTime)
-        if let v = tracks[t].video {
-            if lost { v.markBroken() }
-            // A new timestamp ends the previous access unit if its last packet lacked the marker.
-            if !v.au.isEmpty && time != clocks[t].pendingTS {
-                try emit(v, track: t, time: clocks[t].pendingTS, handler)
-            }
-            clocks[t].pendingTS = time
-            if !v.add(payload) { v.reset() }
-            if marker { try emit(v, track: t, time: time, handler) }
-        } else if let aac = tracks[t].aac {
-            var k: Int64 = 0
-            _ = try aac.split(payload) { off, size in
-                try handler(
-                    InputPacket(
-                        stream: t, pts: time + k * 1024, dts: time + k * 1024, duration: 1024, isKey: true,
-                        data: UnsafeRawBufferPointer(rebasing: payload[off..<(off + size)])))
-                k += 1
-            }
-        } else if let latm = tracks[t].latm {
-            if lost { latm.markBroken() }
-            // Each frame is 1024 samples; the RTP clock need not be the sample rate.
-            let step = Int64(1024 * tracks[t].media.clockRate / max(latm.sampleRate, 1))
-            var k: Int64 = 0
-            _ = try latm.add(payload, marker: marker) { frame in
-                try handler(
-                    InputPacket(
-                        stream: t, pts: time + k * step, dts: time + k * step, duration: step, isKey: true, data: frame)
-                )
-                k += 1
-            }
-        } else if let x = tracks[t].transcoder {
-            try x.add(payload, time: time) { pts, duration, frame in
-                try handler(InputPacket(stream: t, pts: pts, dts: pts, duration: duration, isKey: true, data: frame))
-            }
-        }
-    }
-
-    private func emit(_ v: VideoDepacketizer, track t: Int, time: Int64, _ handler: (InputPacket) throws -> Void) throws
-    {
-        defer { v.reset() }
-        guard v.complete else { return }
-        try v.au.withUnsafeBytes { au in
-            try handler(InputPacket(stream: t, pts: time, dts: time, duration: 0, isKey: v.isKey, data: au))
-        }
-    }
-
-    /// Sessions expire without requests; OPTIONS every third of the timeout keeps them alive.
-    private func keepAliveIfDue() {
-        let now = Interrupter.now()
-        guard let session, now &- lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
-        lastKeepAlive = now
-        try? socket.write(request("OPTIONS", url.plain, ["Session": session]))
     }
 }
