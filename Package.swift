@@ -46,6 +46,9 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .target(name: "CNVRPlugin"),
+        // ONNX Runtime's C API, declared (the runtime comes from a PyPI wheel, without headers,
+        // and is loaded with dlopen).
+        .target(name: "CONNXRuntime"),
 
         // Leaves.
         // Time on the index's scale and overflow-checked timestamp arithmetic.
@@ -59,6 +62,10 @@ let package = Package(
         .target(
             name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
+
+        // Object detection: ONNX Runtime (dlopen), the model layouts, the server's detector
+        // thread, the tracker that turns detections into objects.
+        .target(name: "NVRDetect", dependencies: ["CONNXRuntime", "NVRWorker"], swiftSettings: swiftSettings),
 
         // The read side: where recordings live, timelines by local day, any range as one MP4,
         // snapshots. Needs the index and the files, never the recorder.
@@ -82,7 +89,7 @@ let package = Package(
             name: "NVRRecorder",
             dependencies: [
                 "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRWorker",
-                "CNVRPlugin",
+                "NVRDetect", "CNVRPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings),
@@ -119,7 +126,7 @@ let package = Package(
             name: "NVRHTTP",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
-                "NVRTime", "NVRAccess", "NVRMQTT",
+                "NVRTime", "NVRAccess", "NVRMQTT", "NVRDetect",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -141,7 +148,7 @@ let package = Package(
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
                 "NVRTime",
-                "NVRHTTP", "NVRAccess", "NVRMQTT", "TOMLKit",
+                "NVRHTTP", "NVRAccess", "NVRMQTT", "NVRDetect", "TOMLKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -21,6 +21,9 @@ public struct CameraOverview: Sendable {
     public var mode: String?
     /// Where motion is looked for (live), or "on"/"off" from the settings.
     public var motion: String?
+    /// Object detection: nil when off; the labels; "loading the model"; "failed: why" (live, or
+    /// as the last server's detector ended up).
+    public var detection: String?
     /// What the camera itself reports through its plugin (battery, card...), as JSON.
     public var cameraStatus: String?
     /// What of the camera's streams is not recorded, and why (live only).
@@ -39,10 +42,17 @@ public struct CameraOverview: Sendable {
         if let live {
             o.mode = live.mode
             o.motion = live.motion
+            o.detection = live.detection
             o.notes = live.notes
         } else if let settings = try? RecordingSettings.load(cameraID: c.id!, index: index) {
             o.mode = settings.mode(at: Time90k.now()).rawValue
             o.motion = settings.motionEnabled ? "on" : "off"
+            if settings.detect.enabled {
+                let saved = try? index.setting(Recorder.detectionStatusKey)
+                o.detection =
+                    saved.flatMap { $0.hasPrefix("failed") ? $0 : nil }
+                    ?? settings.detect.labels.joined(separator: ", ")
+            }
         }
         o.cameraStatus =
             try recorder?.session(named: c.name)?.pluginInstance?.status() ?? index.pluginStatus(cameraID: c.id!)?.json

@@ -58,7 +58,7 @@ struct CameraCommand: ParsableCommand {
             var state: String?, reason: String?, stateSince: String?
             var segments: Int, bytes: Int64
             var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
-            var mode: String?, motion: String?
+            var mode: String?, motion: String?, detection: String?
             /// The camera's own report through its plugin: `summary` plus plugin-specific fields.
             var camera: JSONValue?
         }
@@ -74,7 +74,8 @@ struct CameraCommand: ParsableCommand {
                     segments: o.storage.segments, bytes: o.storage.bytes,
                     oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
                     newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-                    mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) })
+                    mode: o.mode, motion: o.motion, detection: o.detection,
+                    camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) })
             }
             if json {
                 try printJSON(rows)
@@ -90,15 +91,16 @@ struct CameraCommand: ParsableCommand {
             }
             printTable(
                 [
-                    "NAME", "PLUGIN", "ENABLED", "MODE", "MOTION", "STATE", "SEGMENTS", "SIZE", "OLDEST", "NEWEST",
-                    "CAMERA",
+                    "NAME", "PLUGIN", "ENABLED", "MODE", "MOTION", "DETECT", "STATE", "SEGMENTS", "SIZE", "OLDEST",
+                    "NEWEST", "CAMERA",
                 ],
                 rows.map { r -> [String] in
                     var state = r.state ?? "never started"
                     if let reason = r.reason { state += ": " + reason }
                     let enabled = r.enabled ? "yes" : "no"
                     return [
-                        r.name, r.plugin, enabled, r.mode ?? "-", r.motion ?? "-", state, String(r.segments),
+                        r.name, r.plugin, enabled, r.mode ?? "-", r.motion ?? "-", r.detection ?? "-", state,
+                        String(r.segments),
                         formatBytes(r.bytes), r.oldest ?? "-", r.newest ?? "-", r.camera?[text: "summary"] ?? "-",
                     ]
                 })

@@ -52,6 +52,10 @@ extension CameraCommand {
         var motionQuiet: Double?
         @Option(help: "Add a mask polygon 'x,y x,y x,y …' (repeatable).") var motionMask: [String] = []
         @Flag(help: "Remove every motion mask first.") var clearMasks = false
+        @Option(help: "Objects to detect where there is motion, e.g. person or person,car; off to stop.")
+        var detect: String?
+        @Option(parsing: .unconditional, help: "The lowest score a detection counts at, 0…1 (default 0.6).")
+        var detectMinScore: Double?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
@@ -88,6 +92,8 @@ extension CameraCommand {
             change.motionQuietSeconds = motionQuiet
             if clearMasks { change.motionMasks = [] }
             change.addMotionMasks = motionMask
+            change.detect = detect
+            change.detectMinScore = detectMinScore
             let r: CameraRecordingRecord
             do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError {
                 throw ValidationError(e.description)
@@ -110,6 +116,7 @@ extension CameraCommand {
         struct Output: Encodable {
             var camera: String, mode: String, schedule: String?, tz: String?
             var preRollSeconds: Double, postRollSeconds: Double, motionActive: Bool, motion: MotionSettings
+            var detect: DetectSettings
         }
 
         func run() throws {
@@ -125,7 +132,7 @@ extension CameraCommand {
             let out = Output(
                 camera: cam.name, mode: r.mode, schedule: r.schedule, tz: r.tz,
                 preRollSeconds: Double(r.preRoll90k) / 90_000, postRollSeconds: Double(r.postRoll90k) / 90_000,
-                motionActive: s.motionEnabled, motion: s.motion)
+                motionActive: s.motionEnabled, motion: s.motion, detect: s.detect)
             if json {
                 try printJSON(out)
                 return
@@ -139,6 +146,7 @@ extension CameraCommand {
                 pre-roll   \(out.preRollSeconds) s, post-roll \(out.postRollSeconds) s
                 motion     \(s.motionEnabled ? "on" : "off") (\(m.enabled.rawValue)); sensitivity \(m.sensitivity), min area \(m.minArea) %, \
                 frames \(m.frames.rawValue), \(m.fps) fps, quiet \(m.quietSeconds) s, \(m.masks.count) mask(s)
+                detect     \(s.detect.enabled ? "\(s.detect.labels.joined(separator: ", ")); min score \(s.detect.minScore), \(s.detect.fps) fps" : "off")
                 """)
         }
     }

@@ -21,11 +21,16 @@ struct EventsCommand: ParsableCommand {
         @Option(help: "Start (RFC 3339, e.g. 2026-11-22T08:00:00Z, or 90 kHz ticks).") var start: String?
         @Option(help: "End (RFC 3339 or 90 kHz ticks).") var end: String?
         @Option(help: "Only this type (motion, doorbell, person, …).") var type: String?
+        @Option(help: "Only this label (person, car, …: what detection or the camera named; the same as --type).")
+        var label: String?
         @Flag(help: "Print JSON.") var json = false
 
         func validate() throws {
             if date != nil && (start != nil || end != nil) {
                 throw ValidationError("give --date or --start and --end, not both")
+            }
+            if let type, let label, type != label {
+                throw ValidationError("--type and --label name the same thing; give one")
             }
             if date == nil && (start == nil || end == nil) {
                 throw ValidationError("give --date, or both --start and --end")
@@ -54,7 +59,8 @@ struct EventsCommand: ParsableCommand {
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
             let now = Time90k.now()
             let events = try index.events(
-                cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, type: type, limit: 100_000
+                cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, type: type ?? label,
+                limit: 100_000
             )
             .map { EventSummary($0, camera: cam.name, now: now) }
             if json {
@@ -69,12 +75,13 @@ struct EventsCommand: ParsableCommand {
                 return
             }
             printTable(
-                ["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE"],
+                ["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE", "BOX"],
                 events.map { e in
                     [
                         String(e.id), e.type, e.source, days.format(e.start90k),
                         e.end90k.map(days.format) ?? "in progress",
                         String(format: "%.1f", e.seconds), e.score.map { String(format: "%.3f", $0) } ?? "-",
+                        e.box.map { $0.map { String(format: "%.2f", $0) }.joined(separator: ",") } ?? "-",
                     ]
                 })
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NVRDetect
 import NVRIndex
 import NVRMQTT
 import NVRRecorder
@@ -134,7 +135,26 @@ final class MetricsExporter: Sendable {
                 counter("nvr_mqtt_published_messages_total", [], Int64(mqtt.published))
                 counter("nvr_mqtt_dropped_events_total", [], Int64(mqtt.dropped))
             }
-            return registry.emitToString()
+            // The object detector, once a camera has started it.
+            var histogram = ""
+            if let stats = recorder?.runningDetector?.stats.snapshot {
+                for (camera, n) in stats.inferences {
+                    counter("nvr_detect_inferences_total", [("camera", camera)], Int64(n))
+                }
+                for (camera, n) in stats.skipped {
+                    counter("nvr_detect_skipped_frames_total", [("camera", camera)], Int64(n))
+                }
+                for (camera, labels) in stats.detections {
+                    for (label, n) in labels {
+                        counter("nvr_detect_detections_total", [("camera", camera), ("label", label)], Int64(n))
+                    }
+                }
+                counter("nvr_detect_failures_total", [], Int64(stats.failures))
+                histogram = Self.histogram(
+                    "nvr_detect_inference_seconds",
+                    help: "Time the detector took per picture (the model and decoding its outputs).", stats)
+            }
+            return registry.emitToString() + histogram
         }
     }
 
@@ -174,9 +194,22 @@ final class MetricsExporter: Sendable {
         "nvr_mqtt_published_messages_total": "Messages published to the MQTT broker since the NVR started.",
         "nvr_mqtt_dropped_events_total":
             "Event messages dropped while the MQTT broker was away (the oldest first, once 1000 waited).",
+        "nvr_detect_inferences_total": "Pictures of the camera the object detector looked at.",
+        "nvr_detect_skipped_frames_total":
+            "Pictures of the camera not looked at because the detector was still busy with its previous one.",
+        "nvr_detect_detections_total": "Objects the detector found in the camera's pictures, by label.",
+        "nvr_detect_failures_total": "Pictures the detector could not look at (the model failed on them).",
         "nvr_index_writer_dropped_writes_total":
             "Recording writes the index refused or could not take for 2 minutes (their segments are mended by recovery).",
     ]
+
+    /// A histogram kept as plain counts by the detector, in the exposition format.
+    static func histogram(_ name: String, help: String, _ s: DetectorStats.Snapshot) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (le, n) in zip(DetectorStats.buckets, s.bucketCounts) { out += "\(name)_bucket{le=\"\(le)\"} \(n)\n" }
+        out += "\(name)_bucket{le=\"+Inf\"} \(s.count)\n\(name)_sum \(s.sum)\n\(name)_count \(s.count)\n"
+        return out
+    }
 
     private func gauge(_ name: String, _ labels: [(String, String)]) -> Gauge {
         let help = Self.help[name] ?? ""

@@ -16,9 +16,11 @@ public struct CameraRecordingRecord: Codable, Sendable, Equatable, FetchableReco
     public var postRoll90k: Int64
     /// Motion detector settings as JSON (see MotionSettings).
     public var motion: String
+    /// Object detection settings as JSON (see DetectSettings).
+    public var detect: String
 
     enum CodingKeys: String, CodingKey {
-        case mode, schedule, tz, motion
+        case mode, schedule, tz, motion, detect
         case cameraID = "camera_id"
         case preRoll90k = "pre_roll90k"
         case postRoll90k = "post_roll90k"
@@ -26,8 +28,10 @@ public struct CameraRecordingRecord: Codable, Sendable, Equatable, FetchableReco
 
     public init(
         cameraID: Int64, mode: String = "continuous", schedule: String? = nil, tz: String? = nil,
-        preRoll90k: Int64 = 5 * 90_000, postRoll90k: Int64 = 10 * 90_000, motion: String = "{}"
+        preRoll90k: Int64 = 5 * 90_000, postRoll90k: Int64 = 10 * 90_000, motion: String = "{}",
+        detect: String = "{}"
     ) {
+        self.detect = detect
         self.cameraID = cameraID
         self.mode = mode
         self.schedule = schedule

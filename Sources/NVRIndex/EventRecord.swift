@@ -5,7 +5,7 @@ import NVRTime
 /// One event of a camera: motion the NVR saw, or something the camera reported.
 public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "event"
-    public enum Source: String, Codable, Sendable { case plugin, motion }
+    public enum Source: String, Codable, Sendable { case plugin, motion, detection }
 
     public var id: Int64?
     public var cameraID: Int64
@@ -20,9 +20,12 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     public var snapshot90k: Int64?
     public var preRoll90k: Int64
     public var postRoll90k: Int64
+    /// Detection events: where the object was at the snapshot, [x, y, width, height], 0…1
+    /// from the picture's top left (stored as JSON).
+    public var box: [Double]?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, source, score, start90k, end90k, snapshot90k
+        case id, type, source, score, start90k, end90k, snapshot90k, box
         case cameraID = "camera_id"
         case preRoll90k = "pre_roll90k"
         case postRoll90k = "post_roll90k"
@@ -30,8 +33,9 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 
     public init(
         id: Int64? = nil, cameraID: Int64, start90k: Int64, end90k: Int64? = nil, type: String, source: Source,
-        score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64
+        score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64, box: [Double]? = nil
     ) {
+        self.box = box
         self.id = id
         self.cameraID = cameraID
         self.start90k = start90k

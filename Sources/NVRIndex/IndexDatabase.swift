@@ -35,6 +35,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV8.name, migrate: MigrationV8.migrate)
         m.registerMigration(MigrationV9.name, migrate: MigrationV9.migrate)
         m.registerMigration(MigrationV10.name, migrate: MigrationV10.migrate)
+        m.registerMigration(MigrationV11.name, migrate: MigrationV11.migrate)
         return m
     }
 

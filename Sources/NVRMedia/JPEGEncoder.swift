@@ -28,7 +28,21 @@ public final class JPEGEncoder {
         return (ow, oh)
     }
 
-    public func encode(_ picture: Picture, width requestedWidth: Int? = nil, quality: Int = 80) throws -> [UInt8] {
+    /// A rectangle to draw on the picture, normalised (0…1 from the top left): what a
+    /// detection found, on its event's snapshot.
+    public struct Outline: Sendable, Equatable {
+        public var x, y, width, height: Double
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public func encode(
+        _ picture: Picture, width requestedWidth: Int? = nil, quality: Int = 80, outline: Outline? = nil
+    ) throws -> [UInt8] {
         let f = picture.frame
         let (ow, oh) = Self.outputSize(width: picture.width, height: picture.height, requestedWidth: requestedWidth)
         guard ow > 0, oh > 0 else { throw MediaError(.corrupt, "empty picture") }
@@ -63,6 +77,7 @@ public final class JPEGEncoder {
             }
             let rows = sws_scale(sws, srcData, srcStride, 0, Int32(picture.height), &dst, &dstStride)
             guard rows == oh else { throw MediaError(.codec, "cannot scale the picture") }
+            if let outline { Self.draw(outline, y: y, u: u, v: v, width: ow, height: oh) }
 
             var src: [UnsafePointer<UInt8>?] = [UnsafePointer(y), UnsafePointer(u), UnsafePointer(v)]
             var strides: [Int32] = [Int32(ow), Int32(cw), Int32(cw)]
@@ -77,5 +92,40 @@ public final class JPEGEncoder {
             }
             return Array(UnsafeBufferPointer(start: out, count: Int(size)))
         }
+    }
+
+    /// Draws a red rectangle, 1/200 of the picture's width thick (at least 2 pixels), on the
+    /// 4:2:0 planes.
+    static func draw(
+        _ o: Outline, y: UnsafeMutablePointer<UInt8>, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>,
+        width: Int, height: Int
+    ) {
+        guard [o.x, o.y, o.width, o.height].allSatisfy({ $0.isFinite }) else { return }
+        func px(_ f: Double, _ size: Int) -> Int { min(max(Int((f * Double(size)).rounded()), 0), size - 1) }
+        let x0 = px(o.x, width)
+        let x1 = px(o.x + o.width, width)
+        let y0 = px(o.y, height)
+        let y1 = px(o.y + o.height, height)
+        guard x1 > x0, y1 > y0 else { return }
+        let t = max(2, width / 200) & ~1
+        let cw = (width + 1) / 2
+        func fill(_ xa: Int, _ ya: Int, _ xb: Int, _ yb: Int) {
+            let (xa, xb) = (max(xa, 0), min(xb, width - 1))
+            let (ya, yb) = (max(ya, 0), min(yb, height - 1))
+            guard xa <= xb, ya <= yb else { return }
+            for row in ya...yb {
+                for col in xa...xb { y[row * width + col] = 82 }
+            }
+            for row in (ya / 2)...(yb / 2) {
+                for col in (xa / 2)...(xb / 2) {
+                    u[row * cw + col] = 90
+                    v[row * cw + col] = 240
+                }
+            }
+        }
+        fill(x0, y0, x1, y0 + t - 1)
+        fill(x0, y1 - t + 1, x1, y1)
+        fill(x0, y0, x0 + t - 1, y1)
+        fill(x1 - t + 1, y0, x1, y1)
     }
 }

@@ -55,7 +55,9 @@ public final class Snapshots: Sendable {
     static let maxFramesDecoded = 300
 
     /// The recorded frame whose start is nearest `t`.
-    public func frame(cameraID: Int64, at t: Int64, width: Int?) throws -> Snapshot {
+    public func frame(cameraID: Int64, at t: Int64, width: Int?, outline: JPEGEncoder.Outline? = nil) throws
+        -> Snapshot
+    {
         let segs = try index.segments(cameraID: cameraID, start90k: t, end90k: Time90k.add(t, 1))
         for seg in segs.reversed() {
             let m = try SegmentMedia.load(seg, index: index, storage: storage, audioTimescale: nil)
@@ -66,12 +68,15 @@ public final class Snapshots: Sendable {
             // minute (or an hour) must not make one request decode thousands: past that, the
             // key frame itself is the picture.
             let key = m.keyFrame(before: i)
-            return try decode(m, from: key, to: i - key > Self.maxFramesDecoded ? key : i, width: width)
+            return try decode(
+                m, from: key, to: i - key > Self.maxFramesDecoded ? key : i, width: width, outline: outline)
         }
         throw NothingRecorded(start: t, end: Time90k.add(t, 1))
     }
 
-    private func decode(_ m: SegmentMedia, from: Int, to: Int, width: Int?) throws -> Snapshot {
+    private func decode(_ m: SegmentMedia, from: Int, to: Int, width: Int?, outline: JPEGEncoder.Outline? = nil)
+        throws -> Snapshot
+    {
         guard let entry = try index.sampleEntry(id: m.segment.videoEntryID) else {
             throw IndexError("sample entry \(m.segment.videoEntryID) missing")
         }
@@ -85,7 +90,7 @@ public final class Snapshots: Sendable {
                 let n = pread(fd, buf.baseAddress, buf.count, off_t(m.videoOffsets[from + i]))
                 guard n == buf.count else { throw MediaError(.corrupt, "\(m.path) is shorter than the index says") }
             })
-        let jpeg = try JPEGEncoder().encode(picture, width: width)
+        let jpeg = try JPEGEncoder().encode(picture, width: width, outline: outline)
         let size = JPEGEncoder.outputSize(width: picture.width, height: picture.height, requestedWidth: width)
         return Snapshot(jpeg: jpeg, time90k: m.videoTimes[to], width: size.width, height: size.height)
     }

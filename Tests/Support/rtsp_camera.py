@@ -9,7 +9,10 @@ Prints "READY <port>" on stdout once it accepts connections.
 --pattern scene draws a scripted scene instead of a test pattern, for motion detection:
 a still, textured picture; a bright square crossing it during --motion A-B (seconds after
 the first frame); the whole picture 40 % brighter during --light C-D. The wall-clock time of
-the first frame goes to --t0-file, so a test knows when everything happened.
+the first frame goes to --t0-file, so a test knows when everything happened. With --object
+PICTURE (and --object-crop x,y,w,h, in the picture's pixels), that part of a picture, half the
+scene's height and in colour, crosses the scene from left to right instead of the square, its
+top at a quarter of the height: object detection's tests know where it is at every moment.
 
 --pattern flash shows a dark picture, then a bright one, each for --flash-period seconds, on
 the same clock (--t0-file): the picture turns bright at t0 + (2k+1)·period and dark at
@@ -18,6 +21,7 @@ t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each c
 """
 import argparse
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -89,9 +93,42 @@ class Scene:
         self.bright = bytes(min(255, (v * 14) // 10) for v in y)
         self.chroma = bytes([128]) * (2 * (w // 2) * (h // 2))
         self.motion = tuple(float(x) for x in a.motion.split("-"))
+        self.sprite = Scene.load_sprite(a) if a.object else None
         self.light = tuple(float(x) for x in a.light.split("-"))
         self.t0 = None
         self.lock = threading.Lock()
+
+    @staticmethod
+    def load_sprite(a):
+        """The object as I420 planes (ffmpeg cuts and scales it): (width, height, y, u, v)."""
+        x, y, w, h = (int(v) for v in a.object_crop.split(","))
+        sh = (a.height // 2) & ~1
+        sw = max(2, int(w * sh / h)) & ~1
+        raw = subprocess.run(
+            ["ffmpeg", "-v", "error", "-i", a.object, "-vf", f"crop={w}:{h}:{x}:{y},scale={sw}:{sh}",
+             "-pix_fmt", "yuv420p", "-f", "rawvideo", "-"], check=True, capture_output=True).stdout
+        ys, cs = sw * sh, (sw // 2) * (sh // 2)
+        return sw, sh, raw[:ys], raw[ys:ys + cs], raw[ys + cs:ys + 2 * cs]
+
+    def sprite_frame(self, t, base):
+        """The scene with the object where it is at t (see --object)."""
+        a = self.a
+        w, h = a.width, a.height
+        sw, sh, sy, su, sv = self.sprite
+        m0, m1 = self.motion
+        x0 = (int((t - m0) / (m1 - m0) * (w - sw))) & ~1
+        y0 = (h // 4) & ~1
+        y = bytearray(base)
+        for row in range(sh):
+            y[(y0 + row) * w + x0:(y0 + row) * w + x0 + sw] = sy[row * sw:(row + 1) * sw]
+        cw, csw = w // 2, sw // 2
+        u = bytearray(self.chroma[:len(self.chroma) // 2])
+        v = bytearray(self.chroma[len(self.chroma) // 2:])
+        for row in range(sh // 2):
+            at = (y0 // 2 + row) * cw + x0 // 2
+            u[at:at + csw] = su[row * csw:(row + 1) * csw]
+            v[at:at + csw] = sv[row * csw:(row + 1) * csw]
+        return bytes(y) + bytes(u) + bytes(v)
 
     def frame(self, t):
         a = self.a
@@ -100,6 +137,8 @@ class Scene:
         m0, m1 = self.motion
         if not (m0 <= t < m1):
             return base + self.chroma
+        if self.sprite:
+            return self.sprite_frame(t, base)
         y = bytearray(base)
         size = h // 6
         x0 = int((t - m0) / (m1 - m0) * (w - size))
@@ -167,6 +206,8 @@ def main():
     p.add_argument("--pattern", default="ball", help="a videotestsrc pattern, 'scene' or 'flash'")
     p.add_argument("--motion", default="8-14", help="scene: seconds when the square moves")
     p.add_argument("--light", default="20-26", help="scene: seconds when the picture is brighter")
+    p.add_argument("--object", help="scene: a picture (JPEG…) whose --object-crop crosses the scene during --motion")
+    p.add_argument("--object-crop", default="0,0,64,64", help="scene: x,y,w,h of the object in --object's pixels")
     p.add_argument("--t0-file", help="scene, flash: write the first frame's wall-clock time here")
     p.add_argument("--flash-period", type=float, default=1.0, help="flash: seconds of each picture")
     p.add_argument("--user", help="require this user (with --password)")

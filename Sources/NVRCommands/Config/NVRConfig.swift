@@ -1,6 +1,7 @@
 import Foundation
 import NVRMQTT
 import NVRPluginHost
+import NVRRecorder
 import NVRStorage
 import TOMLKit
 
@@ -33,6 +34,8 @@ public struct NVRConfig: Sendable, Equatable {
     public var cardBackfillHours: Int = 24
     /// [mqtt]: the broker, topics and commands; nil: no MQTT.
     public var mqtt: MQTTBridge.Options?
+    /// [detect]: the object detector's runtime, model and labels.
+    public var detect = DetectionOptions()
 
     public init() {}
 
@@ -91,6 +94,10 @@ public struct NVRConfig: Sendable, Equatable {
         c.tlsKey = c.tlsKey.map(resolve)
         c.pluginsDir = c.pluginsDir.map(resolve)
         if let ca = c.mqtt?.connection.tlsCA { c.mqtt?.connection.tlsCA = resolve(ca) }
+        c.detect.model = c.detect.model.map(resolve)
+        c.detect.labels = c.detect.labels.map(resolve)
+        // A runtime named without a folder is for the dynamic loader to find.
+        c.detect.runtime = c.detect.runtime.map { $0.contains("/") ? resolve($0) : $0 }
         return c
     }
 
@@ -107,6 +114,7 @@ public struct NVRConfig: Sendable, Equatable {
                 "max_connections_per_address",
             ], "recording": ["segment_seconds"], "plugins": ["dir"],
             "card": ["refresh_seconds", "backfill", "backfill_hours"], "mqtt": mqttKeys,
+            "detect": detectKeys,
         ]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
@@ -185,6 +193,7 @@ public struct NVRConfig: Sendable, Equatable {
             c.pluginsDir = s
         }
         c.mqtt = try parseMQTT(table["mqtt"]?.table, source: source)
+        c.detect = try parseDetect(table["detect"]?.table, source: source)
         return c
     }
 

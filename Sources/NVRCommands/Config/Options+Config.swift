@@ -10,6 +10,7 @@ extension Recorder.Options {
             segmentSeconds: config.segmentSeconds,
             cardRefreshSeconds: config.cardRefreshSeconds, cardBackfill: config.cardBackfill,
             cardBackfillHours: config.cardBackfillHours)
+        detection = config.detect
     }
 }
 

@@ -186,6 +186,7 @@ struct CameraAdminRoutes: IndexedRoutes {
         /// Whether the motion detector runs with these settings (motion auto: in events mode).
         var motionActive: Bool
         var motion: MotionSettings
+        var detect: DetectSettings
         init(_ cam: CameraRecord, _ r: CameraRecordingRecord) throws {
             let s = try RecordingSettings(r)
             camera = cam.name
@@ -196,6 +197,7 @@ struct CameraAdminRoutes: IndexedRoutes {
             postRollSeconds = Double(r.postRoll90k) / 90_000
             motionActive = s.motionEnabled
             motion = s.motion
+            detect = s.detect
         }
     }
 

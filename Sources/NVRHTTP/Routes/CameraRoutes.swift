@@ -54,6 +54,8 @@ struct CameraRoutes: IndexedRoutes {
         var bytes: Int64, segments: Int
         var oldest: String?, oldest90k: Int64?, newest: String?, newest90k: Int64?
         var mode: String?, motion: String?
+        /// Object detection: absent when off; the labels; "loading the model"; "failed: why".
+        var detection: String?
         /// What the camera reports through its plugin (battery, card, stream...).
         var camera: JSONValue?
         /// What of the camera's streams is not recorded, and why.
@@ -78,7 +80,8 @@ struct CameraRoutes: IndexedRoutes {
             bytes: o.storage.bytes, segments: o.storage.segments,
             oldest: o.storage.oldest90k.map(Time90k.rfc3339), oldest90k: o.storage.oldest90k,
             newest: o.storage.newest90k.map(Time90k.rfc3339), newest90k: o.storage.newest90k,
-            mode: o.mode, motion: o.motion, camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) }, notes: o.notes)
+            mode: o.mode, motion: o.motion, detection: o.detection,
+            camera: o.cameraStatus.flatMap { try? JSONValue(text: $0) }, notes: o.notes)
     }
 
     // MARK: days, timeline, recordings

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NVRAccess
 import NVRIndex
+import NVRMedia
 import NVRPlayback
 import NVRRecorder
 import NVRTime
@@ -55,8 +56,9 @@ struct EventRoutes: IndexedRoutes {
         enum Keys: String, CodingKey { case clip, snapshot }
     }
 
-    /// GET /api/events?camera=&start=&end=&type=&limit= — events overlapping the range (default:
-    /// the last 24 hours), of one camera or all, oldest first; `limit` keeps the newest.
+    /// GET /api/events?camera=&start=&end=&type=&label=&limit= — events overlapping the range
+    /// (default: the last 24 hours), of one camera or all, oldest first; `limit` keeps the
+    /// newest. `label` is `type` by its other name (an event's label is its type).
     func events(_ r: Request, _ who: Identity) async throws -> Response {
         let q = Query(request: r)
         let end = try q.time("end") ?? Time90k.now()
@@ -64,6 +66,10 @@ struct EventRoutes: IndexedRoutes {
         guard end > start else { throw APIError.badRequest("end must be after start") }
         let limit = try q.int("limit", in: 1...10_000) ?? 1000
         let type = q.string("type")
+        let label = q.string("label")
+        if let type, let label, type != label {
+            throw APIError.badRequest("type and label name the same thing; give one")
+        }
         let cameraName = q.string("camera")
         return try await offload { [index] in
             let cams = Dictionary(
@@ -76,10 +82,12 @@ struct EventRoutes: IndexedRoutes {
                 }
                 cameraID = c.id
             }
-            let list = try index.events(cameraID: cameraID, start90k: start, end90k: end, type: type, limit: limit)
-                .compactMap { e in
-                    cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil }
-                }
+            let list = try index.events(
+                cameraID: cameraID, start90k: start, end90k: end, type: type ?? label, limit: limit
+            )
+            .compactMap { e in
+                cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil }
+            }
             struct Out: Encodable {
                 var start: String
                 var start90k: Int64
@@ -124,13 +132,19 @@ struct EventRoutes: IndexedRoutes {
         return try await playback.mp4(r, cameraID: e.cameraID, range: range)
     }
 
-    /// GET /api/events/{id}/snapshot.jpg[?width=W] — the frame that shows the event best.
+    /// GET /api/events/{id}/snapshot.jpg[?width=W] — the frame that shows the event best; a
+    /// detection's box is drawn on it.
     func eventSnapshot(_ r: Request, _ c: NVRContext) async throws -> Response {
         let (e, _) = try await event(c)
         let width = try Query(request: r).int("width", in: 16...7680)
         let at = e.snapshot90k ?? e.start90k
         let shot = try await offload { [snapshots] in
-            do { return try snapshots.frame(cameraID: e.cameraID, at: at, width: width) } catch is NothingRecorded {
+            let outline = e.box.flatMap { b in
+                b.count == 4 ? JPEGEncoder.Outline(x: b[0], y: b[1], width: b[2], height: b[3]) : nil
+            }
+            do {
+                return try snapshots.frame(cameraID: e.cameraID, at: at, width: width, outline: outline)
+            } catch is NothingRecorded {
                 throw APIError(
                     .notFound, "nothing_recorded", "event \(e.id!) has no recorded frame at \(Time90k.rfc3339(at))")
             }

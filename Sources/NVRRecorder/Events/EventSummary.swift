@@ -7,6 +7,9 @@ public struct EventSummary: Encodable, Sendable, Equatable {
     public var id: Int64
     public var camera: String
     public var type: String
+    /// What the event is of: the detector's or the camera's label (person, car, doorbell…);
+    /// nil for plain motion.
+    public var label: String?
     public var source: String
     public var start: String
     public var start90k: Int64
@@ -19,11 +22,15 @@ public struct EventSummary: Encodable, Sendable, Equatable {
     public var snapshot90k: Int64?
     public var preRollSeconds: Double
     public var postRollSeconds: Double
+    /// Detection events: where the object was in the snapshot, [x, y, width, height], 0…1.
+    public var box: [Double]?
 
     public init(_ e: EventRecord, camera: String, now: Int64 = Time90k.now()) {
         id = e.id ?? 0
         self.camera = camera
         type = e.type
+        label = e.source == .motion ? nil : e.type
+        box = e.box
         source = e.source.rawValue
         start = Time90k.rfc3339(e.start90k)
         start90k = e.start90k

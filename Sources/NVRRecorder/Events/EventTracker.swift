@@ -25,11 +25,13 @@ public final class EventTracker: @unchecked Sendable {
         var ref: PendingRowID
         /// Pulse events end here unless another pulse comes.
         var deadline90k: Int64?
-        /// A higher score than any so far becomes the event's score and its snapshot time.
-        mutating func note(score: Double?, at t: Int64) {
+        /// A higher score than any so far becomes the event's score and its snapshot time (and
+        /// box, for a detection).
+        mutating func note(score: Double?, box: [Double]? = nil, at t: Int64) {
             guard let score, score > (record.score ?? -1) else { return }
             record.score = score
             record.snapshot90k = t
+            if let box { record.box = box }
         }
     }
 
@@ -65,13 +67,14 @@ public final class EventTracker: @unchecked Sendable {
 
     /// Starts an event (or extends the open one of the same source and type).
     public func begin(
-        type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, until deadline: Int64? = nil
+        type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, box: [Double]? = nil,
+        until deadline: Int64? = nil
     ) {
         lock.withLock {
             let key = Key(source: source, type: type)
             if var o = open[key] {
                 if let deadline { o.deadline90k = max(o.deadline90k ?? deadline, deadline) }
-                o.note(score: score, at: t)
+                o.note(score: score, box: box, at: t)
                 open[key] = o
                 return
             }
@@ -88,7 +91,7 @@ public final class EventTracker: @unchecked Sendable {
                         cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
                         preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
             }
-            o.note(score: score, at: t)
+            o.note(score: score, box: box, at: t)
             open[key] = o
             save(o, started: true)
         }
@@ -100,11 +103,11 @@ public final class EventTracker: @unchecked Sendable {
     }
 
     /// A motion score seen at `t` while an event is open: the best one picks the snapshot.
-    public func observe(type: String, source: EventRecord.Source, at t: Int64, score: Double) {
+    public func observe(type: String, source: EventRecord.Source, at t: Int64, score: Double, box: [Double]? = nil) {
         lock.withLock {
             let key = Key(source: source, type: type)
             guard var o = open[key] else { return }
-            o.note(score: score, at: t)
+            o.note(score: score, box: box, at: t)
             open[key] = o
         }
     }

@@ -52,6 +52,10 @@ public final class MotionDetector {
     private var lastMotion90k: Int64 = 0
     private var firstStillAfter90k: Int64?
     private var failures = 0
+    /// Called after each look with the decoded picture (borrowed for the call), where the
+    /// motion is (the changed pixels' bounding box, normalised; nil when nothing moved) and the
+    /// time: object detection looks there (ObjectDetection).
+    public var onLook: ((Picture, MotionRegion?, Int64) -> Void)?
 
     /// Frames in a row that must show motion before an event starts.
     private var minFrames: Int { keyFramesOnly ? 1 : 2 }
@@ -145,7 +149,9 @@ public final class MotionDetector {
         do { try grey.withUnsafeMutableBufferPointer { try scaler.scale(picture, into: $0.baseAddress!) } } catch {
             return nil
         }
-        return analyse(at: t)
+        let finding = analyse(at: t)
+        if let onLook { onLook(picture, inMotion ? region() : nil, t) }
+        return finding
     }
 
     /// Decoding failures so far (the session reports them, once).
@@ -194,6 +200,26 @@ public final class MotionDetector {
         return step(motion: motion, score: fraction, at: t)
     }
 
+    /// The bounding box of the pixels that differ in the newest look, normalised.
+    func region() -> MotionRegion? {
+        let w = scaler.width
+        let h = scaler.height
+        guard changedMask.count == w * h else { return nil }
+        var (x0, y0, x1, y1) = (w, h, -1, -1)
+        for y in 0..<h {
+            for x in 0..<w where changedMask[y * w + x] {
+                x0 = min(x0, x)
+                x1 = max(x1, x)
+                y0 = min(y0, y)
+                y1 = max(y1, y)
+            }
+        }
+        guard x1 >= x0, y1 >= y0 else { return nil }
+        return MotionRegion(
+            x: Double(x0) / Double(w), y: Double(y0) / Double(h), width: Double(x1 - x0 + 1) / Double(w),
+            height: Double(y1 - y0 + 1) / Double(h))
+    }
+
     /// The event state machine: start after `minFrames` frames with motion, end after `quiet`
     /// without. Start and end are put halfway between the frames that saw the change, the
     /// best guess of when it happened between two looks.
@@ -224,4 +250,9 @@ public final class MotionDetector {
         inMotion = false
         return .ended(at: lastMotion90k)
     }
+}
+
+/// Where motion is in a picture: normalised, 0…1 from the top left.
+public struct MotionRegion: Sendable, Equatable {
+    public var x, y, width, height: Double
 }

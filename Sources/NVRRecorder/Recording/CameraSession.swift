@@ -1,6 +1,7 @@
 import CNVRPlugin
 import Foundation
 import Logging
+import NVRDetect
 import NVRIndex
 import NVRMedia
 import NVRPlayback
@@ -64,7 +65,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         camera: CameraRecord, plugins: PluginHost, writer: IndexWriter, storage: StorageLayout,
         settings: Segmenter.Settings, recording: RecordingSettings = RecordingSettings(), logger: Logger,
         freeSpace: (() -> Bool)? = nil, counters: CameraCounters = CameraCounters(),
-        opener: any LiveInputOpener = LiveInputs.Network(), clock: @escaping () -> Int64 = Time90k.now
+        opener: any LiveInputOpener = LiveInputs.Network(), clock: @escaping () -> Int64 = Time90k.now,
+        detector: (@Sendable () -> DetectorWorker?)? = nil
     ) {
         self.camera = camera
         self.opener = opener
@@ -85,6 +87,12 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         gate = RecordingGate(
             camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording, logger: l,
             clock: clock)
+        if let detector {
+            let (name, events) = (camera.name, events)
+            gate.makeObjectDetection = { settings in
+                detector().map { ObjectDetection(cameraName: name, events: events, worker: $0, settings: settings) }
+            }
+        }
         events.onChange = { [weak self] e, started in
             // A plugin that acts on events (camera-side capture) hears of them. (Footage is
             // marked as event footage by the gate.)
@@ -103,6 +111,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         let a = gate.activity
         s.mode = a.mode.rawValue
         s.motion = a.motion
+        s.detection = gate.detectionStatus
         return s
     }
 
@@ -237,8 +246,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         {
             substream = Substream(
                 cameraName: camera.name, instance: instance, tracker: events,
-                motion: gate.settings.motionEnabled ? gate.settings.motion : nil, live: liveSubstream, logger: logger,
-                opener: opener)
+                motion: gate.settings.motionEnabled ? gate.settings.motion : nil,
+                detection: gate.settings.motionEnabled ? gate.ensureObjectDetection() : nil, live: liveSubstream,
+                logger: logger, opener: opener)
             substream?.start()
         }
         gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled

@@ -24,6 +24,8 @@ public struct CameraStatus: Sendable, Equatable {
     public var mode: String?
     /// Where motion is looked for: off, main stream (key frames / every frame), sub-stream.
     public var motion: String?
+    /// Object detection: nil when off; the labels; "loading the model"; "failed: why".
+    public var detection: String?
     /// What of the camera's streams is not recorded, and why (unsupported audio...).
     public var notes: [String]?
 }

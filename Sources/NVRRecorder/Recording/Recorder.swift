@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NVRDetect
 import NVRIndex
 import NVRMedia
 import NVRPlayback
@@ -36,6 +37,8 @@ public final class Recorder: @unchecked Sendable {
     private let watcher = Worker(name: "camera changes")
     private var serveLock: ServeLock?
     private var upkeep: CameraUpkeep?
+    /// The server's object detector, started when a camera first asks for it.
+    private let detectorLock = Mutex<DetectorWorker?>(nil)
     /// Room kept back for the index to record deletions on a full disk.
     private let reserve: SpaceReserve
 
@@ -193,6 +196,40 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// The server's one detector (made and started on first use; its model loads on its thread).
+    public func detector() -> DetectorWorker {
+        detectorLock.withLock { d in
+            if let d { return d }
+            let options = options.detection
+            let (logger, index) = (logger, index)
+            let w = DetectorWorker {
+                // What the detector came to is saved for `nvr camera list` (another process).
+                do {
+                    let m = try options.load()
+                    logger.info(
+                        "detection: \(m.source) (\(m.layout.name), \(m.inputWidth)x\(m.inputHeight), \(m.labels.count) labels)"
+                    )
+                    try? index.setSetting(Self.detectionStatusKey, "ready")
+                    return m
+                } catch {
+                    logger.error("detection off: \(error)")
+                    try? index.setSetting(Self.detectionStatusKey, "failed: \(error)")
+                    throw error
+                }
+            }
+            w.start()
+            d = w
+            return w
+        }
+    }
+
+    /// The index setting where the server saves what its detector came to: "ready", or
+    /// "failed: why".
+    public static let detectionStatusKey = "detect.status"
+
+    /// The detector if a camera has started it (for /metrics).
+    public var runningDetector: DetectorWorker? { detectorLock.withLock { $0 } }
+
     /// Starts a camera's session, unless the recorder is stopping.
     private func startSession(_ camera: CameraRecord) {
         var recording = RecordingSettings()
@@ -202,7 +239,8 @@ public final class Recorder: @unchecked Sendable {
         let session = CameraSession(
             camera: camera, plugins: plugins, writer: writer, storage: storage,
             settings: Segmenter.Settings(segmentSeconds: options.segmentSeconds), recording: recording, logger: logger,
-            freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name))
+            freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name),
+            detector: { [weak self] in self?.detector() })
         let added = lock.withLock { () -> Bool in
             guard !stopped else { return false }
             sessions[camera.name] = session
@@ -240,6 +278,7 @@ public final class Recorder: @unchecked Sendable {
             return s
         }
         DispatchQueue.concurrentPerform(iterations: all.count) { all[$0].stop() }
+        detectorLock.withLock { $0 }?.stop()
         writer.close()  // commits what is left (retention still answers a full disk meanwhile)
         retentionWorker.stop()  // joins: a pass in progress finishes first
         serveLock = nil

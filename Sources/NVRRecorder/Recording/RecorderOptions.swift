@@ -11,6 +11,8 @@ extension Recorder {
         /// Fill recording gaps from cards automatically, looking back this far.
         public var cardBackfill: Bool
         public var cardBackfillHours: Int
+        /// The object detector's runtime and model (loaded when a camera first needs it).
+        public var detection = DetectionOptions()
 
         public init(
             storageRoot: String, pluginsDir: String, segmentSeconds: Int = 60, cardRefreshSeconds: Int = 600,

@@ -28,6 +28,11 @@ public final class RecordingGate {
     private var reportedDecodeFailure = false
     /// Set while the camera's sub-stream is watched for motion instead (Substream).
     public var motionOnSubstream = false
+    /// Makes the camera's object detection when its settings turn it on (nil: the server has
+    /// no detector). Set by the session before the first packet.
+    public var makeObjectDetection: ((DetectSettings) -> ObjectDetection?)?
+    /// The camera's object detection, once made (read from other threads for the status).
+    private let detection = Mutex<ObjectDetection?>(nil)
     /// Live viewers get every video packet, recorded or not.
     public let live: LiveHub
 
@@ -129,8 +134,11 @@ public final class RecordingGate {
     /// Replaces the settings (on the packet thread).
     public func apply(_ new: RecordingSettings) {
         guard new != settings else { return }
-        let motionChanged = new.motion != settings.motion || new.motionEnabled != settings.motionEnabled
+        let motionChanged =
+            new.motion != settings.motion || new.motionEnabled != settings.motionEnabled
+            || new.detect != settings.detect
         settings = new
+        objectDetection?.update(new.detect)
         tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
         modeCheckedAt = .min
         if motionChanged {
@@ -150,11 +158,37 @@ public final class RecordingGate {
         detector = nil
         guard settings.motionEnabled, mode != .off, !motionOnSubstream, let v = video, !detectorFailed else { return }
         do {
-            detector = try MotionDetector(stream: v, settings: settings.motion)
+            let d = try MotionDetector(stream: v, settings: settings.motion)
+            if let od = ensureObjectDetection() { d.onLook = { od.look($0, region: $1, at: $2) } }
+            detector = d
         } catch {
             detectorFailed = true
             logger.warning("camera \(camera.name): motion detection off: \(error)")
         }
+    }
+
+    /// The camera's object detection: made the first time its settings ask for it (and kept,
+    /// with new settings, when they change).
+    public func ensureObjectDetection() -> ObjectDetection? {
+        guard settings.detect.enabled else { return nil }
+        if let od = objectDetection { return od }
+        guard let od = makeObjectDetection?(settings.detect) ?? nil else { return nil }
+        detection.withLock { $0 = od }
+        return od
+    }
+
+    public var objectDetection: ObjectDetection? { detection.withLock { $0 } }
+
+    /// What the camera list says about detection: nil when off.
+    public var detectionStatus: String? {
+        guard settings.detect.enabled else { return nil }
+        guard settings.motionEnabled else {
+            return "failed: motion detection is off (detection looks where there is motion)"
+        }
+        guard let od = objectDetection else {
+            return makeObjectDetection == nil ? "failed: the server has no detector" : "starting"
+        }
+        return od.status
     }
 
     /// One packet from the camera; `data` is borrowed for the call.

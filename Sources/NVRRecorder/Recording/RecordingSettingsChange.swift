@@ -24,6 +24,9 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
     public var motionMasks: [String]?
     /// Masks added to those there are (the CLI's repeatable --motion-mask).
     public var addMotionMasks: [String]?
+    /// Labels to detect, "person,car"; "off" or "" turns detection off.
+    public var detect: String?
+    public var detectMinScore: Double?
 
     public init() {}
 
@@ -70,6 +73,11 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
         for text in addMotionMasks ?? [] { m.masks.append(try MotionSettings.parseMask(text)) }
         try m.validate()
         r.motion = String(decoding: try JSONEncoder().encode(m), as: UTF8.self)
+        var d = try RecordingSettings(r).detect
+        if let detect { d.labels = try DetectSettings.parseLabels(detect) }
+        if let detectMinScore { d.minScore = detectMinScore }
+        try d.validate()
+        r.detect = String(decoding: try JSONEncoder().encode(d), as: UTF8.self)
         _ = try RecordingSettings(r)  // the schedule and its zone parse
         return r
     }

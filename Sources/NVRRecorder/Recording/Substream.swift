@@ -19,6 +19,8 @@ final class Substream: @unchecked Sendable {
     private let tracker: EventTracker
     /// nil: motion is not detected here.
     private let settings: MotionSettings?
+    /// Object detection, looking where the motion detector saw motion.
+    private let detection: ObjectDetection?
     private let live: LiveHub
     private let logger: Logger
     private let interrupter = Interrupter()
@@ -27,7 +29,7 @@ final class Substream: @unchecked Sendable {
 
     init(
         cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?,
-        live: LiveHub, logger: Logger,
+        detection: ObjectDetection? = nil, live: LiveHub, logger: Logger,
         opener: any LiveInputOpener = LiveInputs.Network()
     ) {
         self.opener = opener
@@ -35,6 +37,7 @@ final class Substream: @unchecked Sendable {
         self.instance = instance
         self.tracker = tracker
         self.settings = settings
+        self.detection = detection
         self.live = live
         self.logger = logger
         worker = Worker(name: "sub-stream \(cameraName)")
@@ -60,6 +63,7 @@ final class Substream: @unchecked Sendable {
                 live.begin(streams: [video])
                 defer { live.end() }
                 let d = try settings.map { try MotionDetector(stream: video, settings: $0) }
+                if let d, let od = detection { d.onLook = { od.look($0, region: $1, at: $2) } }
                 detector = d
                 if let d, let settings {
                     logger.info(

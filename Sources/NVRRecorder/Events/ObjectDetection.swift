@@ -1,0 +1,119 @@
+import Foundation
+import NVRDetect
+import NVRMedia
+import NVRTime
+import Synchronization
+
+/// One camera's object detection. On the thread that decodes the camera's pictures for motion
+/// (the packet thread, or the sub-stream's), it cuts out the region in motion and offers it to
+/// the server's detector, `fps` times a second at most; a busy detector skips the picture (and
+/// counts it), so a camera never waits. On the detector's thread, the camera's tracker turns
+/// what was found into objects, and objects into events of source `detection`, one event per
+/// label while any object of it is in view.
+public final class ObjectDetection: @unchecked Sendable {
+    // @unchecked Sendable: `settings` is a Mutex; `cropper` and `lastOffer90k` belong to the
+    // decoding thread; `tracker` and `inView` to the detector's thread (the slot's handler).
+    private let cameraName: String
+    private let events: EventTracker
+    private let worker: DetectorWorker
+    private var slot: DetectorSlot?
+    private let settings: Mutex<DetectSettings>
+    private var cropper: RGBCropper?
+    private var lastOffer90k: Int64?
+    private let tracker = ObjectTracker()
+    private var inView: [String: Int] = [:]
+
+    public init(cameraName: String, events: EventTracker, worker: DetectorWorker, settings: DetectSettings) {
+        self.cameraName = cameraName
+        self.events = events
+        self.worker = worker
+        self.settings = Mutex(settings)
+        let slot = worker.slot(camera: cameraName) { [weak self] result in self?.handle(result) }
+        slot.minScore = settings.minScore
+        slot.wanted = Set(settings.labels)
+        self.slot = slot
+    }
+
+    deinit { slot?.close() }
+
+    /// New settings (from the packet thread when the camera's settings change).
+    public func update(_ new: DetectSettings) { settings.withLock { $0 = new } }
+
+    /// What the camera list says: "person, car", "loading the model", or "failed: why".
+    public var status: String {
+        switch worker.currentState {
+        case .loading: "loading the model"
+        case .failed(let why): "failed: \(why)"
+        case .ready(let labels, _, _):
+            settings.withLock { s in
+                let missing = s.labels.filter { !labels.contains($0) }
+                return missing.isEmpty
+                    ? s.labels.joined(separator: ", ")
+                    : "failed: the model does not know \(missing.joined(separator: ", ")) (it knows \(labels.prefix(10).joined(separator: ", ")))"
+            }
+        }
+    }
+
+    /// A look by the motion detector: offers the region in motion, if any (decoding thread).
+    func look(_ picture: Picture, region: MotionRegion?, at t: Int64) {
+        guard let region, let slot else { return }
+        let s = settings.withLock { $0 }
+        guard s.enabled else { return }
+        // At most `fps` offers a second (a quarter of the interval early is fine: looks come
+        // at the motion detector's own pace). A clock that went back starts afresh.
+        let interval = Int64(90_000 / s.fps)
+        if let last = lastOffer90k, t >= last, t - last < interval - interval / 4 { return }
+        lastOffer90k = t
+        let crop = Self.crop(around: region, pictureWidth: picture.width, pictureHeight: picture.height)
+        slot.offer(at: t) { buffer, w, h in
+            // The slot is the camera's while `fill` runs: the worker reads these once it is full.
+            slot.minScore = s.minScore
+            slot.wanted = Set(s.labels)
+            if cropper?.width != w || cropper?.height != h { cropper = RGBCropper(width: w, height: h) }
+            guard let cropper else { throw DetectError("no cropper") }
+            let cut = try cropper.crop(picture, x: crop.x, y: crop.y, w: crop.width, h: crop.height, into: buffer)
+            return Box(x: cut.x, y: cut.y, width: cut.width, height: cut.height)
+        }
+    }
+
+    /// The part of the picture to show the model: a square (in pixels) around the motion, half
+    /// again its size, at least half the picture's short side (a model sees small objects
+    /// badly, and context helps), at most the whole short side; the whole picture when the
+    /// motion is wider than that.
+    static func crop(around r: MotionRegion, pictureWidth pw: Int, pictureHeight ph: Int) -> MotionRegion {
+        let (w, h) = (Double(max(pw, 1)), Double(max(ph, 1)))
+        let short = min(w, h)
+        let side = min(max(max(r.width * w, r.height * h) * 1.5, short / 2), short)
+        if r.width * w > side || r.height * h > side { return MotionRegion(x: 0, y: 0, width: 1, height: 1) }
+        let cx = (r.x + r.width / 2) * w
+        let cy = (r.y + r.height / 2) * h
+        let x = min(max(cx - side / 2, 0), w - side)
+        let y = min(max(cy - side / 2, 0), h - side)
+        return MotionRegion(x: x / w, y: y / h, width: side / w, height: side / h)
+    }
+
+    /// What the detector found in one of this camera's pictures, or a tick (detector's thread).
+    private func handle(_ result: DetectorSlot.Result) {
+        let changes =
+            result.at.map { tracker.update(result.detections, at: $0) } ?? tracker.tick(now: Time90k.now())
+        for change in changes {
+            switch change {
+            case .started(let o):
+                inView[o.label, default: 0] += 1
+                events.begin(
+                    type: o.label, source: .detection, at: o.start90k, score: o.topScore, box: Self.array(o.bestBox))
+            case .updated(let o):
+                events.observe(
+                    type: o.label, source: .detection, at: o.best90k, score: o.topScore, box: Self.array(o.bestBox))
+            case .stopped(let o), .ended(let o):
+                let left = max((inView[o.label] ?? 1) - 1, 0)
+                inView[o.label] = left
+                if left == 0 { events.end(type: o.label, source: .detection, at: o.last90k) }
+            }
+        }
+    }
+
+    static func array(_ b: Box) -> [Double] {
+        [b.x, b.y, b.width, b.height].map { ($0 * 10_000).rounded() / 10_000 }
+    }
+}
