@@ -240,7 +240,7 @@ let package = Package(
             ], path: "Tests/Support",
             exclude: [
                 "rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py",
-                "mdns_service.py",
+                "mdns_service.py", "make_test_models.py",
             ], swiftSettings: swiftSettings),
         .testTarget(name: "NVRTimeTests", dependencies: ["NVRTime"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
@@ -253,7 +253,8 @@ let package = Package(
             name: "NVRHTTPTests",
             dependencies: [
                 "NVRHTTP", "NVRPlayback", "NVRCommands", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRIndex",
-                "NVRMedia", "NVRTime", "NVRAccess", "TestSupport", "CamSim", "GoProAPI", "Insta360API", "TuyaAPI",
+                "NVRMedia", "NVRTime", "NVRAccess", "NVRDetect", "NVRCameras", "TestSupport", "CamSim", "GoProAPI",
+                "Insta360API", "TuyaAPI",
                 .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ], swiftSettings: swiftSettings),
@@ -267,7 +268,8 @@ let package = Package(
             name: "NVRCoreTests",
             dependencies: [
                 "NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands",
-                "NVRIndex", "NVRMedia", "CNVRPlugin", "TestSupport",
+                "NVRIndex", "NVRMedia", "CNVRPlugin", "NVRDetect", "TestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: swiftSettings),
     ]
 )

@@ -2,6 +2,9 @@
 # Builds the Debian package: make deb  →  .build-deb/nvr_VERSION_ARCH.deb
 #   /usr/bin/nvr              built with --static-swift-stdlib: no Swift toolchain needed to run
 #   /usr/lib/nvr/*.so         the camera plugins (also static: each carries what it needs)
+#   /usr/lib/nvr/libonnxruntime.so.*   ONNX Runtime for object detection (scripts/install-deps.sh run
+#                             puts it in /usr/local/lib/nvr, from PyPI's onnxruntime wheel)
+#   /usr/share/nvr/models/    the built-in person model, its licence and origin
 #   /etc/nvr/nvr.toml         the config (a conffile: an upgrade keeps the admin's changes)
 #   /lib/systemd/system/nvr.service   the hardened unit (no demo camera)
 #   maintainer scripts: the nvr system user, /var/lib/nvr (nvr, 0750)
@@ -29,9 +32,13 @@ arch=$(dpkg --print-architecture)
 root="$scratch/pkg"
 rm -rf "$root"
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/usr/lib/nvr" "$root/etc/nvr" "$root/lib/systemd/system" \
-  "$root/usr/share/doc/nvr/prometheus"
+  "$root/usr/share/doc/nvr/prometheus" "$root/usr/share/nvr/models"
 install -m 755 -s "$bin/nvr" "$root/usr/bin/nvr"
 for so in "$bin"/libnvr-plugin-*.so; do install -m 644 -s "$so" "$root/usr/lib/nvr/"; done
+ort=$(ls /usr/local/lib/nvr/libonnxruntime.so.* 2>/dev/null | sort | tail -1)
+[ -n "$ort" ] || { echo "build-deb: no ONNX Runtime in /usr/local/lib/nvr (run scripts/install-deps.sh run)" >&2; exit 1; }
+install -m 644 "$ort" "$root/usr/lib/nvr/"
+install -m 644 models/person-ssdlite.onnx models/README.md models/LICENSE.person-ssdlite "$root/usr/share/nvr/models/"
 install -m 640 deploy/nvr.toml "$root/etc/nvr/nvr.toml"
 install -m 644 deploy/nvr.service "$root/lib/systemd/system/nvr.service"
 install -m 644 README.md "$root/usr/share/doc/nvr/README.md"
@@ -41,7 +48,7 @@ echo /etc/nvr/nvr.toml > "$root/DEBIAN/conffiles"
 
 # Depends: the Debian package of every shared library the binaries link against directly
 # (FFmpeg, libjpeg-turbo, SQLite, curl, glibc...); those packages bring their own dependencies.
-deps=$(for f in "$root/usr/bin/nvr" "$root"/usr/lib/nvr/*.so; do
+deps=$(for f in "$root/usr/bin/nvr" "$root"/usr/lib/nvr/*.so*; do
          needed=$(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
          ldd "$f" | awk -v want="$needed" 'BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) keep[w[i]] = 1 }
                                          $2 == "=>" && ($1 in keep) && $3 ~ /^\// { print $3 }'
@@ -68,7 +75,8 @@ Homepage: https://github.com/nvr/nvr
 Description: network video recorder
  Records IP cameras (RTSP, GoPro, Insta360, Tuya) continuously or on events into
  indexed MP4 segments with almost no CPU, plays back any range as one MP4, and serves
- a web page with live view, timelines and events.
+ a web page with live view, timelines and events. Tells a person from a shadow:
+ person detection on the CPU (ONNX Runtime and the model are included).
 CONTROL
 out="$scratch/nvr_${version}_${arch}.deb"
 # gzip: xz takes a minute for the ~90 MB of static binaries and saves little.

@@ -13,6 +13,9 @@ public final class DetectorModel {
     public let channelOrder: ChannelOrder
     /// Where the model came from (for messages).
     public let source: String
+    /// The runtime's version and where it was loaded from (for the log).
+    public var runtimeVersion: String { session.runtime.version }
+    public var runtimePath: String { session.runtime.path }
     private let session: ONNXSession
     private var input: [Float]
 

@@ -57,13 +57,19 @@ public final class ONNXRuntime: @unchecked Sendable {
     }
 
     /// Where the library is looked for, in order: the configured path (only it, when given);
-    /// NVR_ONNXRUNTIME; /usr/local/lib/nvr and /usr/lib/nvr (install-deps, the Debian
-    /// package); the dynamic loader's own path; the onnxruntime wheel in Python's site-packages.
-    public static func candidates(explicit: String?) -> [String] {
+    /// NVR_ONNXRUNTIME; ../lib/nvr beside the executable (the Debian package's own, for
+    /// /usr/bin/nvr); /usr/local/lib/nvr (scripts/install-deps.sh) and /usr/lib/nvr; the dynamic
+    /// loader's own path; the onnxruntime wheel in Python's site-packages.
+    public static func candidates(explicit: String?, executable: String = "/proc/self/exe") -> [String] {
         if let explicit { return [explicit] }
         var out: [String] = []
         if let env = ProcessInfo.processInfo.environment["NVR_ONNXRUNTIME"], !env.isEmpty { out.append(env) }
-        for dir in ["/usr/local/lib/nvr", "/usr/lib/nvr"] { out += libraries(in: dir) }
+        let bin = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let beside = bin.deletingLastPathComponent().appendingPathComponent("lib/nvr").path
+        for dir in [beside, "/usr/local/lib/nvr", "/usr/lib/nvr"]
+        where !out.contains(where: { $0.hasPrefix(dir + "/") }) {
+            out += libraries(in: dir)
+        }
         out.append("libonnxruntime.so")
         var sitePackages: [String] = []
         for root in ["/usr/local/lib", "/usr/lib", NSHomeDirectory() + "/.local/lib"] {

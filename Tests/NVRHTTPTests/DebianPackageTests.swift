@@ -28,7 +28,8 @@ import Testing
         for f in [
             "./usr/bin/nvr", "./usr/lib/nvr/libnvr-plugin-rtsp.so", "./usr/lib/nvr/libnvr-plugin-demo.so",
             "./etc/nvr/nvr.toml",
-            "./lib/systemd/system/nvr.service",
+            "./lib/systemd/system/nvr.service", "./usr/share/nvr/models/person-ssdlite.onnx",
+            "./usr/lib/nvr/libonnxruntime.so.",
         ] {
             #expect(contents.contains(f), "\(f) not in the package:\n\(contents)")
         }
@@ -63,6 +64,9 @@ import Testing
         }
         let add = try asNVR(["camera", "add", "yard", "--plugin", "demo"])
         #expect(add.status == 0, "camera add: \(add.stderr)")
+        // Person detection from what the package carries (runtime and model, nothing from /usr/local).
+        let detect = try asNVR(["camera", "set", "yard", "--detect", "person"])
+        #expect(detect.status == 0, "camera set --detect: \(detect.stderr)")
         let user = try runProcess(
             "/bin/sh",
             ["-c", "echo 'correct horse' | /usr/sbin/runuser -u nvr -- /usr/bin/nvr user add boss --role admin"],
@@ -112,6 +116,15 @@ import Testing
             .filter { $0.hasSuffix(".mp4") } ?? []
         #expect(!files.isEmpty, "no segment file under /var/lib/nvr/recordings")
         #expect(!logText.contains("demo\": starting"), "the demo camera was added:\n\(logText)")
+        #expect(
+            logText.contains("detection: /usr/share/nvr/models/person-ssdlite.onnx (ssd, 300x300")
+                && logText.contains("(/usr/lib/nvr/libonnxruntime.so."),
+            "the packaged model did not load:\n\(logText)")
+        let camera = try runProcess(
+            "/usr/bin/curl",
+            ["-s", "-H", "Authorization: Bearer \(token)", "http://127.0.0.1:\(port)/api/cameras/yard"]
+        ).stdout
+        #expect(camera.contains("\"detection\":\"person\""), "\(camera)")
         // SIGTERM to nvr itself, as systemd's KillSignal does (runuser would die of it instead).
         _ = try runProcess("/usr/bin/pkill", ["-TERM", "-P", String(serve.processIdentifier)])
         serve.waitUntilExit()

@@ -125,6 +125,40 @@ struct MigrationTests {
         }
     }
 
+    /// v11 makes the event table anew (a new source value, the box): every event keeps its id
+    /// and fields, and a kept clip still points at its event.
+    @Test func v11KeepsEventsAndTheClipsThatPointAtThem() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = try Self.database(at: "v10", in: dir) { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO event (id, camera_id, start90k, end90k, type, source, score, snapshot90k, pre_roll90k, post_roll90k)
+                      VALUES (7, 1, 100, 200, 'motion', 'motion', 0.25, 150, 10, 20),
+                             (8, 1, 300, NULL, 'doorbell', 'plugin', NULL, NULL, 0, 0);
+                    INSERT INTO protected_clip (camera_id, start90k, end90k, event_id, note, created90k, created_by)
+                      VALUES (1, 90, 220, 7, 'keep', 1, 'admin');
+                    """)
+        }
+        let index = try IndexDatabase(path: path)
+        let seven = try #require(try index.event(id: 7))
+        #expect(
+            seven
+                == EventRecord(
+                    id: 7, cameraID: 1, start90k: 100, end90k: 200, type: "motion", source: .motion, score: 0.25,
+                    snapshot90k: 150, preRoll90k: 10, postRoll90k: 20))
+        #expect(try index.event(id: 8)?.end90k == nil)
+        let eventIDs = try index.pool.read { try Int64.fetchAll($0, sql: "SELECT event_id FROM protected_clip") }
+        #expect(eventIDs == [7])
+        // The new source and box are stored and read back.
+        var e = EventRecord(
+            cameraID: 1, start90k: 400, type: "person", source: .detection, score: 0.9, preRoll90k: 0,
+            postRoll90k: 0, box: [0.1, 0.2, 0.3, 0.4])
+        e = try index.insertEvent(e)
+        #expect(try index.event(id: e.id!)?.box == [0.1, 0.2, 0.3, 0.4])
+        #expect(try index.events(cameraID: 1, start90k: 0, end90k: 1000, type: "person").count == 1)
+    }
+
     /// v1, v4 and v6 were edited after some databases had run them (see MigrationV10): those
     /// databases are repaired to the schema a new one gets, and the queries that failed on
     /// them ("no such index: event_open") work.
