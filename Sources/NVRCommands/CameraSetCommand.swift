@@ -56,6 +56,8 @@ extension CameraCommand {
         var detect: String?
         @Option(parsing: .unconditional, help: "The lowest score a detection counts at, 0…1 (default 0.6).")
         var detectMinScore: Double?
+        @Option(help: "In events mode, record only around events of these types, e.g. person; all for every event.")
+        var recordOn: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
@@ -94,6 +96,7 @@ extension CameraCommand {
             change.addMotionMasks = motionMask
             change.detect = detect
             change.detectMinScore = detectMinScore
+            change.recordOn = recordOn
             let r: CameraRecordingRecord
             do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError {
                 throw ValidationError(e.description)
@@ -147,6 +150,7 @@ extension CameraCommand {
                 motion     \(s.motionEnabled ? "on" : "off") (\(m.enabled.rawValue)); sensitivity \(m.sensitivity), min area \(m.minArea) %, \
                 frames \(m.frames.rawValue), \(m.fps) fps, quiet \(m.quietSeconds) s, \(m.masks.count) mask(s)
                 detect     \(s.detect.enabled ? "\(s.detect.labels.joined(separator: ", ")); min score \(s.detect.minScore), \(s.detect.fps) fps" : "off")
+                records on \(s.detect.recordOn.isEmpty ? "every event" : s.detect.recordOn.joined(separator: ", ")) (in events mode)
                 """)
         }
     }

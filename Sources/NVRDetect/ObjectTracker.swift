@@ -1,6 +1,6 @@
 /// Turns one camera's detections, picture after picture, into tracked objects: a detection
 /// that overlaps an object of the same label in the previous pictures (IoU) is that object
-/// moving on. An object starts once seen twice, ends when not seen for `lost` seconds, and
+/// moving on. An object starts once seen twice, ends when not seen for `lost` (3) seconds, and
 /// becomes stationary when it has not moved for `stationary` seconds — a parked car is not a
 /// new object each time something passes it: a stationary object that ends is remembered, and
 /// a detection where it stood is that object again, still stationary. Times are 90 kHz; no
@@ -37,7 +37,7 @@ public final class ObjectTracker {
 
     public var matchIoU = 0.3
     public var hitsToStart = 2
-    public var lost90k: Int64 = 5 * 90_000
+    public var lost90k: Int64 = 3 * 90_000
     public var stationary90k: Int64 = 30 * 90_000
     /// How far (share of its own size) the box's centre may move and still be standing still.
     public var stillTolerance = 0.15

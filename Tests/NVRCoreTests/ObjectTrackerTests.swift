@@ -26,10 +26,10 @@ import Testing
         #expect(started[0].start90k == 0)  // the first sighting, once seen twice
         #expect(t.objects.count == 1 && t.objects[0].topScore > 0.88)
         #expect(abs(t.objects[0].bestBox.x - 0.48) < 1e-9)
-        // Not seen for 5 s: it ends, at its last sighting.
-        var ended = t.tick(now: 19 * Self.look + 4 * Self.s)
+        // Not seen for 3 s: it ends, at its last sighting.
+        var ended = t.tick(now: 19 * Self.look + 2 * Self.s)
         #expect(ended.isEmpty)
-        ended = t.tick(now: 19 * Self.look + 5 * Self.s)
+        ended = t.tick(now: 19 * Self.look + 3 * Self.s)
         guard case .ended(let o)? = ended.first else {
             Issue.record("no end: \(ended)")
             return

@@ -11,10 +11,12 @@ import Testing
 /// Person detection end to end: GStreamer cameras show a still scene that a cut-out of a picture
 /// crosses from left to right (Tests/Support/rtsp_camera.py --object) — a person on one camera,
 /// a dog on the other, whose scene then turns 40 % brighter — and one recorder with the
-/// built-in model and ONNX Runtime from the test venv records both with `--detect person`.
+/// built-in model and ONNX Runtime from the test venv records both in events mode with
+/// `--detect person --record-on person`.
 @Suite(.serialized, .tags(.system)) struct DetectionTests {
     static let crossing = (start: 6.0, end: 16.0)
     static let width = 640.0, height = 360.0
+    static let roll = 2.0
 
     func camera(_ picture: String, crop: String, light: String, t0File: String) throws -> RTSPCameraFixture {
         var o = RTSPCameraFixture.Options()
@@ -53,6 +55,10 @@ import Testing
         try h.add("dog", ["url": dogCam.url])
         var change = RecordingSettingsChange()
         change.detect = "person"
+        change.mode = "events"
+        change.recordOn = "person"
+        change.preRollSeconds = Self.roll
+        change.postRollSeconds = Self.roll
         for name in ["person", "dog"] {
             let id = try h.camera(name).id!
             try h.index.setRecordingSettings(try change.apply(to: try h.index.recordingSettings(cameraID: id)))
@@ -105,7 +111,22 @@ import Testing
         let px = (Int((b[1] + b[3] / 2) * Self.height) * Int(Self.width) + Int(b[0] * Self.width) + 1) * 3
         #expect(rgb[px] > 150 && rgb[px + 1] < 100 && rgb[px + 2] < 100, "not red: \(rgb[px..<px + 3])")
 
-        // The dog crossed, and the light changed: motion, looked at, and no person.
+        // Only the person's clip is recorded: from its pre-roll (from the buffer: up to a GOP
+        // more) to its post-roll — or to when the tracker gave the person up (3 s without a
+        // sighting: until then the event was open), up to a segment more.
+        let segments = try h.completeSegments("person")
+        let first = try #require(segments.first)
+        let last = try #require(segments.last)
+        #expect(first.start90k >= e.start90k - Int64((Self.roll + 1.2) * 90_000), "\(segments)")
+        #expect(first.start90k <= e.start90k, "\(segments)")
+        #expect(
+            last.start90k + last.duration90k <= e.end90k! + Int64((max(Self.roll, 3) + 2.5) * 90_000)
+                && last.start90k + last.duration90k >= e.end90k!, "\(segments)")
+
+        // The dog crossed, and the light changed: motion, looked at, and no person — nothing
+        // recorded (motion alone does not record with --record-on person).
+        let dogSegments = try h.segments("dog")
+        #expect(dogSegments.isEmpty, "\(dogSegments)")
         let dogEvents = try h.index.events(cameraID: dog.id!, start90k: window.0, end90k: window.1)
         #expect(dogEvents.contains { $0.source == .motion }, "the dog made no motion event")
         #expect(!dogEvents.contains { $0.source == .detection }, "\(dogEvents.map { EventSummary($0, camera: "dog") })")

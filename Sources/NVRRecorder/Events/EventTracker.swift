@@ -45,6 +45,8 @@ public final class EventTracker: @unchecked Sendable {
     private var recent: [Key: (record: EventRecord, ref: PendingRowID)] = [:]
     private var preRoll90k: Int64
     private var postRoll90k: Int64
+    /// The event types whose clips are recorded (empty: all of them).
+    private var recordOn: Set<String> = []
     /// Called when an event starts or ends, (event, started), once its row is committed (on
     /// the index writer's callback queue, in order).
     public var onChange: (@Sendable (EventRecord, Bool) -> Void)?
@@ -64,6 +66,9 @@ public final class EventTracker: @unchecked Sendable {
             postRoll90k = post
         }
     }
+
+    /// Only events of these types make footage wanted (`--record-on`); empty: every event.
+    public func setRecordOn(_ types: Set<String>) { lock.withLock { recordOn = types } }
 
     /// Starts an event (or extends the open one of the same source and type).
     public func begin(
@@ -138,8 +143,10 @@ public final class EventTracker: @unchecked Sendable {
     public func clipStart(now: Int64) -> Int64? {
         lock.withLock {
             var from: Int64?
-            for o in open.values { from = min(from ?? .max, o.record.start90k - o.record.preRoll90k) }
-            for r in recent.values {
+            for o in open.values where recordOn.isEmpty || recordOn.contains(o.record.type) {
+                from = min(from ?? .max, o.record.start90k - o.record.preRoll90k)
+            }
+            for r in recent.values where recordOn.isEmpty || recordOn.contains(r.record.type) {
                 if let end = r.record.end90k, now < end + r.record.postRoll90k {
                     from = min(from ?? .max, r.record.start90k - r.record.preRoll90k)
                 }

@@ -10,6 +10,10 @@ public struct DetectSettings: Codable, Sendable, Equatable {
     public var minScore: Double = 0.6
     /// Pictures a second offered to the detector while there is motion.
     public var fps: Double = 5
+    /// In events mode, the event types that make recordings (`--record-on person`): motion
+    /// alone then stays in the pre-roll buffer, and a person's event keeps it. Empty: every
+    /// event records.
+    public var recordOn: [String] = []
 
     public init(labels: [String] = []) { self.labels = labels }
 
@@ -19,6 +23,7 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         case labels
         case minScore = "min_score"
         case fps
+        case recordOn = "record_on"
     }
 
     public init(from d: any Decoder) throws {
@@ -27,12 +32,13 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         s.labels = try c.decodeIfPresent([String].self, forKey: .labels) ?? s.labels
         s.minScore = try c.decodeIfPresent(Double.self, forKey: .minScore) ?? s.minScore
         s.fps = try c.decodeIfPresent(Double.self, forKey: .fps) ?? s.fps
+        s.recordOn = try c.decodeIfPresent([String].self, forKey: .recordOn) ?? s.recordOn
         self = s
     }
 
     public func validate() throws {
-        guard labels.count <= 100,
-            labels.allSatisfy({
+        guard labels.count <= 100, recordOn.count <= 100,
+            (labels + recordOn).allSatisfy({
                 !$0.isEmpty && $0.count <= 40 && $0.allSatisfy { $0.isLetter || $0.isNumber || " _-".contains($0) }
             })
         else { throw ConfigError("detect labels are names like person or car, separated by commas") }

@@ -74,6 +74,7 @@ public final class RecordingGate {
         self.clock = clock
         self.captureClock = CaptureClock(settle90k: segmenter.segmentLength90k)
         tracker.setRolls(pre: settings.preRoll90k, post: settings.postRoll90k)
+        tracker.setRecordOn(Set(settings.detect.recordOn))
         let now = clock()
         mode = settings.mode(at: now)
         modeCheckedAt = now
@@ -140,6 +141,7 @@ public final class RecordingGate {
         settings = new
         objectDetection?.update(new.detect)
         tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
+        tracker.setRecordOn(Set(new.detect.recordOn))
         modeCheckedAt = .min
         if motionChanged {
             detectorFailed = false

@@ -27,6 +27,8 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
     /// Labels to detect, "person,car"; "off" or "" turns detection off.
     public var detect: String?
     public var detectMinScore: Double?
+    /// In events mode, the event types that record ("person,car"); "all" (or "") for every event.
+    public var recordOn: String?
 
     public init() {}
 
@@ -76,6 +78,7 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
         var d = try RecordingSettings(r).detect
         if let detect { d.labels = try DetectSettings.parseLabels(detect) }
         if let detectMinScore { d.minScore = detectMinScore }
+        if let recordOn { d.recordOn = recordOn == "all" ? [] : try DetectSettings.parseLabels(recordOn) }
         try d.validate()
         r.detect = String(decoding: try JSONEncoder().encode(d), as: UTF8.self)
         _ = try RecordingSettings(r)  // the schedule and its zone parse
