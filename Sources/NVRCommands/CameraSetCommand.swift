@@ -58,6 +58,10 @@ extension CameraCommand {
         var detectMinScore: Double?
         @Option(help: "In events mode, record only around events of these types, e.g. person; all for every event.")
         var recordOn: String?
+        @Option(help: "Add or replace a detection zone 'NAME=x,y x,y x,y …' (repeatable).") var zone: [String] = []
+        @Option(help: "Remove a detection zone by name (repeatable).") var removeZone: [String] = []
+        @Option(help: "Objects of LABEL make events only in these zones: 'LABEL=zone[,zone…]'; 'LABEL=' clears.")
+        var requireZones: [String] = []
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
@@ -97,6 +101,9 @@ extension CameraCommand {
             change.detect = detect
             change.detectMinScore = detectMinScore
             change.recordOn = recordOn
+            change.addZones = zone
+            change.removeZones = removeZone
+            change.addRequiredZones = requireZones
             let r: CameraRecordingRecord
             do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError {
                 throw ValidationError(e.description)
@@ -151,6 +158,7 @@ extension CameraCommand {
                 frames \(m.frames.rawValue), \(m.fps) fps, quiet \(m.quietSeconds) s, \(m.masks.count) mask(s)
                 detect     \(s.detect.enabled ? "\(s.detect.labels.joined(separator: ", ")); min score \(s.detect.minScore), \(s.detect.fps) fps" : "off")
                 records on \(s.detect.recordOn.isEmpty ? "every event" : s.detect.recordOn.joined(separator: ", ")) (in events mode)
+                zones      \(s.detect.zones.isEmpty ? "none" : s.detect.zones.map { z in "\(z.name) (\(z.points.count) points)" }.joined(separator: ", "))\(s.detect.requiredZones.isEmpty ? "" : "; " + s.detect.requiredZones.sorted { $0.key < $1.key }.map { "\($0.key) only in \($0.value.joined(separator: " or "))" }.joined(separator: ", "))
                 """)
         }
     }

@@ -23,6 +23,7 @@ struct EventsCommand: ParsableCommand {
         @Option(help: "Only this type (motion, doorbell, person, …).") var type: String?
         @Option(help: "Only this label (person, car, …: what detection or the camera named; the same as --type).")
         var label: String?
+        @Option(help: "Only detection events whose object stood in this zone.") var zone: String?
         @Flag(help: "Print JSON.") var json = false
 
         func validate() throws {
@@ -75,13 +76,14 @@ struct EventsCommand: ParsableCommand {
                 return
             }
             printTable(
-                ["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE", "BOX"],
+                ["ID", "TYPE", "SOURCE", "START", "END", "SECONDS", "SCORE", "BOX", "ZONES"],
                 events.map { e in
                     [
                         String(e.id), e.type, e.source, days.format(e.start90k),
                         e.end90k.map(days.format) ?? "in progress",
                         String(format: "%.1f", e.seconds), e.score.map { String(format: "%.3f", $0) } ?? "-",
                         e.box.map { $0.map { String(format: "%.2f", $0) }.joined(separator: ",") } ?? "-",
+                        e.zones.map { $0.joined(separator: ",") } ?? "-",
                     ]
                 })
         }

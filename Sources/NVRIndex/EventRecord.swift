@@ -23,9 +23,11 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
     /// Detection events: where the object was at the snapshot, [x, y, width, height], 0…1
     /// from the picture's top left (stored as JSON).
     public var box: [Double]?
+    /// Detection events: the camera's zones the object stood in (stored as JSON).
+    public var zones: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case id, type, source, score, start90k, end90k, snapshot90k, box
+        case id, type, source, score, start90k, end90k, snapshot90k, box, zones
         case cameraID = "camera_id"
         case preRoll90k = "pre_roll90k"
         case postRoll90k = "post_roll90k"
@@ -33,9 +35,11 @@ public struct EventRecord: Codable, Sendable, Equatable, FetchableRecord, Mutabl
 
     public init(
         id: Int64? = nil, cameraID: Int64, start90k: Int64, end90k: Int64? = nil, type: String, source: Source,
-        score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64, box: [Double]? = nil
+        score: Double? = nil, snapshot90k: Int64? = nil, preRoll90k: Int64, postRoll90k: Int64, box: [Double]? = nil,
+        zones: [String]? = nil
     ) {
         self.box = box
+        self.zones = zones
         self.id = id
         self.cameraID = cameraID
         self.start90k = start90k

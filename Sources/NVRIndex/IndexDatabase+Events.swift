@@ -32,6 +32,13 @@ extension IndexDatabase {
     public func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String?, limit: Int) throws
         -> [EventRecord]
     {
+        try events(cameraID: cameraID, start90k: start90k, end90k: end90k, type: type, zone: nil, limit: limit)
+    }
+
+    /// As above, of events whose object stood in `zone` (when given).
+    public func events(
+        cameraID: Int64?, start90k: Int64, end90k: Int64, type: String?, zone: String?, limit: Int
+    ) throws -> [EventRecord] {
         try pool.read { db in
             // Ended events: start within [start − longest, end), an index lookup each way
             // (event_length answers "longest" at once). Events in progress: their own partial
@@ -55,6 +62,10 @@ extension IndexDatabase {
             if let type {
                 sql += " AND type = ?"
                 args.append(type)
+            }
+            if let zone {
+                sql += " AND EXISTS (SELECT 1 FROM json_each(zones) WHERE value = ?)"
+                args.append(zone)
             }
             sql += " ORDER BY start90k DESC, id DESC LIMIT ?"
             args.append(limit)

@@ -36,6 +36,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV9.name, migrate: MigrationV9.migrate)
         m.registerMigration(MigrationV10.name, migrate: MigrationV10.migrate)
         m.registerMigration(MigrationV11.name, migrate: MigrationV11.migrate)
+        m.registerMigration(MigrationV12.name, migrate: MigrationV12.migrate)
         return m
     }
 

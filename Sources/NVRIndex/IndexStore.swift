@@ -74,6 +74,8 @@ public protocol EventStore: Sendable {
     func insertEvent(_ e: EventRecord) throws -> EventRecord
     func event(id: Int64) throws -> EventRecord?
     func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String?, limit: Int) throws -> [EventRecord]
+    func events(cameraID: Int64?, start90k: Int64, end90k: Int64, type: String?, zone: String?, limit: Int) throws
+        -> [EventRecord]
     @discardableResult func closeOpenEvents() throws -> Int
     func deleteEvent(id: Int64) throws -> Bool
     func deleteEvents(cameraID: Int64, clipEndingBefore t: Int64?) throws -> Int

@@ -124,4 +124,30 @@ import Testing
         #expect(s.detect.labels == ["person"] && s.detect.minScore == 0.7)
         #expect(s.motionEnabled)  // motion auto: on, since detection looks where there is motion
     }
+
+    @Test func zonesParseAndRequirementsFollowThem() throws {
+        var c = RecordingSettingsChange()
+        c.addZones = ["driveway=0.5,0.5 1,0.5 1,1 0.5,1"]
+        c.addRequiredZones = ["Person=driveway"]
+        var r = try c.apply(to: .init(cameraID: 1))
+        var d = try RecordingSettings(r).detect
+        #expect(d.zones.map(\.name) == ["driveway"] && d.requiredZones == ["person": ["driveway"]])
+        // The bottom middle of a box decides: standing at (0.75, 0.9) is in, (0.25, 0.9) not.
+        #expect(d.zones(of: [0.7, 0.2, 0.1, 0.7]) == ["driveway"])
+        #expect(d.zones(of: [0.2, 0.2, 0.1, 0.7]).isEmpty)
+        for bad in ["driveway", "x=0,0 1,0", "x=0,0 1,0 2,2", "bad name=0,0 1,0 1,1", "x=0,0 1,0 nan,1"] {
+            var b = RecordingSettingsChange()
+            b.addZones = [bad]
+            #expect(throws: (any Error).self, "\(bad)") { try b.apply(to: .init(cameraID: 1)) }
+        }
+        var unknown = RecordingSettingsChange()
+        unknown.addRequiredZones = ["car=garage"]
+        #expect(throws: (any Error).self) { try unknown.apply(to: r) }
+        // Removing a zone removes it from the requirements too.
+        var remove = RecordingSettingsChange()
+        remove.removeZones = ["driveway"]
+        r = try remove.apply(to: r)
+        d = try RecordingSettings(r).detect
+        #expect(d.zones.isEmpty && d.requiredZones.isEmpty)
+    }
 }

@@ -53,6 +53,9 @@ import Testing
         let dogCam = try camera("dog", crop: DetectionFixture.dogCrop, light: "19-23", t0File: dogT0)
         try h.add("person", ["url": personCam.url])
         try h.add("dog", ["url": dogCam.url])
+        // The same scene (another media of the same camera: the same clock), with a zone on its
+        // right half that people must be in to make events.
+        try h.add("zoned", ["url": personCam.url + "?zoned=1"])
         var change = RecordingSettingsChange()
         change.detect = "person"
         change.mode = "events"
@@ -63,6 +66,12 @@ import Testing
             let id = try h.camera(name).id!
             try h.index.setRecordingSettings(try change.apply(to: try h.index.recordingSettings(cameraID: id)))
         }
+        var zoned = RecordingSettingsChange()
+        zoned.detect = "person"
+        zoned.addZones = ["right=0.5,0 1,0 1,1 0.5,1", "left=0,0 0.5,0 0.5,1 0,1"]
+        zoned.addRequiredZones = ["person=right"]
+        let zonedID = try h.camera("zoned").id!
+        try h.index.setRecordingSettings(try zoned.apply(to: try h.index.recordingSettings(cameraID: zonedID)))
         try h.recorder.start(addDemoIfEmpty: false)
         #expect(
             TestEnvironment.wait(timeout: 20) {
@@ -136,6 +145,29 @@ import Testing
         #expect((stats.detections["person"]?["person"] ?? 0) >= 10)
         #expect(stats.detections["dog"] == nil)
         #expect(stats.count == stats.inferences.values.reduce(0, +) && stats.failures == 0)
+
+        // The zoned camera: the person makes an event only once standing in the right half —
+        // when the middle of the bottom of its box crosses x = 0.5 — and it says so.
+        let zonedEvents = try h.index.events(
+            cameraID: zonedID, start90k: window.0, end90k: window.1, type: "person", zone: "right", limit: 10)
+        try #require(zonedEvents.count == 1, "\(zonedEvents.map { EventSummary($0, camera: "zoned") })")
+        let z = zonedEvents[0]
+        #expect(z.zones == ["right"], "\(z.zones ?? [])")
+        var crossing = Self.crossing.start
+        while crossing < Self.crossing.end {
+            let b = Self.personTruth(at: crossing)
+            if b.x + b.width / 2 >= 0.5 { break }
+            crossing += 0.05
+        }
+        let zonedStart = Double(z.start90k) / 90_000 - personStart
+        #expect(
+            abs(zonedStart - crossing) < 1,
+            "starts \(zonedStart) s after t0; the person reached the zone at \(crossing) s")
+        #expect(
+            try h.index.events(
+                cameraID: zonedID, start90k: window.0, end90k: window.1, type: nil, zone: "left", limit: 10
+            )
+            .isEmpty)
     }
 
     /// A model that cannot be loaded: the camera records on, and says why it detects nothing —

@@ -56,9 +56,10 @@ struct EventRoutes: IndexedRoutes {
         enum Keys: String, CodingKey { case clip, snapshot }
     }
 
-    /// GET /api/events?camera=&start=&end=&type=&label=&limit= — events overlapping the range
+    /// GET /api/events?camera=&start=&end=&type=&label=&zone=&limit= — events overlapping the range
     /// (default: the last 24 hours), of one camera or all, oldest first; `limit` keeps the
-    /// newest. `label` is `type` by its other name (an event's label is its type).
+    /// newest. `label` is `type` by its other name (an event's label is its type); `zone`: events
+    /// whose object stood in that zone.
     func events(_ r: Request, _ who: Identity) async throws -> Response {
         let q = Query(request: r)
         let end = try q.time("end") ?? Time90k.now()
@@ -67,6 +68,7 @@ struct EventRoutes: IndexedRoutes {
         let limit = try q.int("limit", in: 1...10_000) ?? 1000
         let type = q.string("type")
         let label = q.string("label")
+        let zone = q.string("zone")
         if let type, let label, type != label {
             throw APIError.badRequest("type and label name the same thing; give one")
         }

@@ -24,6 +24,8 @@ public struct EventSummary: Encodable, Sendable, Equatable {
     public var postRollSeconds: Double
     /// Detection events: where the object was in the snapshot, [x, y, width, height], 0…1.
     public var box: [Double]?
+    /// Detection events: the camera's zones the object stood in.
+    public var zones: [String]?
 
     public init(_ e: EventRecord, camera: String, now: Int64 = Time90k.now()) {
         id = e.id ?? 0
@@ -31,6 +33,7 @@ public struct EventSummary: Encodable, Sendable, Equatable {
         type = e.type
         label = e.source == .motion ? nil : e.type
         box = e.box
+        zones = e.zones
         source = e.source.rawValue
         start = Time90k.rfc3339(e.start90k)
         start90k = e.start90k

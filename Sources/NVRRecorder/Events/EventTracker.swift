@@ -33,6 +33,12 @@ public final class EventTracker: @unchecked Sendable {
             record.snapshot90k = t
             if let box { record.box = box }
         }
+        /// Zones seen during the event add up.
+        mutating func note(zones: [String]?) {
+            guard let zones, !zones.isEmpty else { return }
+            let all = Set(record.zones ?? []).union(zones)
+            if all.count != record.zones?.count { record.zones = all.sorted() }
+        }
     }
 
     private let cameraID: Int64
@@ -73,13 +79,14 @@ public final class EventTracker: @unchecked Sendable {
     /// Starts an event (or extends the open one of the same source and type).
     public func begin(
         type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, box: [Double]? = nil,
-        until deadline: Int64? = nil
+        zones: [String]? = nil, until deadline: Int64? = nil
     ) {
         lock.withLock {
             let key = Key(source: source, type: type)
             if var o = open[key] {
                 if let deadline { o.deadline90k = max(o.deadline90k ?? deadline, deadline) }
                 o.note(score: score, box: box, at: t)
+                o.note(zones: zones)
                 open[key] = o
                 return
             }
@@ -97,6 +104,7 @@ public final class EventTracker: @unchecked Sendable {
                         preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
             }
             o.note(score: score, box: box, at: t)
+            o.note(zones: zones)
             open[key] = o
             save(o, started: true)
         }
@@ -108,11 +116,15 @@ public final class EventTracker: @unchecked Sendable {
     }
 
     /// A motion score seen at `t` while an event is open: the best one picks the snapshot.
-    public func observe(type: String, source: EventRecord.Source, at t: Int64, score: Double, box: [Double]? = nil) {
+    public func observe(
+        type: String, source: EventRecord.Source, at t: Int64, score: Double, box: [Double]? = nil,
+        zones: [String]? = nil
+    ) {
         lock.withLock {
             let key = Key(source: source, type: type)
             guard var o = open[key] else { return }
             o.note(score: score, box: box, at: t)
+            o.note(zones: zones)
             open[key] = o
         }
     }

@@ -12,7 +12,8 @@ import Synchronization
 /// label while any object of it is in view.
 public final class ObjectDetection: @unchecked Sendable {
     // @unchecked Sendable: `settings` is a Mutex; `cropper` and `lastOffer90k` belong to the
-    // decoding thread; `tracker` and `inView` to the detector's thread (the slot's handler).
+    // decoding thread; `tracker`, `inView`, `eventful` and `zonesSeen` to the detector's thread
+    // (the slot's handler).
     private let cameraName: String
     private let events: EventTracker
     private let worker: DetectorWorker
@@ -22,6 +23,9 @@ public final class ObjectDetection: @unchecked Sendable {
     private var lastOffer90k: Int64?
     private let tracker = ObjectTracker()
     private var inView: [String: Int] = [:]
+    /// Objects that made (or joined) their label's event, and the zones each has stood in.
+    private var eventful = Set<Int>()
+    private var zonesSeen: [Int: Set<String>] = [:]
 
     public init(cameraName: String, events: EventTracker, worker: DetectorWorker, settings: DetectSettings) {
         self.cameraName = cameraName
@@ -93,19 +97,40 @@ public final class ObjectDetection: @unchecked Sendable {
     }
 
     /// What the detector found in one of this camera's pictures, or a tick (detector's thread).
+    /// An object makes its label's event once it has started and stands in one of the zones
+    /// its label requires (if any); the event gathers the zones its objects stood in from then on
+    /// (without a requirement: from the object's start).
     private func handle(_ result: DetectorSlot.Result) {
         let changes =
             result.at.map { tracker.update(result.detections, at: $0) } ?? tracker.tick(now: Time90k.now())
+        guard !changes.isEmpty else { return }
+        let s = settings.withLock { $0 }
         for change in changes {
             switch change {
-            case .started(let o):
-                inView[o.label, default: 0] += 1
-                events.begin(
-                    type: o.label, source: .detection, at: o.start90k, score: o.topScore, box: Self.array(o.bestBox))
-            case .updated(let o):
-                events.observe(
-                    type: o.label, source: .detection, at: o.best90k, score: o.topScore, box: Self.array(o.bestBox))
+            case .started(let o), .updated(let o):
+                let box = Self.array(o.box)
+                let here = s.zones(of: box)
+                var seen = zonesSeen[o.id, default: []]
+                seen.formUnion(here)
+                zonesSeen[o.id] = seen
+                let required = s.requiredZones[o.label] ?? []
+                if !eventful.contains(o.id) {
+                    guard required.isEmpty || required.contains(where: seen.contains) else { continue }
+                    eventful.insert(o.id)
+                    inView[o.label, default: 0] += 1
+                    // With required zones, the event starts where the object entered one.
+                    let start = required.isEmpty ? o.start90k : (result.at ?? o.last90k)
+                    events.begin(
+                        type: o.label, source: .detection, at: start, score: o.topScore, box: Self.array(o.bestBox),
+                        zones: required.isEmpty ? seen.sorted() : here)
+                } else {
+                    events.observe(
+                        type: o.label, source: .detection, at: o.best90k, score: o.topScore,
+                        box: Self.array(o.bestBox), zones: here)
+                }
             case .stopped(let o), .ended(let o):
+                zonesSeen[o.id] = nil
+                guard eventful.remove(o.id) != nil else { continue }
                 let left = max((inView[o.label] ?? 1) - 1, 0)
                 inView[o.label] = left
                 if left == 0 { events.end(type: o.label, source: .detection, at: o.last90k) }

@@ -14,6 +14,24 @@ public struct DetectSettings: Codable, Sendable, Equatable {
     /// alone then stays in the pre-roll buffer, and a person's event keeps it. Empty: every
     /// event records.
     public var recordOn: [String] = []
+    /// Named areas of the picture (polygons of normalised points): an object is in a zone when
+    /// the middle of its box's bottom edge is inside.
+    public var zones: [Zone] = []
+    /// Labels whose objects make events only in these zones (label → zone names): a person on
+    /// the pavement is tracked but is no event; in the driveway it is.
+    public var requiredZones: [String: [String]] = [:]
+
+    public struct Zone: Codable, Sendable, Equatable {
+        public var name: String
+        public var points: [[Double]]
+        public init(name: String, points: [[Double]]) {
+            self.name = name
+            self.points = points
+        }
+
+        /// Whether a normalised point is inside (even-odd rule).
+        public func contains(x: Double, y: Double) -> Bool { MotionDetector.inside(x, y, points) }
+    }
 
     public init(labels: [String] = []) { self.labels = labels }
 
@@ -24,6 +42,8 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         case minScore = "min_score"
         case fps
         case recordOn = "record_on"
+        case zones
+        case requiredZones = "required_zones"
     }
 
     public init(from d: any Decoder) throws {
@@ -33,6 +53,8 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         s.minScore = try c.decodeIfPresent(Double.self, forKey: .minScore) ?? s.minScore
         s.fps = try c.decodeIfPresent(Double.self, forKey: .fps) ?? s.fps
         s.recordOn = try c.decodeIfPresent([String].self, forKey: .recordOn) ?? s.recordOn
+        s.zones = try c.decodeIfPresent([Zone].self, forKey: .zones) ?? s.zones
+        s.requiredZones = try c.decodeIfPresent([String: [String]].self, forKey: .requiredZones) ?? s.requiredZones
         self = s
     }
 
@@ -42,10 +64,66 @@ public struct DetectSettings: Codable, Sendable, Equatable {
                 !$0.isEmpty && $0.count <= 40 && $0.allSatisfy { $0.isLetter || $0.isNumber || " _-".contains($0) }
             })
         else { throw ConfigError("detect labels are names like person or car, separated by commas") }
+        let names = zones.map(\.name)
+        guard zones.count <= 50, Set(names).count == names.count,
+            names.allSatisfy({ Self.isName($0) })
+        else { throw ConfigError("zone names are unique words like driveway or front-door (at most 50 zones)") }
+        for z in zones {
+            guard z.points.count >= 3, z.points.count <= 100,
+                z.points.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isFinite && (0...1).contains($0) } })
+            else { throw ConfigError("zone \(z.name) is a polygon of at least 3 points x,y between 0 and 1") }
+        }
+        for (label, required) in requiredZones {
+            guard Self.isName(label), !required.isEmpty else {
+                throw ConfigError("required zones are given as label=zone[,zone…]")
+            }
+            for z in required where !names.contains(z) {
+                throw ConfigError("\(label) requires zone \(z), which the camera does not have")
+            }
+        }
         guard minScore.isFinite, minScore > 0, minScore < 1 else {
             throw ConfigError("detect min score must be between 0 and 1")
         }
         guard fps.isFinite, fps > 0, fps <= 30 else { throw ConfigError("detect fps must be above 0 and at most 30") }
+    }
+
+    static func isName(_ s: String) -> Bool {
+        !s.isEmpty && s.count <= 40 && s.allSatisfy { $0.isLetter || $0.isNumber || "_-".contains($0) }
+    }
+
+    /// The zones a box stands in (its bottom edge's middle).
+    public func zones(of box: [Double]) -> [String] {
+        guard box.count == 4 else { return [] }
+        let (x, y) = (box[0] + box[2] / 2, box[1] + box[3])
+        return zones.filter { $0.contains(x: x, y: min(y, 1 - 1e-9)) }.map(\.name)
+    }
+
+    /// Parses a zone written "NAME=x,y x,y x,y …".
+    public static func parseZone(_ text: String) throws -> Zone {
+        guard let eq = text.firstIndex(of: "=") else {
+            throw ConfigError("a zone is NAME=x,y x,y x,y … (normalised points), not '\(text.prefix(60))'")
+        }
+        let name = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
+        guard isName(name) else { throw ConfigError("zone name '\(name.prefix(40))' should be a word like driveway") }
+        let points = try String(text[text.index(after: eq)...]).split(whereSeparator: \.isWhitespace).map {
+            p -> [Double] in
+            let xy = p.split(separator: ",").compactMap { Double($0) }
+            guard xy.count == 2 else { throw ConfigError("zone point '\(p.prefix(40))' should be x,y (each 0…1)") }
+            return xy
+        }
+        var probe = DetectSettings()
+        probe.zones = [Zone(name: name, points: points)]
+        try probe.validate()
+        return probe.zones[0]
+    }
+
+    /// Parses "person=driveway,garden".
+    public static func parseRequirement(_ text: String) throws -> (label: String, zones: [String]) {
+        let parts = text.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, isName(parts[0].lowercased()) else {
+            throw ConfigError("required zones are given as label=zone[,zone…], not '\(text.prefix(60))'")
+        }
+        return (parts[0].lowercased(), parts[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
 
     /// Parses "person,car" (or "off" / "" for none).

@@ -29,6 +29,16 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
     public var detectMinScore: Double?
     /// In events mode, the event types that record ("person,car"); "all" (or "") for every event.
     public var recordOn: String?
+    /// Replaces every zone (each "NAME=x,y x,y x,y …"); [] removes them.
+    public var zones: [String]?
+    /// Zones added (or replaced, by name) to those there are (the CLI's repeatable --zone).
+    public var addZones: [String]?
+    /// Zones removed by name (and from every requirement).
+    public var removeZones: [String]?
+    /// Replaces every requirement (each "label=zone[,zone…]"); [] removes them.
+    public var requiredZones: [String]?
+    /// Requirements added (or replaced, by label); "label=" removes the label's.
+    public var addRequiredZones: [String]?
 
     public init() {}
 
@@ -79,6 +89,33 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
         if let detect { d.labels = try DetectSettings.parseLabels(detect) }
         if let detectMinScore { d.minScore = detectMinScore }
         if let recordOn { d.recordOn = recordOn == "all" ? [] : try DetectSettings.parseLabels(recordOn) }
+        if let zones { d.zones = try zones.map(DetectSettings.parseZone) }
+        for text in addZones ?? [] {
+            let z = try DetectSettings.parseZone(text)
+            d.zones.removeAll { $0.name == z.name }
+            d.zones.append(z)
+        }
+        for name in removeZones ?? [] {
+            guard d.zones.contains(where: { $0.name == name }) else {
+                throw ConfigError("the camera has no zone \(name.prefix(40))")
+            }
+            d.zones.removeAll { $0.name == name }
+            for (label, required) in d.requiredZones {
+                let left = required.filter { $0 != name }
+                d.requiredZones[label] = left.isEmpty ? nil : left
+            }
+        }
+        if let requiredZones {
+            d.requiredZones = [:]
+            for text in requiredZones {
+                let r = try DetectSettings.parseRequirement(text)
+                if !r.zones.isEmpty { d.requiredZones[r.label] = r.zones }
+            }
+        }
+        for text in addRequiredZones ?? [] {
+            let r = try DetectSettings.parseRequirement(text)
+            d.requiredZones[r.label] = r.zones.isEmpty ? nil : r.zones
+        }
         try d.validate()
         r.detect = String(decoding: try JSONEncoder().encode(d), as: UTF8.self)
         _ = try RecordingSettings(r)  // the schedule and its zone parse
