@@ -6,6 +6,7 @@ import { LivePlayer } from './live.js';
 import { RecordingPlayer } from './player.js';
 import { Timeline } from './timeline.js';
 import { discoverView } from './discover.js';
+import { reviewView } from './review.js';
 import { HZ, ticks, dayString, parseDay, clock, dateTime, duration, zone, localInput, fromLocalInput } from './time.js';
 
 const main = document.getElementById('main');
@@ -117,6 +118,10 @@ async function route() {
   try {
     if (path.startsWith('/camera/')) await cameraView(decodeURIComponent(path.slice(8)), params);
     else if (path === '/events') await eventsView();
+    else if (path === '/review') {
+      const generation = routeGeneration;
+      await reviewView({ main, h, toast, isCurrent: () => current(generation), onCleanup: (f) => cleanup.push(f) });
+    }
     else if (path === '/discover' && session.role === 'admin') {
       const generation = routeGeneration;
       await discoverView({ main, h, toast, isCurrent: () => current(generation) });
@@ -282,7 +287,7 @@ function showEvents(box, events, onPlay) {
   box.replaceChildren(h('ul.event-list', {}, events.slice().reverse().map((e) => h('li', {},
     h('button.event', { type: 'button', onclick: () => onPlay(e), dataset: { event: e.id } },
       h('img', { src: `${e.snapshot}?width=320`, alt: `${e.type} at ${clock(e.start90k)}`, loading: 'lazy', width: 160, height: 90 }),
-      h('span', {}, h('strong', {}, e.type), ` ${e.camera ?? ''}`),
+      h('span', {}, h('strong', {}, e.label ?? e.type), ` ${e.camera ?? ''}`, e.score && e.source === 'detection' ? h('span.muted', {}, ` ${Math.round(e.score * 100)} %`) : null),
       h('span.muted', {}, `${dateTime(e.start90k)}${e.end90k ? ', ' + duration((e.end90k - e.start90k) / HZ) : ' (in progress)'}`))))));
 }
 

@@ -62,6 +62,10 @@ extension CameraCommand {
         @Option(help: "Remove a detection zone by name (repeatable).") var removeZone: [String] = []
         @Option(help: "Objects of LABEL make events only in these zones: 'LABEL=zone[,zone…]'; 'LABEL=' clears.")
         var requireZones: [String] = []
+        @Option(help: "Labels whose events are review alerts, e.g. person,doorbell (default person); '' for none.")
+        var alertLabels: String?
+        @Option(help: "Alerts only when the object stood in one of these zones, e.g. driveway; '' for anywhere.")
+        var alertZones: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
@@ -104,6 +108,8 @@ extension CameraCommand {
             change.addZones = zone
             change.removeZones = removeZone
             change.addRequiredZones = requireZones
+            change.alertLabels = alertLabels
+            change.alertZones = alertZones
             let r: CameraRecordingRecord
             do { r = try change.apply(to: try index.recordingSettings(cameraID: id)) } catch let e as ConfigError {
                 throw ValidationError(e.description)
@@ -158,6 +164,7 @@ extension CameraCommand {
                 frames \(m.frames.rawValue), \(m.fps) fps, quiet \(m.quietSeconds) s, \(m.masks.count) mask(s)
                 detect     \(s.detect.enabled ? "\(s.detect.labels.joined(separator: ", ")); min score \(s.detect.minScore), \(s.detect.fps) fps" : "off")
                 records on \(s.detect.recordOn.isEmpty ? "every event" : s.detect.recordOn.joined(separator: ", ")) (in events mode)
+                alerts     \(s.detect.alertLabels.isEmpty ? "none" : s.detect.alertLabels.joined(separator: ", "))\(s.detect.alertZones.isEmpty ? "" : " in " + s.detect.alertZones.joined(separator: " or "))
                 zones      \(s.detect.zones.isEmpty ? "none" : s.detect.zones.map { z in "\(z.name) (\(z.points.count) points)" }.joined(separator: ", "))\(s.detect.requiredZones.isEmpty ? "" : "; " + s.detect.requiredZones.sorted { $0.key < $1.key }.map { "\($0.key) only in \($0.value.joined(separator: " or "))" }.joined(separator: ", "))
                 """)
         }

@@ -38,6 +38,7 @@ struct API: Sendable {
             playback,
             EventRoutes(index: index, storage: storage, snapshots: snapshots, audit: audit, playback: playback),
             ClipRoutes(index: index, audit: audit, playback: playback),
+            ReviewRoutes(index: index),
             SessionRoutes(
                 index: index, recorder: recorder, accounts: accounts, sessions: sessions, throttle: LoginThrottle(),
                 audit: audit,

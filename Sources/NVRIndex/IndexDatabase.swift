@@ -37,6 +37,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV10.name, migrate: MigrationV10.migrate)
         m.registerMigration(MigrationV11.name, migrate: MigrationV11.migrate)
         m.registerMigration(MigrationV12.name, migrate: MigrationV12.migrate)
+        m.registerMigration(MigrationV13.name, migrate: MigrationV13.migrate)
         return m
     }
 

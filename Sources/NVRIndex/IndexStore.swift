@@ -31,6 +31,14 @@ public protocol AccessStore: Sendable {
     func audit(limit: Int, before: Int64?) throws -> [AuditRecord]
 }
 
+/// The review queue's reviewed flags, per user (IndexDatabase+Review.swift).
+public protocol ReviewStore: Sendable {
+    func reviewedEvents(user: String, among eventIDs: [Int64]) throws -> Set<Int64>
+    func markReviewed(user: String, eventIDs: [Int64], at t: Int64) throws
+    func reviewedUntil(user: String) throws -> Int64?
+    func setReviewedUntil(user: String, _ t: Int64) throws
+}
+
 /// Cameras, their recording settings and their last known state.
 public protocol CameraStore: Sendable {
     @discardableResult func addCamera(_ camera: CameraRecord) throws -> CameraRecord
@@ -117,6 +125,7 @@ public protocol SegmentStore: Sendable {
 
 /// The whole index: every area, and the recording path's writes.
 public protocol IndexStore: RecordingStore, AccessStore, CameraStore, CardStore, ClipStore, DeletionLog, EventStore,
+    ReviewStore,
     RetentionStore, SegmentStore
 {}
 

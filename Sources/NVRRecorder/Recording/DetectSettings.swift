@@ -21,6 +21,12 @@ public struct DetectSettings: Codable, Sendable, Equatable {
     /// the pavement is tracked but is no event; in the driveway it is.
     public var requiredZones: [String: [String]] = [:]
 
+    /// The labels whose events are review alerts (the rest, plain motion included, are
+    /// detections); an event of a camera's plugin (doorbell) counts by its type.
+    public var alertLabels: [String] = ["person"]
+    /// Non-empty: an event is an alert only when its object stood in one of these zones.
+    public var alertZones: [String] = []
+
     public struct Zone: Codable, Sendable, Equatable {
         public var name: String
         public var points: [[Double]]
@@ -44,6 +50,8 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         case recordOn = "record_on"
         case zones
         case requiredZones = "required_zones"
+        case alertLabels = "alert_labels"
+        case alertZones = "alert_zones"
     }
 
     public init(from d: any Decoder) throws {
@@ -55,6 +63,8 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         s.recordOn = try c.decodeIfPresent([String].self, forKey: .recordOn) ?? s.recordOn
         s.zones = try c.decodeIfPresent([Zone].self, forKey: .zones) ?? s.zones
         s.requiredZones = try c.decodeIfPresent([String: [String]].self, forKey: .requiredZones) ?? s.requiredZones
+        s.alertLabels = try c.decodeIfPresent([String].self, forKey: .alertLabels) ?? s.alertLabels
+        s.alertZones = try c.decodeIfPresent([String].self, forKey: .alertZones) ?? s.alertZones
         self = s
     }
 
@@ -81,6 +91,12 @@ public struct DetectSettings: Codable, Sendable, Equatable {
                 throw ConfigError("\(label) requires zone \(z), which the camera does not have")
             }
         }
+        guard alertLabels.count <= 100, alertLabels.allSatisfy(Self.isName) else {
+            throw ConfigError("alert labels are names like person or doorbell, separated by commas")
+        }
+        for z in alertZones where !names.contains(z) {
+            throw ConfigError("alerts need zone \(z), which the camera does not have")
+        }
         guard minScore.isFinite, minScore > 0, minScore < 1 else {
             throw ConfigError("detect min score must be between 0 and 1")
         }
@@ -89,6 +105,13 @@ public struct DetectSettings: Codable, Sendable, Equatable {
 
     static func isName(_ s: String) -> Bool {
         !s.isEmpty && s.count <= 40 && s.allSatisfy { $0.isLetter || $0.isNumber || "_-".contains($0) }
+    }
+
+    /// Whether an event is a review alert: its type is an alert label, and (with alert zones)
+    /// its object stood in one of them.
+    public func isAlert(type: String, zones: [String]?) -> Bool {
+        guard alertLabels.contains(type) else { return false }
+        return alertZones.isEmpty || (zones ?? []).contains(where: alertZones.contains)
     }
 
     /// The zones a box stands in (its bottom edge's middle).

@@ -39,6 +39,10 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
     public var requiredZones: [String]?
     /// Requirements added (or replaced, by label); "label=" removes the label's.
     public var addRequiredZones: [String]?
+    /// The labels whose events are review alerts ("person,doorbell"); "" for none.
+    public var alertLabels: String?
+    /// Alerts only in these zones ("driveway,door"); "" for anywhere.
+    public var alertZones: String?
 
     public init() {}
 
@@ -116,6 +120,11 @@ public struct RecordingSettingsChange: Sendable, Codable, Equatable {
             let r = try DetectSettings.parseRequirement(text)
             d.requiredZones[r.label] = r.zones.isEmpty ? nil : r.zones
         }
+        if let alertLabels { d.alertLabels = try DetectSettings.parseLabels(alertLabels) }
+        if let alertZones {
+            d.alertZones = alertZones.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        d.alertZones.removeAll { name in removeZones?.contains(name) ?? false }
         try d.validate()
         r.detect = String(decoding: try JSONEncoder().encode(d), as: UTF8.self)
         _ = try RecordingSettings(r)  // the schedule and its zone parse
