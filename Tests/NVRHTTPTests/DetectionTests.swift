@@ -202,4 +202,30 @@ import Testing
         let listed = try CameraOverview.load(try h.camera("cam"), index: h.index)
         #expect(listed.detection?.hasPrefix("failed: cannot load the model") == true, "\(listed.detection ?? "nil")")
     }
+
+    /// `nvr detect`: the configured detector on a picture file, and a file that is not one.
+    @Test func detectCommandSaysWhatIsInAPicture() throws {
+        let dir = TestEnvironment.tempDir("detect-cli")
+        defer { TestEnvironment.cleanup(dir) }
+        let config = try writeConfig(root: dir, plugins: TestEnvironment.buildDir)
+        try
+            (String(contentsOfFile: config, encoding: .utf8)
+            + "\n[detect]\nruntime = \"\(try DetectionFixture.runtime)\"\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let r = try runProcess(
+            TestEnvironment.nvrExecutable,
+            ["detect", try DetectionFixture.picture("person"), "--repeat", "5", "--json", "--config", config])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let found = try #require(o["detections"] as? [[String: Any]])
+        #expect(found.count == 1 && found.first?["label"] as? String == "person", "\(r.stdout)")
+        #expect(o["runs"] as? Int == 5 && (o["medianMs"] as? Double ?? 0) > 0)
+        let none = try runProcess(
+            TestEnvironment.nvrExecutable, ["detect", try DetectionFixture.picture("dog"), "--config", config])
+        #expect(none.status == 0 && none.stdout.contains("found    nothing"), "\(none.stdout)")
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: dir + "/bad.jpg"))
+        let bad = try runProcess(TestEnvironment.nvrExecutable, ["detect", dir + "/bad.jpg", "--config", config])
+        #expect(bad.status != 0 && bad.stderr.contains("not a JPEG picture"), "\(bad.stderr)")
+        #expect(bad.stderr.split(separator: "\n").count <= 2, "\(bad.stderr)")
+    }
 }
