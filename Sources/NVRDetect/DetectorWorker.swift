@@ -111,8 +111,9 @@ public final class DetectorWorker: @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let crop = slot.crop
         let at = slot.time90k
-        worker.locked { slot.full = false }
         stats.record(camera: slot.camera, seconds: seconds, found: found, failure: failure)
+        // The slot stays full until its results are handled: the camera offers its next
+        // picture once this one has been looked at and tracked.
         slot.handler(
             .init(
                 detections: found.map { d in
@@ -120,6 +121,7 @@ public final class DetectorWorker: @unchecked Sendable {
                     d.box = d.box.placed(in: crop)
                     return d
                 }, at: at))
+        worker.locked { slot.full = false }
     }
 }
 

@@ -17,7 +17,8 @@ struct MQTTEventMessage: Encodable {
         var sub_label: String?
         var score: Double?
         var top_score: Double?
-        /// [x1, y1, x2, y2] in pixels for detected objects; motion events have none.
+        /// Detection events: [x1, y1, x2, y2] of the object at its best sighting, normalised
+        /// 0…1 (Frigate's are pixels of its detect stream); others have none.
         var box: [Double]?
         var zones: [String]
         var current_zones: [String]
@@ -34,7 +35,8 @@ struct MQTTEventMessage: Encodable {
         var has_clip: Bool
         var has_snapshot: Bool
         var false_positive: Bool
-        /// motion: the NVR's detector; plugin: the camera reported it.
+        /// motion: the NVR's motion detector; detection: its object detector; plugin: the
+        /// camera reported it.
         var source: String
         /// The event's clip and picture on this NVR (its API; Frigate's `snapshot` is an
         /// object of its own, so these are named apart).
@@ -48,9 +50,10 @@ struct MQTTEventMessage: Encodable {
             label = e.type
             score = e.score
             top_score = e.score
-            zones = []
-            current_zones = []
-            entered_zones = []
+            box = e.box.flatMap { b in b.count == 4 ? [b[0], b[1], b[0] + b[2], b[1] + b[3]] : nil }
+            zones = e.zones ?? []
+            current_zones = e.end90k == nil ? zones : []
+            entered_zones = zones
             start = Time90k.rfc3339(e.start90k)
             end = e.end90k.map(Time90k.rfc3339)
             start_time = Double(e.start90k) / 90_000

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NVRDetect
 import NVRRecorder
+import Synchronization
 import TestSupport
 import Testing
 
@@ -128,5 +129,55 @@ import Testing
         #expect(people[0].box.iou(truth) > 0.7, "\(people[0].box) vs \(truth)")
         #expect(try found("dog").isEmpty)
         #expect(try found("horses").isEmpty)
+    }
+
+    /// The detector thread: a camera whose picture is still being looked at has the next one
+    /// skipped and counted, and cameras are served in turn.
+    @Test func theWorkerSkipsWhileBusyAndTakesCamerasInTurn() throws {
+        try DetectionFixture.makeTestModels(in: dir)
+        let runtime = try DetectionFixture.runtime
+        let file = dir + "/ssd.onnx"
+        let worker = DetectorWorker {
+            try DetectorModel(
+                runtime: try ONNXRuntime(explicit: runtime), model: try Data(contentsOf: URL(fileURLWithPath: file)),
+                source: file, labels: ["a", "b"])
+        }
+        let order = Mutex<[String]>([])
+        let firstSeen = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let held = Mutex(false)
+        let a = worker.slot(camera: "a") { r in
+            guard let at = r.at else { return }
+            order.withLock { $0.append("a\(at)") }
+            if !held.withLock({
+                let was = $0
+                $0 = true
+                return was
+            }) {
+                firstSeen.signal()
+                release.wait()  // looking at a's first picture takes a while
+            }
+        }
+        let b = worker.slot(camera: "b") { r in if let at = r.at { order.withLock { $0.append("b\(at)") } } }
+        worker.start()
+        defer { worker.stop() }
+        #expect(TestEnvironment.wait(timeout: 10) { if case .ready = worker.currentState { true } else { false } })
+        func offer(_ slot: DetectorSlot, _ t: Int64) -> Bool {
+            slot.offer(at: t) { buffer, w, h in
+                buffer.update(repeating: 0, count: w * h * 3)
+                return Box(x: 0, y: 0, width: 1, height: 1)
+            }
+        }
+        #expect(offer(a, 1))
+        #expect(firstSeen.wait(timeout: .now() + 10) == .success)
+        #expect(!offer(a, 2), "a's slot is still busy")
+        #expect(worker.stats.snapshot.skipped["a"] == 1)
+        #expect(offer(b, 1))
+        release.signal()
+        // a offers again as soon as its slot is free; b's waiting picture goes first.
+        #expect(TestEnvironment.wait(timeout: 10) { offer(a, 3) })
+        #expect(TestEnvironment.wait(timeout: 10) { order.withLock { $0.count } == 3 })
+        #expect(order.withLock { $0 } == ["a1", "b1", "a3"])
+        #expect(worker.stats.snapshot.inferences == ["a": 2, "b": 1])
     }
 }

@@ -67,7 +67,7 @@ import Testing
             try h.index.setRecordingSettings(try change.apply(to: try h.index.recordingSettings(cameraID: id)))
         }
         var zoned = RecordingSettingsChange()
-        zoned.detect = "person"
+        zoned.detect = "person,car"  // the person model knows no cars: it says so, and finds people
         zoned.addZones = ["right=0.5,0 1,0 1,1 0.5,1", "left=0,0 0.5,0 0.5,1 0,1"]
         zoned.addRequiredZones = ["person=right"]
         let zonedID = try h.camera("zoned").id!
@@ -85,6 +85,11 @@ import Testing
         let personStart = try t0(personT0)
         let dogStart = try t0(dogT0)
         #expect(TestEnvironment.wait(timeout: 15) { h.recorder.session(named: "person")?.status.detection == "person" })
+        #expect(
+            TestEnvironment.wait(timeout: 15) {
+                h.recorder.session(named: "zoned")?.status.detection
+                    == "person (the model does not know car (it knows person))"
+            }, "\(h.recorder.session(named: "zoned")?.status.detection ?? "nil")")
         // Both scenes are over (the crossing ends at 16 s, the light change at 23 s), and the
         // tracker's 5 s without a sighting has passed.
         #expect(TestEnvironment.wait(timeout: 60) { Date().timeIntervalSince1970 > max(personStart, dogStart) + 27 })

@@ -12,7 +12,8 @@ the first frame); the whole picture 40 % brighter during --light C-D. The wall-c
 the first frame goes to --t0-file, so a test knows when everything happened. With --object
 PICTURE (and --object-crop x,y,w,h, in the picture's pixels), that part of a picture, half the
 scene's height and in colour, crosses the scene from left to right instead of the square, its
-top at a quarter of the height: object detection's tests know where it is at every moment.
+top at a quarter of the height: object detection's tests know where it is at every moment
+(--cross-seconds P: it crosses again every P seconds, for benchmarks).
 
 --pattern flash shows a dark picture, then a bright one, each for --flash-period seconds, on
 the same clock (--t0-file): the picture turns bright at t0 + (2k+1)·period and dark at
@@ -116,7 +117,8 @@ class Scene:
         w, h = a.width, a.height
         sw, sh, sy, su, sv = self.sprite
         m0, m1 = self.motion
-        x0 = (int((t - m0) / (m1 - m0) * (w - sw))) & ~1
+        period = a.cross_seconds or (m1 - m0)
+        x0 = (int(((t - m0) % period) / period * (w - sw))) & ~1
         y0 = (h // 4) & ~1
         y = bytearray(base)
         for row in range(sh):
@@ -208,6 +210,8 @@ def main():
     p.add_argument("--light", default="20-26", help="scene: seconds when the picture is brighter")
     p.add_argument("--object", help="scene: a picture (JPEG…) whose --object-crop crosses the scene during --motion")
     p.add_argument("--object-crop", default="0,0,64,64", help="scene: x,y,w,h of the object in --object's pixels")
+    p.add_argument("--cross-seconds", type=float, default=0,
+                   help="scene: the object crosses again every this many seconds during --motion (0: once)")
     p.add_argument("--t0-file", help="scene, flash: write the first frame's wall-clock time here")
     p.add_argument("--flash-period", type=float, default=1.0, help="flash: seconds of each picture")
     p.add_argument("--user", help="require this user (with --password)")

@@ -43,17 +43,20 @@ public final class ObjectDetection: @unchecked Sendable {
     /// New settings (from the packet thread when the camera's settings change).
     public func update(_ new: DetectSettings) { settings.withLock { $0 = new } }
 
-    /// What the camera list says: "person, car", "loading the model", or "failed: why".
+    /// What the camera list says: "person, car", "loading the model", or "failed: why"; labels
+    /// the model does not know are named ("person (the model does not know unicorn)").
     public var status: String {
         switch worker.currentState {
         case .loading: "loading the model"
         case .failed(let why): "failed: \(why)"
         case .ready(let labels, _, _):
             settings.withLock { s in
+                let known = s.labels.filter { labels.contains($0) }
                 let missing = s.labels.filter { !labels.contains($0) }
-                return missing.isEmpty
-                    ? s.labels.joined(separator: ", ")
-                    : "failed: the model does not know \(missing.joined(separator: ", ")) (it knows \(labels.prefix(10).joined(separator: ", ")))"
+                let note =
+                    "the model does not know \(missing.joined(separator: ", ")) (it knows \(labels.prefix(10).joined(separator: ", ")))"
+                if missing.isEmpty { return known.joined(separator: ", ") }
+                return known.isEmpty ? "failed: \(note)" : "\(known.joined(separator: ", ")) (\(note))"
             }
         }
     }
