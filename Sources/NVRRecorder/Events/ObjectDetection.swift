@@ -11,7 +11,7 @@ import Synchronization
 /// what was found into objects, and objects into events of source `detection`, one event per
 /// label while any object of it is in view.
 public final class ObjectDetection: @unchecked Sendable {
-    // @unchecked Sendable: `settings` is a Mutex; `cropper` and `lastOffer90k` belong to the
+    // @unchecked Sendable: `settings` is a Mutex; `cropper`, `lastOffer90k` and `credit` belong to the
     // decoding thread; `tracker`, `inView`, `eventful` and `zonesSeen` to the detector's thread
     // (the slot's handler).
     private let cameraName: String
@@ -21,6 +21,7 @@ public final class ObjectDetection: @unchecked Sendable {
     private let settings: Mutex<DetectSettings>
     private var cropper: RGBCropper?
     private var lastOffer90k: Int64?
+    private var credit = 1.0
     private let tracker = ObjectTracker()
     private var inView: [String: Int] = [:]
     /// Objects that made (or joined) their label's event, and the zones each has stood in.
@@ -66,11 +67,17 @@ public final class ObjectDetection: @unchecked Sendable {
         guard let region, let slot else { return }
         let s = settings.withLock { $0 }
         guard s.enabled else { return }
-        // At most `fps` offers a second (a quarter of the interval early is fine: looks come
-        // at the motion detector's own pace). A clock that went back starts afresh.
-        let interval = Int64(90_000 / s.fps)
-        if let last = lastOffer90k, t >= last, t - last < interval - interval / 4 { return }
+        // `fps` offers a second on average, whatever the pace of the looks (a token bucket: a
+        // look earns fps × the time since the last, an offer spends one; it holds two, so the
+        // fraction a look earns beyond one is kept). A clock that went back starts afresh.
+        if let last = lastOffer90k, t >= last {
+            credit = min(2, credit + Double(t - last) / 90_000 * s.fps)
+        } else {
+            credit = 1
+        }
         lastOffer90k = t
+        guard credit >= 1 - 1e-9 else { return }
+        credit -= 1
         let crop = Self.crop(around: region, pictureWidth: picture.width, pictureHeight: picture.height)
         slot.offer(at: t) { buffer, w, h in
             // The slot is the camera's while `fill` runs: the worker reads these once it is full.
