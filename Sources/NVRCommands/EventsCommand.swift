@@ -61,7 +61,7 @@ struct EventsCommand: ParsableCommand {
             let now = Time90k.now()
             let events = try index.events(
                 cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, type: type ?? label,
-                limit: 100_000
+                zone: zone, limit: 100_000
             )
             .map { EventSummary($0, camera: cam.name, now: now) }
             if json {

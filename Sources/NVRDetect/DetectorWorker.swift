@@ -27,6 +27,8 @@ public final class DetectorWorker: @unchecked Sendable {
     private var slots: [DetectorSlot] = []
     private var state: State = .loading
     private var next = 0
+    /// Told once the model has loaded or failed to.
+    private var settledHandlers: [@Sendable (State) -> Void] = []
     public let stats = DetectorStats()
     /// How often idle slots are ticked (their trackers end objects no longer seen).
     public var tickSeconds = 0.5
@@ -38,6 +40,19 @@ public final class DetectorWorker: @unchecked Sendable {
     public func start() { worker.start { [self] in run() } }
 
     public func stop() { worker.stop() }
+
+    /// Calls `f` once the model has loaded or failed to (at once if it has), on the worker's
+    /// thread or the caller's.
+    public func whenSettled(_ f: @escaping @Sendable (State) -> Void) {
+        let settled: State? = worker.locked {
+            if case .loading = state {
+                settledHandlers.append(f)
+                return nil
+            }
+            return state
+        }
+        if let settled { f(settled) }
+    }
 
     /// A camera's slot. `handler` gets each picture's detections (boxes in the whole picture's
     /// coordinates) and, with an empty list and `looked` false, a regular tick; on the worker's
@@ -64,13 +79,22 @@ public final class DetectorWorker: @unchecked Sendable {
         let model: DetectorModel
         do {
             model = try loader()
-            worker.locked {
+            let handlers = worker.locked {
                 state = .ready(
                     labels: model.labels, layout: model.layout.name, input: "\(model.inputWidth)x\(model.inputHeight)")
                 for s in slots { s.size = (model.inputWidth, model.inputHeight) }
+                defer { settledHandlers = [] }
+                return settledHandlers
             }
+            for f in handlers { f(currentState) }
         } catch {
-            worker.locked { state = .failed("\(error)") }
+            let failed = State.failed("\(error)")
+            let handlers = worker.locked {
+                state = failed
+                defer { settledHandlers = [] }
+                return settledHandlers
+            }
+            for f in handlers { f(failed) }
             return
         }
         var lastTick = Date()

@@ -53,7 +53,12 @@ public final class ONNXSession {
         self.memory = memory
         do {
             let (inputs, inNames) = try Self.describe(runtime, session, input: true)
-            let (outputs, outNames) = try Self.describe(runtime, session, input: false)
+            let outputs: [Tensor]
+            let outNames: [UnsafeMutablePointer<CChar>]
+            do { (outputs, outNames) = try Self.describe(runtime, session, input: false) } catch {
+                for n in inNames { free(n) }
+                throw error
+            }
             self.inputs = inputs
             self.outputs = outputs
             inputNames = inNames
@@ -86,6 +91,9 @@ public final class ONNXSession {
         try runtime.check(try ONNXRuntime.member(api.GetAllocatorWithDefaultOptions)(&allocator))
         var tensors: [Tensor] = []
         var names: [UnsafeMutablePointer<CChar>] = []
+        // The names copied so far are freed when a later tensor is refused.
+        var done = false
+        defer { if !done { for n in names { free(n) } } }
         for i in 0..<count {
             var cName: UnsafeMutablePointer<CChar>?
             try runtime.check(
@@ -93,8 +101,9 @@ public final class ONNXSession {
                     session, i, allocator, &cName))
             guard let cName else { throw DetectError("a model tensor has no name") }
             let name = String(cString: cName)
-            _ = api.AllocatorFree?(allocator, cName)
-            names.append(strdup(name))
+            if let status = api.AllocatorFree?(allocator, cName) { api.ReleaseStatus?(status) }
+            guard let copy = strdup(name) else { throw DetectError("out of memory") }
+            names.append(copy)
             var typeInfo: OpaquePointer?
             try runtime.check(
                 try ONNXRuntime.member(input ? api.SessionGetInputTypeInfo : api.SessionGetOutputTypeInfo)(
@@ -115,6 +124,7 @@ public final class ONNXSession {
             try runtime.check(try ONNXRuntime.member(api.GetDimensions)(info, &dims, rank))
             tensors.append(Tensor(name: name, shape: dims))
         }
+        done = true
         return (tensors, names)
     }
 

@@ -120,6 +120,10 @@ public final class ObjectTracker {
         return wasStarted ? .updated(o) : nil
     }
 
+    /// Forgets the objects in view without ending them (their camera's connection ended and
+    /// their events were closed with it); stationary objects stay remembered.
+    public func forgetAll() { objects.removeAll() }
+
     /// Ends objects not seen for `lost` (call when no picture came: the detector's tick).
     public func tick(now t: Int64) -> [Change] {
         var changes: [Change] = []

@@ -100,8 +100,11 @@ public final class JPEGEncoder {
         _ o: Outline, y: UnsafeMutablePointer<UInt8>, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>,
         width: Int, height: Int
     ) {
-        guard [o.x, o.y, o.width, o.height].allSatisfy({ $0.isFinite }) else { return }
-        func px(_ f: Double, _ size: Int) -> Int { min(max(Int((f * Double(size)).rounded()), 0), size - 1) }
+        guard [o.x, o.y, o.width, o.height].allSatisfy({ $0.isFinite }), width > 0, height > 0 else { return }
+        // Clamped before converting: a box from a hand-edited index may hold any number.
+        func px(_ f: Double, _ size: Int) -> Int {
+            Int((min(max(f, 0), 1) * Double(size - 1)).rounded())
+        }
         let x0 = px(o.x, width)
         let x1 = px(o.x + o.width, width)
         let y0 = px(o.y, height)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The review queue in a real browser (Debian's chromium, playwright). The NVR has recorded an
 alert (a person crossing) and a detection (plain motion) in the last minutes. Logs in, opens
-Review, and checks: the alert comes first with its thumbnail; Enter plays its clip; R marks it
+Review, and checks: the alert comes first with its thumbnail; J and K move the selection;
+Enter plays its clip; R marks it
 reviewed and moves on to the detection; "Mark all reviewed" marks the rest. Exits non-zero on
 the first thing that is wrong, leaving a screenshot in --shots.
 
@@ -44,6 +45,11 @@ def main():
             check("person" in first.inner_text(), f"the alert does not say person: {first.inner_text()!r}")
             check(second.get_attribute("data-severity") == "detection", "the second item is not a detection")
             check("selected" in (first.get_attribute("class") or ""), "the first item is not selected")
+            # J and K move the selection.
+            page.keyboard.press("j")
+            page.wait_for_selector(".review-item.selected[data-severity=detection]", timeout=5000)
+            page.keyboard.press("k")
+            page.wait_for_selector(".review-item.selected[data-severity=alert]", timeout=5000)
             # Its thumbnail is a picture (the snapshot with the box).
             page.wait_for_function(
                 "() => { const i = document.querySelector('.review-item img'); return i && i.complete && i.naturalWidth > 0 }",

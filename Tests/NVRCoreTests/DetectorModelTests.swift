@@ -74,6 +74,8 @@ import Testing
         }
         #expect(message(dir + "/wrong.onnx").contains("neither the ssd nor the yolox layout"))
         #expect(message(dir + "/grey.onnx").contains("should take one [1, 3, H, W] picture"))
+        #expect(message(dir + "/huge.onnx").contains("should take one [1, 3, H, W] picture"))
+        #expect(message(dir + "/ints.onnx").contains("scores is not float32"), "\(message(dir + "/ints.onnx"))")
         // Bytes that are not a model (a truncated file, another format).
         let good = try Data(contentsOf: URL(fileURLWithPath: dir + "/ssd.onnx"))
         for (name, bytes) in [("half", good.prefix(good.count / 2)), ("text", Data("not a model\n".utf8))] {
@@ -92,11 +94,11 @@ import Testing
             _ = try ONNXRuntime(explicit: dir + "/libonnxruntime.so")
             Issue.record("loaded a runtime that does not exist")
         } catch { #expect("\(error)".hasPrefix("cannot load ONNX Runtime from \(dir)/libonnxruntime.so")) }
-        // A shared library that is not ONNX Runtime.
-        let libz = "/usr/lib/x86_64-linux-gnu/libz.so.1"
+        // A shared library that is not ONNX Runtime: one of the NVR's own plugins.
+        let plugin = TestEnvironment.buildDir + "/libnvr-plugin-demo.so"
         do {
-            _ = try ONNXRuntime(explicit: libz)
-            Issue.record("took libz for ONNX Runtime")
+            _ = try ONNXRuntime(explicit: plugin)
+            Issue.record("took a plugin for ONNX Runtime")
         } catch { #expect("\(error)".contains("no OrtGetApiBase")) }
         let runtime = try ONNXRuntime(explicit: try DetectionFixture.runtime)
         #expect(runtime.version.hasPrefix("1."))

@@ -67,8 +67,12 @@ import Testing
         defer { Task { await server.stop() } }
         let kid = try #require(try index.user(named: "kid"))
         let token = try TokenStore(index: index).create(for: kid, name: "test").token
-        // Self-service calls (their own password, sessions, tokens, logging out) are not changes to the NVR.
-        let own: Set<String> = ["/api/logout", "/api/session/password", "/api/tokens/1", "/api/sessions/1"]
+        // Self-service calls (their own password, sessions, tokens, logging out, their own review
+        // flags) are not changes to the NVR.
+        let own: Set<String> = [
+            "/api/logout", "/api/session/password", "/api/tokens/1", "/api/sessions/1", "/api/review/1/reviewed",
+            "/api/review/reviewed",
+        ]
         for op in try await operations(server)
         where ["POST", "PUT", "PATCH", "DELETE"].contains(op.method) && !own.contains(op.path)
             && op.path != "/api/login"

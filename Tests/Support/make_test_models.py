@@ -16,6 +16,8 @@ yolox.onnx   input [1,3,64,64]; output [1,84,7] (strides 8, 16, 32; 2 classes). 
              (stride 32, gx 0, gy 1): class 0, 0.7 × 0.9 = 0.63, centre (16, 48), 32 × 32.
 wrong.onnx   input [1,3,64,64]; one output [1,10]: neither layout.
 grey.onnx    input [1,1,64,64]: not a colour picture.
+huge.onnx    input [1,3,4096,4096]: larger than the 2048 pixels a side the NVR takes.
+ints.onnx    input [1,3,64,64]; the ssd outputs, but the scores as int64: not float.
 """
 import math
 import os
@@ -26,8 +28,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def model(inputs_shape, outputs):
-    """outputs: [(name, array)]: each output = array + 0 × mean(image)."""
+def model(inputs_shape, outputs, int_outputs=()):
+    """outputs: [(name, array)]: each output = array + 0 × mean(image); those named in
+    int_outputs are cast to int64."""
     nodes = [
         helper.make_node("ReduceMean", ["image"], ["mean"], keepdims=0),
         helper.make_node("Mul", ["mean", "zero"], ["nothing"]),
@@ -36,6 +39,11 @@ def model(inputs_shape, outputs):
     outs = []
     for name, value in outputs:
         inits.append(numpy_helper.from_array(value.astype(np.float32), name + "_value"))
+        if name in int_outputs:
+            nodes.append(helper.make_node("Add", [name + "_value", "nothing"], [name + "_float"]))
+            nodes.append(helper.make_node("Cast", [name + "_float"], [name], to=TensorProto.INT64))
+            outs.append(helper.make_tensor_value_info(name, TensorProto.INT64, list(value.shape)))
+            continue
         nodes.append(helper.make_node("Add", [name + "_value", "nothing"], [name]))
         outs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(value.shape)))
     graph = helper.make_graph(
@@ -64,6 +72,9 @@ def main():
     onnx.save(model([1, 3, 64, 64], [("output", rows)]), f"{out}/yolox.onnx")
     onnx.save(model([1, 3, 64, 64], [("output", np.zeros((1, 10)))]), f"{out}/wrong.onnx")
     onnx.save(model([1, 1, 64, 64], [("output", rows)]), f"{out}/grey.onnx")
+    onnx.save(model([1, 3, 4096, 4096], [("output", rows)]), f"{out}/huge.onnx")
+    onnx.save(model([1, 3, 64, 64], [("boxes", codes), ("scores", logits), ("anchors", anchors)], int_outputs=("scores",)),
+              f"{out}/ints.onnx")
     print("READY")
 
 

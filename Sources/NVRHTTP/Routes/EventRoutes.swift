@@ -85,7 +85,7 @@ struct EventRoutes: IndexedRoutes {
                 cameraID = c.id
             }
             let list = try index.events(
-                cameraID: cameraID, start90k: start, end90k: end, type: type ?? label, limit: limit
+                cameraID: cameraID, start90k: start, end90k: end, type: type ?? label, zone: zone, limit: limit
             )
             .compactMap { e in
                 cams[e.cameraID].flatMap { who.mayView(camera: $0.name) ? EventJSON(e, camera: $0) : nil }

@@ -14,7 +14,10 @@ struct ReviewRoutes: IndexedRoutes {
         router.get("/api/review") { r, c in try await list(r, try identity(c)) }
         router.post("/api/review/reviewed") { r, c in
             let who = try identity(c)
-            let before = try Query(request: r).time("before") ?? Time90k.now()
+            // Never later than now: the mark only moves forward, so a time in the future would
+            // mark what has not happened yet.
+            let now = Time90k.now()
+            let before = min(try Query(request: r).time("before") ?? now, now)
             try await offload { [index] in try index.setReviewedUntil(user: who.name, before) }
             return try JSON.response(["reviewedUntil": Time90k.rfc3339(before)])
         }

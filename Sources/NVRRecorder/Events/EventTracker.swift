@@ -53,6 +53,8 @@ public final class EventTracker: @unchecked Sendable {
     private var postRoll90k: Int64
     /// The event types whose clips are recorded (empty: all of them).
     private var recordOn: Set<String> = []
+    /// Set when the detector that `recordOn` relies on failed: every event records again.
+    private var recordOnFailed = false
     /// Called when an event starts or ends, (event, started), once its row is committed (on
     /// the index writer's callback queue, in order).
     public var onChange: (@Sendable (EventRecord, Bool) -> Void)?
@@ -76,16 +78,23 @@ public final class EventTracker: @unchecked Sendable {
     /// Only events of these types make footage wanted (`--record-on`); empty: every event.
     public func setRecordOn(_ types: Set<String>) { lock.withLock { recordOn = types } }
 
+    /// The detector failed (no runtime, a broken model): `--record-on` falls back to every event,
+    /// so the camera records on motion rather than not at all.
+    public func detectorFailed() { lock.withLock { recordOnFailed = true } }
+
+    /// Whether an event of this type makes footage wanted (called with the lock held).
+    private func records(_ type: String) -> Bool { recordOn.isEmpty || recordOnFailed || recordOn.contains(type) }
+
     /// Starts an event (or extends the open one of the same source and type).
     public func begin(
         type: String, source: EventRecord.Source, at t: Int64, score: Double? = nil, box: [Double]? = nil,
-        zones: [String]? = nil, until deadline: Int64? = nil
+        seen: Int64? = nil, zones: [String]? = nil, until deadline: Int64? = nil
     ) {
         lock.withLock {
             let key = Key(source: source, type: type)
             if var o = open[key] {
                 if let deadline { o.deadline90k = max(o.deadline90k ?? deadline, deadline) }
-                o.note(score: score, box: box, at: t)
+                o.note(score: score, box: box, at: seen ?? t)
                 o.note(zones: zones)
                 open[key] = o
                 return
@@ -103,7 +112,7 @@ public final class EventTracker: @unchecked Sendable {
                         cameraID: cameraID, start90k: t, type: type, source: source, snapshot90k: t,
                         preRoll90k: preRoll90k, postRoll90k: postRoll90k), ref: PendingRowID(), deadline90k: deadline)
             }
-            o.note(score: score, box: box, at: t)
+            o.note(score: score, box: box, at: seen ?? t)
             o.note(zones: zones)
             open[key] = o
             save(o, started: true)
@@ -155,10 +164,10 @@ public final class EventTracker: @unchecked Sendable {
     public func clipStart(now: Int64) -> Int64? {
         lock.withLock {
             var from: Int64?
-            for o in open.values where recordOn.isEmpty || recordOn.contains(o.record.type) {
+            for o in open.values where records(o.record.type) {
                 from = min(from ?? .max, o.record.start90k - o.record.preRoll90k)
             }
-            for r in recent.values where recordOn.isEmpty || recordOn.contains(r.record.type) {
+            for r in recent.values where records(r.record.type) {
                 if let end = r.record.end90k, now < end + r.record.postRoll90k {
                     from = min(from ?? .max, r.record.start90k - r.record.preRoll90k)
                 }

@@ -18,7 +18,13 @@ public final class ObjectDetection: @unchecked Sendable {
     private let events: EventTracker
     private let worker: DetectorWorker
     private var slot: DetectorSlot?
-    private let settings: Mutex<DetectSettings>
+    /// The settings, and the labels as a set (made once per change, not per picture).
+    private let settings: Mutex<(DetectSettings, wanted: Set<String>)>
+    /// Set by `reset` (a connection ended: its objects are gone) and `close` (the camera
+    /// stopped); the detector's thread acts on them before the next result.
+    private let resetAt = Atomic<Int64>(.min)
+    private let closed = Atomic<Bool>(false)
+    private var handledResetAt: Int64 = .min
     private var cropper: RGBCropper?
     private var lastOffer90k: Int64?
     private var credit = 1.0
@@ -32,40 +38,53 @@ public final class ObjectDetection: @unchecked Sendable {
         self.cameraName = cameraName
         self.events = events
         self.worker = worker
-        self.settings = Mutex(settings)
+        self.settings = Mutex((settings, Set(settings.labels)))
         let slot = worker.slot(camera: cameraName) { [weak self] result in self?.handle(result) }
         slot.minScore = settings.minScore
         slot.wanted = Set(settings.labels)
         self.slot = slot
+        // `--record-on person` must not mean "record nothing" when there is no detector.
+        worker.whenSettled { [weak events] state in
+            if case .failed = state { events?.detectorFailed() }
+        }
     }
 
     deinit { slot?.close() }
 
-    /// New settings (from the packet thread when the camera's settings change).
-    public func update(_ new: DetectSettings) { settings.withLock { $0 = new } }
+    /// New settings (from any thread when the camera's settings change).
+    public func update(_ new: DetectSettings) { settings.withLock { $0 = (new, Set(new.labels)) } }
+
+    /// The camera's connection ended: the objects in view are forgotten (their events were
+    /// closed with the connection), and pictures taken before now are not looked at.
+    public func reset(at t: Int64) { resetAt.store(t, ordering: .relaxed) }
+
+    /// The camera stopped: no more pictures, and results still on their way are dropped.
+    public func close() {
+        closed.store(true, ordering: .relaxed)
+        slot?.close()
+    }
 
     /// What the camera list says: "person, car", "loading the model", or "failed: why"; labels
     /// the model does not know are named ("person (the model does not know unicorn)").
     public var status: String {
         switch worker.currentState {
-        case .loading: "loading the model"
-        case .failed(let why): "failed: \(why)"
+        case .loading: return "loading the model"
+        case .failed(let why): return "failed: \(why)"
         case .ready(let labels, _, _):
-            settings.withLock { s in
-                let known = s.labels.filter { labels.contains($0) }
-                let missing = s.labels.filter { !labels.contains($0) }
-                let note =
-                    "the model does not know \(missing.joined(separator: ", ")) (it knows \(labels.prefix(10).joined(separator: ", ")))"
-                if missing.isEmpty { return known.joined(separator: ", ") }
-                return known.isEmpty ? "failed: \(note)" : "\(known.joined(separator: ", ")) (\(note))"
-            }
+            let wanted = settings.withLock { $0.0.labels }
+            let known = wanted.filter { labels.contains($0) }
+            let missing = wanted.filter { !labels.contains($0) }
+            let note =
+                "the model does not know \(missing.joined(separator: ", ")) (it knows \(labels.prefix(10).joined(separator: ", ")))"
+            if missing.isEmpty { return known.joined(separator: ", ") }
+            return known.isEmpty ? "failed: \(note)" : "\(known.joined(separator: ", ")) (\(note))"
         }
     }
 
     /// A look by the motion detector: offers the region in motion, if any (decoding thread).
     func look(_ picture: Picture, region: MotionRegion?, at t: Int64) {
         guard let region, let slot else { return }
-        let s = settings.withLock { $0 }
+        let (s, wanted) = settings.withLock { $0 }
         guard s.enabled else { return }
         // `fps` offers a second on average, whatever the pace of the looks (a token bucket: a
         // look earns fps × the time since the last, an offer spends one; it holds two, so the
@@ -82,7 +101,7 @@ public final class ObjectDetection: @unchecked Sendable {
         slot.offer(at: t) { buffer, w, h in
             // The slot is the camera's while `fill` runs: the worker reads these once it is full.
             slot.minScore = s.minScore
-            slot.wanted = Set(s.labels)
+            slot.wanted = wanted
             if cropper?.width != w || cropper?.height != h { cropper = RGBCropper(width: w, height: h) }
             guard let cropper else { throw DetectError("no cropper") }
             let cut = try cropper.crop(picture, x: crop.x, y: crop.y, w: crop.width, h: crop.height, into: buffer)
@@ -97,7 +116,10 @@ public final class ObjectDetection: @unchecked Sendable {
     static func crop(around r: MotionRegion, pictureWidth pw: Int, pictureHeight ph: Int) -> MotionRegion {
         let (w, h) = (Double(max(pw, 1)), Double(max(ph, 1)))
         let short = min(w, h)
-        let side = min(max(max(r.width * w, r.height * h) * 1.5, short / 2), short)
+        // Rounded up to 32 pixels: the scaler is made again only when the side changes, not
+        // for every pixel the motion grows by.
+        let wanted = min(max(max(r.width * w, r.height * h) * 1.5, short / 2), short)
+        let side = min((wanted / 32).rounded(.up) * 32, short)
         if r.width * w > side || r.height * h > side { return MotionRegion(x: 0, y: 0, width: 1, height: 1) }
         let cx = (r.x + r.width / 2) * w
         let cy = (r.y + r.height / 2) * h
@@ -111,10 +133,20 @@ public final class ObjectDetection: @unchecked Sendable {
     /// its label requires (if any); the event gathers the zones its objects stood in from then on
     /// (without a requirement: from the object's start).
     private func handle(_ result: DetectorSlot.Result) {
+        guard !closed.load(ordering: .relaxed) else { return }
+        let reset = resetAt.load(ordering: .relaxed)
+        if reset != handledResetAt {
+            handledResetAt = reset
+            tracker.forgetAll()
+            inView = [:]
+            eventful = []
+            zonesSeen = [:]
+        }
+        if let at = result.at, at < reset { return }  // taken before the connection ended
         let changes =
             result.at.map { tracker.update(result.detections, at: $0) } ?? tracker.tick(now: Time90k.now())
         guard !changes.isEmpty else { return }
-        let s = settings.withLock { $0 }
+        let s = settings.withLock { $0.0 }
         for change in changes {
             switch change {
             case .started(let o), .updated(let o):
@@ -132,7 +164,7 @@ public final class ObjectDetection: @unchecked Sendable {
                     let start = required.isEmpty ? o.start90k : (result.at ?? o.last90k)
                     events.begin(
                         type: o.label, source: .detection, at: start, score: o.topScore, box: Self.array(o.bestBox),
-                        zones: required.isEmpty ? seen.sorted() : here)
+                        seen: o.best90k, zones: required.isEmpty ? seen.sorted() : here)
                 } else {
                     events.observe(
                         type: o.label, source: .detection, at: o.best90k, score: o.topScore,

@@ -20,6 +20,8 @@ public struct ReviewItem: Sendable, Equatable {
     /// The zones its objects stood in.
     public var zones: [String]
     public var eventIDs: [Int64]
+    /// The labels of its alert events (they come first in `labels`).
+    var alertLabels: Set<String> = []
     /// The event that shows it best (its snapshot is the item's thumbnail, its clip the
     /// item's): the best-scored alert, else the best-scored labelled event, else the first.
     public var best: EventRecord
@@ -42,7 +44,10 @@ public enum ReviewQueue {
                 var item = items[o.index]
                 item.eventIDs.append(id)
                 item.end90k = item.end90k.flatMap { end in e.end90k.map { max(end, $0) } }
-                if alert { item.severity = .alert }
+                if alert {
+                    item.severity = .alert
+                    item.alertLabels.insert(e.type)
+                }
                 if !item.labels.contains(e.type) { item.labels.append(e.type) }
                 item.zones = Array(Set(item.zones).union(e.zones ?? [])).sorted()
                 if better(e, than: item.best, alert: alert, bestIsAlert: isAlert(item.best)) { item.best = e }
@@ -53,13 +58,13 @@ public enum ReviewQueue {
                     ReviewItem(
                         id: id, cameraID: e.cameraID, start90k: e.start90k, end90k: e.end90k,
                         severity: alert ? .alert : .detection, labels: [e.type], zones: (e.zones ?? []).sorted(),
-                        eventIDs: [id], best: e))
+                        eventIDs: [id], alertLabels: alert ? [e.type] : [], best: e))
                 open[e.cameraID] = (items.count - 1, reach)
             }
         }
         for i in items.indices {
-            let alerts = items[i].labels.filter { l in events.contains { $0.type == l && isAlert($0) } }
-            items[i].labels = alerts + items[i].labels.filter { !alerts.contains($0) }
+            let alerts = items[i].labels.filter(items[i].alertLabels.contains)
+            items[i].labels = alerts + items[i].labels.filter { !items[i].alertLabels.contains($0) }
         }
         return items
     }

@@ -102,8 +102,28 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         }
     }
 
-    /// Recording settings changed in the index: the gate takes them at its next packet.
-    public func offer(_ recording: RecordingSettings) { gate.offer(recording) }
+    /// Recording settings changed in the index: the gate takes them at its next packet, and
+    /// the sub-stream (when motion is looked for there) makes its detector anew.
+    public func offer(_ recording: RecordingSettings) {
+        gate.offer(recording)
+        // Only a change of what the sub-stream looks for remakes its detector (settings are
+        // offered to every camera whenever any camera changes).
+        guard let (substream, looks) = substreamLock.withLock({ $0 }) else { return }
+        let motion = recording.motionEnabled ? recording.motion : nil
+        let changed = looks.state.withLock { l -> Bool in
+            guard motion != l.motion || recording.detect != l.detect else { return false }
+            l = (motion, recording.detect)
+            return true
+        }
+        if changed { substream.update(motion: motion) }
+    }
+    /// What the running sub-stream looks for: its motion settings and the detection settings
+    /// it asks the gate's object detection for.
+    final class SubstreamLooks: Sendable {
+        let state: Mutex<(motion: MotionSettings?, detect: DetectSettings)>
+        init(motion: MotionSettings?, detect: DetectSettings) { state = Mutex((motion, detect)) }
+    }
+    private let substreamLock = Mutex<(Substream, SubstreamLooks)?>(nil)
 
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
@@ -197,6 +217,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             }
             try? gate.end()
             events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
+            gate.objectDetection?.reset(at: Time90k.now())
             if isStopping { break }
             if recorded { backoff = minBackoff }
             if recorded && listening && !failed {
@@ -211,6 +232,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
             sleep(seconds: backoff)
             backoff = listening ? minBackoff : min(backoff * 2, maxBackoff)
         }
+        // No detection results after this: the events they would open could never be closed.
+        gate.objectDetection?.close()
         do { try gate.end() } catch { logger.error("camera \(camera.name): closing segment failed: \(error)") }
         events.closeAll(at: gate.lastPacket90k ?? Time90k.now())
         // Events are reported once committed: the plugin hears of their end before it goes.
@@ -244,13 +267,22 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true),
             sub.url != source.url
         {
-            substream = Substream(
-                cameraName: camera.name, instance: instance, tracker: events,
-                motion: gate.settings.motionEnabled ? gate.settings.motion : nil,
-                detection: gate.settings.motionEnabled ? gate.ensureObjectDetection() : nil, live: liveSubstream,
+            // The sub-stream's thread asks the gate only for its object detection, which
+            // `objectDetection(for:)` keeps behind its own lock (the rest of the gate is this
+            // thread's).
+            nonisolated(unsafe) let gate = gate
+            let settings = gate.settings
+            let motion = settings.motionEnabled ? settings.motion : nil
+            let looks = SubstreamLooks(motion: motion, detect: settings.detect)
+            let s = Substream(
+                cameraName: camera.name, instance: instance, tracker: events, motion: motion,
+                detection: { gate.objectDetection(for: looks.state.withLock { $0.detect }) }, live: liveSubstream,
                 logger: logger, opener: opener)
-            substream?.start()
+            substreamLock.withLock { $0 = (s, looks) }
+            s.start()
+            substream = s
         }
+        defer { substreamLock.withLock { $0 = nil } }
         gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled
         defer { substream?.stop() }
         let streams = input.streams

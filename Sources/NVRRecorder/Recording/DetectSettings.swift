@@ -36,7 +36,9 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         }
 
         /// Whether a normalised point is inside (even-odd rule).
-        public func contains(x: Double, y: Double) -> Bool { MotionDetector.inside(x, y, points) }
+        public func contains(x: Double, y: Double) -> Bool {
+            points.count >= 3 && points.allSatisfy { $0.count == 2 } && MotionDetector.inside(x, y, points)
+        }
     }
 
     public init(labels: [String] = []) { self.labels = labels }

@@ -207,7 +207,7 @@ public final class Recorder: @unchecked Sendable {
                 do {
                     let m = try options.load()
                     logger.info(
-                        "detection: \(m.source) (\(m.layout.name), \(m.inputWidth)x\(m.inputHeight), \(m.labels.count) labels)"
+                        "detection: \(m.source) (\(m.layout.name), \(m.inputWidth)x\(m.inputHeight), \(m.labels.count) labels) on ONNX Runtime \(m.runtimeVersion) (\(m.runtimePath))"
                     )
                     try? index.setSetting(Self.detectionStatusKey, "ready")
                     return m

@@ -74,7 +74,7 @@ public final class RecordingGate {
         self.clock = clock
         self.captureClock = CaptureClock(settle90k: segmenter.segmentLength90k)
         tracker.setRolls(pre: settings.preRoll90k, post: settings.postRoll90k)
-        tracker.setRecordOn(Set(settings.detect.recordOn))
+        applyRecordOn()
         let now = clock()
         mode = settings.mode(at: now)
         modeCheckedAt = now
@@ -87,6 +87,9 @@ public final class RecordingGate {
         public var mode: RecordingMode
         /// off, "main stream, key frames", "main stream, every frame", "sub-stream".
         public var motion: String
+        /// Whether the settings ask for object detection, and motion runs for it to look at.
+        public var detect = false
+        public var motionEnabled = false
     }
     private let published = Mutex(Activity(mode: .continuous, motion: "off"))
     public var activity: Activity { published.withLock { $0 } }
@@ -99,7 +102,9 @@ public final class RecordingGate {
                 ? "sub-stream"
                 : detector.map { $0.keyFramesOnly ? "main stream, key frames" : "main stream, every frame" }
                     ?? (detectorFailed ? "failed" : "main stream")
-        published.withLock { $0 = Activity(mode: mode, motion: motion) }
+        let a = Activity(
+            mode: mode, motion: motion, detect: settings.detect.enabled, motionEnabled: settings.motionEnabled)
+        published.withLock { $0 = a }
     }
 
     /// A new connection's streams (video first).
@@ -141,7 +146,8 @@ public final class RecordingGate {
         settings = new
         objectDetection?.update(new.detect)
         tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
-        tracker.setRecordOn(Set(new.detect.recordOn))
+        applyRecordOn()
+        if new.detect.enabled { _ = ensureObjectDetection() }
         modeCheckedAt = .min
         if motionChanged {
             detectorFailed = false
@@ -170,27 +176,41 @@ public final class RecordingGate {
     }
 
     /// The camera's object detection: made the first time its settings ask for it (and kept,
-    /// with new settings, when they change).
-    public func ensureObjectDetection() -> ObjectDetection? {
-        guard settings.detect.enabled else { return nil }
-        if let od = objectDetection { return od }
-        guard let od = makeObjectDetection?(settings.detect) ?? nil else { return nil }
-        detection.withLock { $0 = od }
-        return od
+    /// with new settings, when they change). From any thread: the sub-stream's asks too.
+    public func objectDetection(for detect: DetectSettings) -> ObjectDetection? {
+        guard detect.enabled else { return nil }
+        return detection.withLock { current in
+            if let od = current {
+                od.update(detect)
+                return od
+            }
+            current = makeObjectDetection?(detect) ?? nil
+            return current
+        }
     }
+
+    /// The packet thread's: detection for the settings in force.
+    func ensureObjectDetection() -> ObjectDetection? { objectDetection(for: settings.detect) }
 
     public var objectDetection: ObjectDetection? { detection.withLock { $0 } }
 
-    /// What the camera list says about detection: nil when off.
+    /// What the camera list says about detection: nil when off (from any thread: it reads
+    /// only what `publish` published).
     public var detectionStatus: String? {
-        guard settings.detect.enabled else { return nil }
-        guard settings.motionEnabled else {
-            return "failed: motion detection is off (detection looks where there is motion)"
-        }
+        let a = activity
+        guard a.detect else { return nil }
+        guard a.motionEnabled else { return "failed: motion detection is off (detection looks where there is motion)" }
         guard let od = objectDetection else {
             return makeObjectDetection == nil ? "failed: the server has no detector" : "starting"
         }
         return od.status
+    }
+
+    /// The event types whose clips are recorded: `--record-on` while detection is on; every
+    /// event when it is off (a camera set to record on people whose detection is turned off
+    /// records on motion again rather than nothing).
+    private func applyRecordOn() {
+        tracker.setRecordOn(settings.detect.enabled ? Set(settings.detect.recordOn) : [])
     }
 
     /// One packet from the camera; `data` is borrowed for the call.

@@ -36,6 +36,8 @@ public struct RecordingSettings: Sendable, Equatable {
         do { detect = try JSONDecoder().decode(DetectSettings.self, from: Data(r.detect.utf8)) } catch {
             throw ConfigError("detect settings are not valid JSON: \(error)")
         }
+        // Checked as `camera set` checks them: a hand-edited index must not crash the recorder.
+        try detect.validate()
         self.init(
             mode: mode, schedule: try r.schedule.map { try RecordingSchedule($0, tz: r.tz) },
             preRoll90k: r.preRoll90k, postRoll90k: r.postRoll90k, motion: motion, detect: detect)

@@ -4,6 +4,7 @@ import NVRMedia
 import NVRPluginHost
 import NVRTime
 import NVRWorker
+import Synchronization
 
 /// A camera's sub-stream, read beside the recording connection on a thread of its own (it
 /// reconnects on its own; the main stream is never touched). It feeds the grid's live view —
@@ -17,10 +18,12 @@ final class Substream: @unchecked Sendable {
     private let cameraName: String
     private let instance: PluginInstance
     private let tracker: EventTracker
-    /// nil: motion is not detected here.
-    private let settings: MotionSettings?
-    /// Object detection, looking where the motion detector saw motion.
-    private let detection: ObjectDetection?
+    /// nil: motion is not detected here. Changed from other threads through `update`; the
+    /// reading thread takes the change at its next packet (`changed` spares it the lock).
+    private let settings: Mutex<MotionSettings?>
+    private let changed = Atomic<Bool>(false)
+    /// The camera's object detection (if on), asked for each time a motion detector is made.
+    private let detection: @Sendable () -> ObjectDetection?
     private let live: LiveHub
     private let logger: Logger
     private let interrupter = Interrupter()
@@ -29,14 +32,14 @@ final class Substream: @unchecked Sendable {
 
     init(
         cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?,
-        detection: ObjectDetection? = nil, live: LiveHub, logger: Logger,
+        detection: @escaping @Sendable () -> ObjectDetection? = { nil }, live: LiveHub, logger: Logger,
         opener: any LiveInputOpener = LiveInputs.Network()
     ) {
         self.opener = opener
         self.cameraName = cameraName
         self.instance = instance
         self.tracker = tracker
-        self.settings = settings
+        self.settings = Mutex(settings)
         self.detection = detection
         self.live = live
         self.logger = logger
@@ -44,6 +47,27 @@ final class Substream: @unchecked Sendable {
     }
 
     func start() { worker.start { [self] in run() } }
+
+    /// New motion settings (nil: motion off here), from any thread: the detector is made anew
+    /// at the next packet, without reconnecting.
+    func update(motion: MotionSettings?) {
+        settings.withLock { $0 = motion }
+        changed.store(true, ordering: .releasing)
+    }
+
+    /// A motion detector for the settings in force, looking for objects too when the camera
+    /// detects them (nil: motion off, or the stream cannot be looked at).
+    private func makeDetector(_ video: StreamDescription) -> MotionDetector? {
+        guard let s = settings.withLock({ $0 }) else { return nil }
+        do {
+            let d = try MotionDetector(stream: video, settings: s)
+            if let od = detection() { d.onLook = { od.look($0, region: $1, at: $2) } }
+            return d
+        } catch {
+            logger.warning("camera \(cameraName): motion detection on the sub-stream off: \(error)")
+            return nil
+        }
+    }
 
     func stop() { worker.stop { interrupter.stop() } }
 
@@ -62,12 +86,12 @@ final class Substream: @unchecked Sendable {
                 }
                 live.begin(streams: [video])
                 defer { live.end() }
-                let d = try settings.map { try MotionDetector(stream: video, settings: $0) }
-                if let d, let od = detection { d.onLook = { od.look($0, region: $1, at: $2) } }
+                changed.store(false, ordering: .relaxed)
+                var d = makeDetector(video)
                 detector = d
-                if let d, let settings {
+                if let d {
                     logger.info(
-                        "camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(settings.fps) looks/s"))"
+                        "camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(d.settings.fps) looks/s"))"
                     )
                 } else {
                     logger.info("camera \(cameraName): sub-stream \(video.summary) for the live grid")
@@ -84,6 +108,13 @@ final class Substream: @unchecked Sendable {
                         live.append(
                             dts: media, pts: p.pts != Int64.min ? (tb.to90k(p.pts) ?? media) : media, isKey: p.isKey,
                             data: p.data)
+                        if changed.load(ordering: .acquiring) {
+                            // New settings: the motion in progress ends, a new detector starts.
+                            changed.store(false, ordering: .relaxed)
+                            if let f = d?.finish() { tracker.apply(f) }
+                            d = makeDetector(video)
+                            detector = d
+                        }
                         guard let d else { return }
                         var jumped = false
                         let at = clock.wallTime(media: media, arrival: Time90k.now(), jumped: &jumped)
