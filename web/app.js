@@ -7,6 +7,7 @@ import { RecordingPlayer } from './player.js';
 import { Timeline } from './timeline.js';
 import { discoverView } from './discover.js';
 import { reviewView } from './review.js';
+import { detectionPanel } from './detection.js';
 import { HZ, ticks, dayString, parseDay, clock, dateTime, duration, zone, localInput, fromLocalInput } from './time.js';
 
 const main = document.getElementById('main');
@@ -138,7 +139,9 @@ window.addEventListener('hashchange', route);
 function stateLine(c) {
   const reason = c.reason ? `: ${c.reason}` : '';
   const words = { streaming: 'live', stalled: 'not recording', connecting: 'connecting', lost: 'reconnecting', failed: 'failed', stopped: 'stopped' };
-  return `${words[c.state] ?? c.state}${reason}`;
+  // Detection that cannot run is said to everyone (the camera records on without it).
+  const detection = c.detection?.startsWith('failed') ? ` · detection ${c.detection}` : '';
+  return `${words[c.state] ?? c.state}${reason}${detection}`;
 }
 
 function badge(c) {
@@ -207,7 +210,8 @@ async function cameraView(name, params) {
   const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
   main.replaceChildren(h('section.camera', {},
     h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, stage, where, timelineBox,
-    h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox));
+    h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox,
+    session.role === 'admin' ? h('details.settings', {}, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
 
   let live = null, recorded = null;
   const timeline = new Timeline(timelineBox, { onPick: (t) => playFrom(t) });

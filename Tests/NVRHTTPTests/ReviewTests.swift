@@ -5,7 +5,8 @@ import Testing
 /// The review queue end to end: `nvr serve` with the built-in person model records a person
 /// crossing one camera (an alert: person and motion overlap, one item) and a square crossing
 /// another (a detection: plain motion); the API lists and marks them per user, and the page's
-/// review queue is driven in Chromium (Tests/Browser/review_test.py).
+/// review queue is driven in Chromium (Tests/Browser/review_test.py), then its detection
+/// settings and zones (Tests/Browser/detection_settings_test.py).
 @Suite(.serialized, .tags(.system)) struct ReviewTests {
     @Test func alertsComeFirstAndEachUserReviewsOnTheirOwn() throws {
         let runtime = try DetectionFixture.runtime
@@ -87,6 +88,18 @@ import Testing
             ["-s", "-H", "Authorization: Bearer \(viewerToken)", "http://127.0.0.1:\(s.port)/api/review"])
         let theirs = Self.items(r.stdout)
         #expect(theirs.count == 2 && theirs.allSatisfy { $0["reviewed"] as? Bool == false }, "\(r.stdout)")
+
+        // The detection settings and zones from the page (Tests/Browser/detection_settings_test.py).
+        let settingsPage = try runProcess(
+            DetectionFixture.venv + "/bin/python",
+            [
+                TestEnvironment.repoRoot + "/Tests/Browser/detection_settings_test.py", "--base",
+                "http://127.0.0.1:\(s.port)", "--user", "boss", "--password", "correct horse", "--camera", "yard",
+                "--shots", shots,
+            ])
+        #expect(
+            settingsPage.status == 0,
+            "detection settings in chromium: \(settingsPage.stdout) \(settingsPage.stderr.suffix(2000))")
     }
 
     static func items(_ body: String) -> [[String: Any]] {
