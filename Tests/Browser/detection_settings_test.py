@@ -8,27 +8,17 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
 
   detection_settings_test.py --base http://127.0.0.1:PORT --user U --password PW --camera NAME --shots DIR
 """
-import argparse
 import sys
 
 from playwright.sync_api import sync_playwright
 
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+from browser import arguments, check, launch, log_in
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--base", required=True)
-    ap.add_argument("--user", required=True)
-    ap.add_argument("--password", required=True)
-    ap.add_argument("--camera", required=True)
-    ap.add_argument("--shots", required=True)
-    a = ap.parse_args()
+    a = arguments("--camera")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 1400})
 
         def settings():
@@ -41,12 +31,7 @@ def main():
             check(page.inner_text("#detection-error") == "", f"an error: {page.inner_text('#detection-error')!r}")
 
         try:
-            page.goto(a.base + "/")
-            page.wait_for_selector("#user", timeout=10000)
-            page.fill("#user", a.user)
-            page.fill("#password", a.password)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#nav:not([hidden])", timeout=10000)
+            log_in(page, a)
             page.goto(f"{a.base}/#/camera/{a.camera}")
             page.click("details.settings summary")
             page.wait_for_function("() => document.querySelector('#detection-state').textContent.startsWith('Detection:')",

@@ -8,34 +8,20 @@ the first thing that is wrong, leaving a screenshot in --shots.
 
   review_test.py --base http://127.0.0.1:PORT --user U --password PW --shots DIR
 """
-import argparse
 import sys
 
 from playwright.sync_api import sync_playwright
 
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+from browser import arguments, check, launch, log_in
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--base", required=True)
-    ap.add_argument("--user", required=True)
-    ap.add_argument("--password", required=True)
-    ap.add_argument("--shots", required=True)
-    a = ap.parse_args()
+    a = arguments()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         try:
-            page.goto(a.base + "/")
-            page.wait_for_selector("#user", timeout=10000)
-            page.fill("#user", a.user)
-            page.fill("#password", a.password)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#nav:not([hidden])", timeout=10000)
+            log_in(page, a)
             page.click("a[href='#/review']")
             page.wait_for_selector(".review-item", timeout=10000)
             items = page.query_selector_all(".review-item")
