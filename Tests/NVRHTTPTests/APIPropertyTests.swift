@@ -58,22 +58,29 @@ import Testing
         // exist, so valid-looking requests refused with a documented 400 are not failures.
         // Adding or re-pointing cameras is left out: a random URL would make the server connect
         // wherever it points (tests talk to 127.0.0.0/8 only); LiveChangeTests covers them.
-        let r = try runProcess(
-            Self.schemathesis,
-            [
-                "run", "http://127.0.0.1:\(port)/api/openapi.json", "-H", "Authorization: Bearer \(token)",
-                "--exclude-operation-id", "addCamera", "--exclude-operation-id", "changeCamera",
-                // Removing the run's own token would leave the rest of the run with 401s only.
-                "--exclude-operation-id", "removeToken",
-                // Discovery multicasts on the machine's networks; DiscoveryTests runs it in namespaces of its own.
-                "--exclude-operation-id", "discoverCameras",
-                "--checks",
-                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,"
-                    + "response_schema_conformance,unsupported_method",
-                "--phases", "examples,coverage,fuzzing", "--max-examples", "60", "--seed", Self.seed, "--max-time",
-                "120",
-                "--workers", "2", "--generation-database", "none", "--request-timeout", "20", "--no-color",
-            ], cwd: root)
+        let arguments: [String] = [
+            "run", "http://127.0.0.1:\(port)/api/openapi.json", "-H", "Authorization: Bearer \(token)",
+            "--exclude-operation-id", "addCamera", "--exclude-operation-id", "changeCamera",
+            // Removing the run's own token would leave the rest of the run with 401s only.
+            "--exclude-operation-id", "removeToken",
+            // Discovery multicasts on the machine's networks; DiscoveryTests runs it in namespaces of its own.
+            "--exclude-operation-id", "discoverCameras",
+            "--checks",
+            "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,"
+                + "response_schema_conformance,unsupported_method",
+            "--phases", "examples,coverage,fuzzing", "--max-examples", "60", "--seed", Self.seed, "--max-time",
+            "120",
+            "--workers", "2", "--generation-database", "none", "--request-timeout", "20", "--no-color",
+        ]
+        var r = try runProcess(Self.schemathesis, arguments, cwd: root)
+        // With two workers, schemathesis's example generator sometimes trips over a cache of
+        // hypothesis's that the threads share (a KeyError in its lambda descriptions, reported as
+        // a FlakyFailure "Runtime Error" before any request; seen once in CI, 2026-11-26). That
+        // is the tool's error, not an answer of the NVR's: such a run, with no failure of the
+        // NVR's, runs once more.
+        if r.status != 0, r.stdout.contains("hypothesis.errors.FlakyFailure"), !r.stdout.contains("= FAILURES =") {
+            r = try runProcess(Self.schemathesis, arguments, cwd: root)
+        }
         // What failed first (CI shows only the start of a long message), then the summary and
         // what the server logged as its own errors.
         let found = r.stdout.components(separatedBy: "\n").drop {
