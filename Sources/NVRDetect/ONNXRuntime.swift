@@ -26,7 +26,9 @@ public final class ONNXRuntime: @unchecked Sendable {
             }
             guard let symbol = dlsym(handle, "OrtGetApiBase") else {
                 tried.append("\(path) has no OrtGetApiBase: not ONNX Runtime")
-                dlclose(handle)
+                // Not closed: a library written in Swift registers its type metadata with the
+                // runtime, which would point into unmapped memory after dlclose (a test that
+                // took one of the NVR's plugins for ONNX Runtime crashed so, once in CI).
                 continue
             }
             let getBase = unsafeBitCast(symbol, to: OrtGetApiBaseFunction.self)
@@ -34,8 +36,7 @@ public final class ONNXRuntime: @unchecked Sendable {
                 let api = getApi(UInt32(NVR_ORT_API_VERSION))
             else {
                 tried.append("\(path) is older than ONNX Runtime 1.13")
-                dlclose(handle)
-                continue
+                continue  // not closed either: see above
             }
             self.api = api
             self.path = path
