@@ -22,9 +22,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     private let index: any IndexStore
     private let writer: IndexWriter
     private let storage: StorageLayout
-    private let logger: Logger
+    let logger: Logger
     private let segmenter: Segmenter
-    private let gate: RecordingGate
+    let gate: RecordingGate
     /// The camera's events (motion and plugin-reported).
     public let events: EventTracker
     /// Its live video for viewers: the main stream, and the sub-stream (no stream while the
@@ -58,7 +58,7 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     public var minBackoff: Double = 1
     public var maxBackoff: Double = 30
     /// Opens the plugin's live sources (main and sub-stream).
-    private let opener: any LiveInputOpener
+    let opener: any LiveInputOpener
 
     /// `clock`: the time packets arrive (the recording gate's capture time is derived from it).
     public init(
@@ -103,27 +103,15 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     }
 
     /// Recording settings changed in the index: the gate takes them at its next packet, and
-    /// the sub-stream (when motion is looked for there) makes its detector anew.
+    /// the sub-stream (when motion is looked for there) makes its detector anew if they change
+    /// what it looks for.
     public func offer(_ recording: RecordingSettings) {
         gate.offer(recording)
-        // Only a change of what the sub-stream looks for remakes its detector (settings are
-        // offered to every camera whenever any camera changes).
-        guard let (substream, looks) = substreamLock.withLock({ $0 }) else { return }
-        let motion = recording.motionEnabled ? recording.motion : nil
-        let changed = looks.state.withLock { l -> Bool in
-            guard motion != l.motion || recording.detect != l.detect else { return false }
-            l = (motion, recording.detect)
-            return true
-        }
-        if changed { substream.update(motion: motion) }
+        runningSubstream.withLock { $0 }?.update(
+            motion: recording.motionEnabled ? recording.motion : nil, detect: recording.detect)
     }
-    /// What the running sub-stream looks for: its motion settings and the detection settings
-    /// it asks the gate's object detection for.
-    final class SubstreamLooks: Sendable {
-        let state: Mutex<(motion: MotionSettings?, detect: DetectSettings)>
-        init(motion: MotionSettings?, detect: DetectSettings) { state = Mutex((motion, detect)) }
-    }
-    private let substreamLock = Mutex<(Substream, SubstreamLooks)?>(nil)
+    /// The sub-stream of the current connection, if the camera has one (CameraSession+Substream.swift).
+    let runningSubstream = Mutex<Substream?>(nil)
 
     public var status: CameraStatus {
         var s = statusLock.withLock { $0 }
@@ -261,30 +249,9 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         if listening { setState(.connecting, "waiting for the camera to connect", log: .debug) }
         let input = try opener.open(source, interrupter: interrupter)
         defer { input.close() }
-        // The sub-stream, when the camera has one: the grid's live view, and motion (far
-        // cheaper to decode there).
-        var substream: Substream?
-        if instance.plugin.has(UInt64(NVR_CAP_SUBSTREAM)), let sub = try? instance.liveSource(substream: true),
-            sub.url != source.url
-        {
-            // The sub-stream's thread asks the gate only for its object detection, which
-            // `objectDetection(for:)` keeps behind its own lock (the rest of the gate is this
-            // thread's).
-            nonisolated(unsafe) let gate = gate
-            let settings = gate.settings
-            let motion = settings.motionEnabled ? settings.motion : nil
-            let looks = SubstreamLooks(motion: motion, detect: settings.detect)
-            let s = Substream(
-                cameraName: camera.name, instance: instance, tracker: events, motion: motion,
-                detection: { gate.objectDetection(for: looks.state.withLock { $0.detect }) }, live: liveSubstream,
-                logger: logger, opener: opener)
-            substreamLock.withLock { $0 = (s, looks) }
-            s.start()
-            substream = s
-        }
-        defer { substreamLock.withLock { $0 = nil } }
+        let substream = startSubstream(instance, main: source)
+        defer { stopSubstream() }
         gate.motionOnSubstream = substream != nil && gate.settings.motionEnabled
-        defer { substream?.stop() }
         let streams = input.streams
         statusLock.withLock { s in
             s.video = streams.first?.summary

@@ -130,12 +130,7 @@ public struct DetectSettings: Codable, Sendable, Equatable {
         }
         let name = String(text[..<eq]).trimmingCharacters(in: .whitespaces)
         guard isName(name) else { throw ConfigError("zone name '\(name.prefix(40))' should be a word like driveway") }
-        let points = try String(text[text.index(after: eq)...]).split(whereSeparator: \.isWhitespace).map {
-            p -> [Double] in
-            let xy = p.split(separator: ",").compactMap { Double($0) }
-            guard xy.count == 2 else { throw ConfigError("zone point '\(p.prefix(40))' should be x,y (each 0…1)") }
-            return xy
-        }
+        let points = try MotionSettings.parsePoints(String(text[text.index(after: eq)...]), what: "zone")
         var probe = DetectSettings()
         probe.zones = [Zone(name: name, points: points)]
         try probe.validate()

@@ -63,14 +63,19 @@ public struct MotionSettings: Codable, Sendable, Equatable {
         }
     }
 
-    /// Parses a mask polygon written as "x,y x,y x,y …" (normalized coordinates).
-    public static func parseMask(_ text: String) throws -> [[Double]] {
-        let points = try text.split(whereSeparator: \.isWhitespace).map { p -> [Double] in
+    /// Parses points written as "x,y x,y x,y …" (normalized coordinates; a mask's or a zone's,
+    /// `what` says which in the error).
+    static func parsePoints(_ text: String, what: String) throws -> [[Double]] {
+        try text.split(whereSeparator: \.isWhitespace).map { p -> [Double] in
             let xy = p.split(separator: ",").compactMap { Double($0) }
-            guard xy.count == 2 else { throw ConfigError("mask point '\(p)' should be x,y (each 0…1)") }
+            guard xy.count == 2 else { throw ConfigError("\(what) point '\(p.prefix(40))' should be x,y (each 0…1)") }
             return xy
         }
-        let mask = points
+    }
+
+    /// Parses a mask polygon written as "x,y x,y x,y …" (normalized coordinates).
+    public static func parseMask(_ text: String) throws -> [[Double]] {
+        let mask = try parsePoints(text, what: "mask")
         var probe = MotionSettings()
         probe.masks = [mask]
         try probe.validate()

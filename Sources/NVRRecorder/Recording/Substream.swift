@@ -18,12 +18,14 @@ final class Substream: @unchecked Sendable {
     private let cameraName: String
     private let instance: PluginInstance
     private let tracker: EventTracker
-    /// nil: motion is not detected here. Changed from other threads through `update`; the
-    /// reading thread takes the change at its next packet (`changed` spares it the lock).
-    private let settings: Mutex<MotionSettings?>
+    /// What it looks for: motion settings (nil: motion is not detected here) and the camera's
+    /// detection settings. Changed from other threads through `update`; the reading thread
+    /// takes the change at its next packet (`changed` spares it the lock).
+    private let looks: Mutex<(motion: MotionSettings?, detect: DetectSettings)>
     private let changed = Atomic<Bool>(false)
-    /// The camera's object detection (if on), asked for each time a motion detector is made.
-    private let detection: @Sendable () -> ObjectDetection?
+    /// The camera's object detection for these detection settings (nil: off), asked for each
+    /// time a motion detector is made.
+    private let detection: @Sendable (DetectSettings) -> ObjectDetection?
     private let live: LiveHub
     private let logger: Logger
     private let interrupter = Interrupter()
@@ -32,14 +34,16 @@ final class Substream: @unchecked Sendable {
 
     init(
         cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?,
-        detection: @escaping @Sendable () -> ObjectDetection? = { nil }, live: LiveHub, logger: Logger,
+        detect: DetectSettings = DetectSettings(),
+        detection: @escaping @Sendable (DetectSettings) -> ObjectDetection? = { _ in nil }, live: LiveHub,
+        logger: Logger,
         opener: any LiveInputOpener = LiveInputs.Network()
     ) {
         self.opener = opener
         self.cameraName = cameraName
         self.instance = instance
         self.tracker = tracker
-        self.settings = Mutex(settings)
+        looks = Mutex((settings, detect))
         self.detection = detection
         self.live = live
         self.logger = logger
@@ -48,20 +52,26 @@ final class Substream: @unchecked Sendable {
 
     func start() { worker.start { [self] in run() } }
 
-    /// New motion settings (nil: motion off here), from any thread: the detector is made anew
-    /// at the next packet, without reconnecting.
-    func update(motion: MotionSettings?) {
-        settings.withLock { $0 = motion }
-        changed.store(true, ordering: .releasing)
+    /// New settings (motion nil: off here), from any thread: when what it looks for changed,
+    /// the detector is made anew at the next packet, without reconnecting. (Settings are
+    /// offered to every camera whenever any camera changes.)
+    func update(motion: MotionSettings?, detect: DetectSettings) {
+        let differ = looks.withLock { l -> Bool in
+            guard motion != l.motion || detect != l.detect else { return false }
+            l = (motion, detect)
+            return true
+        }
+        if differ { changed.store(true, ordering: .releasing) }
     }
 
     /// A motion detector for the settings in force, looking for objects too when the camera
     /// detects them (nil: motion off, or the stream cannot be looked at).
     private func makeDetector(_ video: StreamDescription) -> MotionDetector? {
-        guard let s = settings.withLock({ $0 }) else { return nil }
+        let (motion, detect) = looks.withLock { $0 }
+        guard let s = motion else { return nil }
         do {
             let d = try MotionDetector(stream: video, settings: s)
-            if let od = detection() { d.onLook = { od.look($0, region: $1, at: $2) } }
+            if let od = detection(detect) { d.onLook = { od.look($0, region: $1, at: $2) } }
             return d
         } catch {
             logger.warning("camera \(cameraName): motion detection on the sub-stream off: \(error)")
