@@ -67,6 +67,10 @@ public final class MQTTConnection: @unchecked Sendable {
     private let state: Mutex<Status>
     /// The broker's answer to the last CONNECT, when it refused (set by the connect callback).
     private let refusal = Mutex<String?>(nil)
+    /// The message id of the last QoS 1 message queued, and of the last the broker acknowledged
+    /// (the publish callback): the goodbye waits until they match.
+    private let lastQueuedMID = Atomic<Int32>(0)
+    private let lastAckedMID = Atomic<Int32>(0)
     /// Called on the loop thread after each (re)connection: subscribe and republish there.
     private let onConnect: @Sendable (MQTTConnection) -> Void
     /// Called on the loop thread for each message to a subscribed topic.
@@ -123,6 +127,10 @@ public final class MQTTConnection: @unchecked Sendable {
             guard let obj else { return }
             Unmanaged<MQTTConnection>.fromOpaque(obj).takeUnretainedValue().connected(rc)
         }
+        mosquitto_publish_callback_set(m) { _, obj, mid in
+            guard let obj else { return }
+            Unmanaged<MQTTConnection>.fromOpaque(obj).takeUnretainedValue().lastAckedMID.store(mid, ordering: .relaxed)
+        }
         mosquitto_message_callback_set(m) { _, obj, message in
             // A retained command would be applied again at every reconnection: commands are live only.
             guard let obj, let message, !message.pointee.retain, let topic = message.pointee.topic else { return }
@@ -153,10 +161,13 @@ public final class MQTTConnection: @unchecked Sendable {
     @discardableResult
     public func publish(_ topic: String, _ payload: [UInt8], retain: Bool = false) -> Bool {
         guard let m = handle, status.state == .connected else { return false }
+        var mid: Int32 = 0
         let rc = payload.withUnsafeBytes { p in
-            mosquitto_publish(m, nil, topic, Int32(p.count), p.baseAddress, 1, retain)
+            mosquitto_publish(m, &mid, topic, Int32(p.count), p.baseAddress, 1, retain)
         }
-        return rc == Int32(MOSQ_ERR_SUCCESS.rawValue)
+        guard rc == Int32(MOSQ_ERR_SUCCESS.rawValue) else { return false }
+        lastQueuedMID.store(mid, ordering: .relaxed)
+        return true
     }
 
     @discardableResult
@@ -219,13 +230,21 @@ public final class MQTTConnection: @unchecked Sendable {
     private func goodbye(_ m: OpaquePointer) {
         guard status.state == .connected else { return }
         onGoodbye(self)
-        // Until what was queued is written (at most a second), then DISCONNECT, and the loop
-        // until it has gone out and the connection is closed.
-        let deadline = Date(timeIntervalSinceNow: 1)
-        while mosquitto_want_write(m), Date() < deadline, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {
+        // Until the broker has acknowledged the last message (at most three seconds), then
+        // DISCONNECT with a second of its own. Closing while the broker still owes a PUBACK makes
+        // mosquitto 2.0 (before 2.0.22) fail that PUBACK, call it "out of memory" and publish the
+        // will (CI, under load: mosquitto issue #3253).
+        let flushBy = Date(timeIntervalSinceNow: 3)
+        while lastAckedMID.load(ordering: .relaxed) != lastQueuedMID.load(ordering: .relaxed), Date() < flushBy,
+            mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue)
+        {}
+        if lastAckedMID.load(ordering: .relaxed) != lastQueuedMID.load(ordering: .relaxed) {
+            logger.warning("mqtt: stopping before the broker acknowledged every message")
         }
+        // Threaded mode only queues the DISCONNECT: the loop sends it (and libmosquitto closes).
         mosquitto_disconnect(m)
-        while Date() < deadline, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {}
+        let closeBy = Date(timeIntervalSinceNow: 1)
+        while Date() < closeBy, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {}
         set(.stopped, nil)
     }
 

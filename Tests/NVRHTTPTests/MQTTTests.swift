@@ -190,7 +190,7 @@ import Testing
         // once looked before it had).
         #expect(
             TestEnvironment.wait(timeout: 5) { broker.log.contains("Client nvrtest disconnected.") },
-            "a clean goodbye, not a dropped connection")
+            "a clean goodbye, not a dropped connection: \(broker.log.suffix(600)) nvr: \(s.logText.suffix(600))")
     }
 
     @Test func aWrongPasswordIsNamedAsSuchAndRecordingGoesOn() throws {
