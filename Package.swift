@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "nvr-plugin-onvif", type: .dynamic, targets: ["ONVIFPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
         .executable(name: "index-writer-bench", targets: ["IndexWriterBench"]),
+        .executable(name: "record-replay-bench", targets: ["RecordReplayBench"]),
         // For Fuzz/Package.swift (libFuzzer builds), not installed.
         .library(name: "NVRFuzzTargets", targets: ["NVRFuzzTargets"]),
     ],
@@ -220,6 +221,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/index-writer-bench", swiftSettings: swiftSettings),
+        // bench/record-callgrind: the recording path's instructions per packet (bench/README.md).
+        .executableTarget(
+            name: "RecordReplayBench",
+            dependencies: [
+                "NVRRecorder", "NVRStorage", "NVRIndex", "NVRMedia", "NVRPlayback", "NVRTime",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "bench/record-replay", swiftSettings: swiftSettings),
 
         // Fuzzing entry points (libFuzzer build: Fuzz/Package.swift; replayed by NVRFuzzTests).
         .target(
