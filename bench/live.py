@@ -12,13 +12,17 @@ frame into its encoder (same machine, same clock). So the figure includes the ca
 and RTP packetizer, the network (loopback), nvr, the WebSocket, MSE buffering, decoding and
 compositing — what a person looking at the screen would see.
 
+First picture: the same page load, from navigation to the video's first decodable frame
+(readyState ≥ 2, polled at every animation frame). No one watched the camera before, so its
+live view starts from the segment being written (design/live-view.md).
+
 Viewers: a 1080p camera (videotestsrc snow, x264 at --kbps, 15 fps, 2 s GOP, so every frame
 has a realistic size) and N WebSocket viewers (a Python asyncio client that reads every
 message). The server's CPU over --seconds (utime+stime from /proc) with N viewers minus with
 none, per viewer; a viewer is fed when it received ≥ 95 % of the camera's frames and was never
 told to skip.
 
-Usage: bench/live [--latency-seconds 40] [--viewers 1,20,50,100] [--seconds 20] [--kbps 4000]
+Usage: bench/live [--latency-seconds 40] [--viewers 1,20,50,100] [--seconds 20] [--kbps 4000] [--skip-build]
 """
 import argparse
 import asyncio
@@ -109,8 +113,12 @@ with sync_playwright() as p:
     b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"])
     page = b.new_page(viewport={{"width": 1280, "height": 900}})
     page.goto("http://127.0.0.1:{port}/#/camera/cam")
+    # The first picture: from the page's navigation to a decodable frame (no one watched the
+    # camera before: its live view starts from the segment being written).
+    page.wait_for_function("() => {{ const v = document.querySelector('.stage video'); return v && v.readyState >= 2; }}", polling="raf", timeout=20000)
+    first = page.evaluate("() => performance.now()")
     page.wait_for_function("() => {{ const v = document.querySelector('.stage video'); return v && v.currentTime > 2; }}", timeout=20000)
-    print(json.dumps(page.evaluate({PROBE!r}, {seconds})))
+    print(json.dumps({{**page.evaluate({PROBE!r}, {seconds}), "first": first}}))
     b.close()
 """)
     try:
@@ -131,7 +139,7 @@ with sync_playwright() as p:
         if (k % 2 == 1) != flip["bright"]:
             k -= 1
         lat.append(flip["at"] - (t0 + k * period * 1000))
-    return lat, out["frames"]
+    return lat, out["frames"], out["first"]
 
 
 # MARK: viewers
@@ -223,7 +231,9 @@ def main():
     work = tempfile.mkdtemp(prefix="nvr-bench-live-")
     try:
         os.makedirs(os.path.join(work, "latency"))
-        lat, frames = bench_latency(os.path.join(work, "latency"), a.latency_seconds, a.flash_period)
+        lat, frames, first = bench_latency(os.path.join(work, "latency"), a.latency_seconds, a.flash_period)
+        lines.append(f"first picture, opening the page at the camera no one watched (1080p25, 2 s GOP): {first:.0f} ms "
+                     "from navigation to a decodable frame")
         lines.append(f"glass-to-glass latency, 1080p25 flash camera → nvr → Chromium (MSE), {len(lat)} changes over "
                      f"{a.latency_seconds:.0f} s, {frames} frames presented:")
         if lat:

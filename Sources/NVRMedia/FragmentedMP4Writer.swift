@@ -102,6 +102,22 @@ public final class FragmentedMP4Writer {
     /// The newest buffered sample of a track, if any.
     public func lastSample(track: Int) -> Sample? { pending[track].samples.last }
 
+    /// The buffered samples of a track from `index` on, oldest first, with their bytes (borrowed
+    /// for the call): frames not yet written, for a reader that wants them now (the live view).
+    public func forEachPending(track: Int, from index: Int, _ body: (Sample, UnsafeRawBufferPointer) -> Void) {
+        guard track >= 0, track < pending.count, index >= 0 else { return }
+        let t = pending[track]
+        t.data.withUnsafeBytes { all in
+            var offset = 0
+            for (i, sample) in t.samples.enumerated() {
+                let size = Int(sample.size)
+                guard offset + size <= all.count else { return }
+                if i >= index { body(sample, UnsafeRawBufferPointer(rebasing: all[offset..<(offset + size)])) }
+                offset += size
+            }
+        }
+    }
+
     /// Writes the open fragment (if it has samples) and returns where it went.
     @discardableResult
     public func flushFragment() throws -> FragmentInfo? {

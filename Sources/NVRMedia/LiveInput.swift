@@ -13,10 +13,14 @@ public protocol LiveInput: AnyObject {
     /// What the input cannot record and why (audio in an unsupported format, unusable
     /// parameter sets...), for the camera's status and `camera probe`.
     var notes: [String] { get }
+    /// Reads the network at most once per `seconds` while bytes keep coming (0: at once). A
+    /// stream no one watches live can wait a few frames: fewer wake-ups cost less CPU.
+    func pace(seconds: Double)
 }
 
 extension LiveInput {
     public var notes: [String] { [] }
+    public func pace(seconds: Double) {}
 }
 
 extension Demuxer: LiveInput {

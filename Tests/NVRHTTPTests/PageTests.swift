@@ -95,6 +95,37 @@ import Testing
         #expect(rss1 - rss0 < 32 << 20, "nvr serve grew by \((rss1 - rss0) >> 20) MB while the viewer did not read")
     }
 
+    @Test func aViewerOfACameraNoOneWatchedGetsItsGOPSoFarAtOnce() throws {
+        // A 4-s GOP, on a clock the test reads: key frames at t0, t0 + 4 s, …
+        let work = TestEnvironment.tempDir("gop")
+        defer { TestEnvironment.cleanup(work) }
+        var o = RTSPCameraFixture.Options()
+        o.fps = 25
+        o.gopSeconds = 4
+        o.pattern = "flash"
+        o.extraArguments = ["--flash-period", "1000", "--t0-file", work + "/t0"]
+        let cam = try RTSPCameraFixture(o, port: 0)
+        let s = try LiveChangeTests.Served()
+        #expect(
+            try s.api("POST", "/api/cameras", json: #"{"name":"cam","plugin":"rtsp","url":"\#(cam.url)"}"#).status
+                == 201)
+        #expect(TestEnvironment.wait(timeout: 15) { s.state("cam").hasPrefix("streaming") })
+        let t0Text = (try? String(contentsOfFile: work + "/t0", encoding: .utf8)) ?? ""
+        let t0 = try #require(Double(t0Text.trimmingCharacters(in: .whitespacesAndNewlines)), "t0: \(t0Text)")
+        // Recorded for a while, watched by no one; then a viewer comes 2–2.5 s into a GOP.
+        Thread.sleep(forTimeInterval: 6)
+        let phase = (Date().timeIntervalSince1970 - t0).truncatingRemainder(dividingBy: 4)
+        Thread.sleep(forTimeInterval: (2 - phase + 4).truncatingRemainder(dividingBy: 4))
+        let ws = try RawWebSocket(port: s.port, path: "/api/cameras/cam/live", token: s.token, receiveBuffer: 1 << 20)
+        defer { ws.close() }
+        let first = try ws.readMessages(seconds: 0.5)
+        // The GOP so far (about 50 frames, sent at once), not only what the camera sent since
+        // (at most 13 frames in 0.5 s, and none before the next key frame, 1.5 s away).
+        #expect(first.contains { $0.text?.contains("\"type\":\"init\"") == true }, "\(first.prefix(5).map(\.summary))")
+        let frames = first.filter { $0.binary > 0 }.count - 1  // less the init segment
+        #expect(frames >= 40, "\(frames) frames in the first 0.5 s")
+    }
+
     static func rss(_ pid: Int32) -> Int { processRSS(pid) }
 
     @Test func theGridGetsTheSubStreamAnH265CameraItsH264One() throws {

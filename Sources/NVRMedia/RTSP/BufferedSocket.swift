@@ -23,6 +23,13 @@ final class BufferedSocket {
     private let timeout: Double
 
     /// A connection whose peer sends `bytes` (in pieces of `chunk` bytes) and then closes.
+    /// Least time between two reads of the network (0: read as soon as bytes are wanted). While
+    /// bytes keep coming, a paced reader sleeps until then and takes everything that arrived
+    /// in one read: one wake-up per period instead of one per burst of packets (a camera sends
+    /// a frame as several), which is most of what recording costs the kernel (issue 35).
+    var paceNanos: UInt64 = 0
+    private var lastRead: UInt64 = 0
+
     init(replaying bytes: [UInt8], chunk: Int = 1500, capacity: Int = 256 * 1024) {
         interrupter = Interrupter()
         timeout = 10
@@ -148,10 +155,19 @@ final class BufferedSocket {
         if let wholeAnswer, Interrupter.now() > wholeAnswer {
             throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)")
         }
+        if paceNanos > 0 {
+            let now = Interrupter.now()
+            let due = lastRead &+ paceNanos
+            if now < due {
+                var wait = timespec(tv_sec: 0, tv_nsec: Int(min(due - now, 999_999_999)))
+                nanosleep(&wait, nil)
+            }
+        }
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n > 0 {
                 end += n
+                if paceNanos > 0 { lastRead = Interrupter.now() }
                 return
             }
             if n == 0 { throw MediaError(.read, "end of stream (camera closed the connection)") }

@@ -3,6 +3,10 @@ import Foundation
 extension RTSPClient {
     // MARK: Reading
 
+    public func pace(seconds: Double) {
+        socket.paceNanos = seconds > 0 && seconds < 1 ? UInt64(seconds * 1e9) : 0
+    }
+
     public func read(_ handler: (InputPacket) throws -> Void) throws {
         keepAliveIfDue()
         try socket.require(1)

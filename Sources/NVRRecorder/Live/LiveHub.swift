@@ -3,14 +3,21 @@ import NVRMedia
 import NVRTime
 import Synchronization
 
-/// A camera's live video for viewers (the page's live view): the newest GOP, kept in memory and
-/// fed by the session thread as packets arrive — whatever the recording mode — and read by any
-/// number of viewers at their own pace, each frame as its own MP4 fragment.
+/// A camera's live video for viewers (the page's live view): the newest GOP, fed by the session
+/// thread as packets arrive — whatever the recording mode — and read by any number of viewers
+/// at their own pace, each frame as its own MP4 fragment.
+///
+/// The GOP is kept in memory only while the camera is watched: while a viewer is connected and
+/// for `linger` after the last one asked for a frame. A camera no one watches costs no copy and
+/// no memory (issue 35: most cameras are recorded, not watched). When a viewer comes, the
+/// session thread fills the GOP at its next packet from `backfill` — the segment being written
+/// (its file and the fragment not yet written) or the pre-roll buffer — so the first picture
+/// still comes at once.
 ///
 /// The recording side never waits for a viewer: it appends the frame to one reused buffer and
 /// wakes whoever waits. A viewer that falls behind (its socket is slow) finds, when it asks
 /// for its next frame, that a newer key frame has replaced its GOP: it jumps there and is told
-/// so. Memory is one GOP per camera (capped), whatever the number of viewers.
+/// so. Memory is one GOP per watched camera (capped), whatever the number of viewers.
 public final class LiveHub: @unchecked Sendable {
     // @unchecked Sendable: every mutable field below is guarded by `lock`; `viewers` is atomic.
 
@@ -54,6 +61,32 @@ public final class LiveHub: @unchecked Sendable {
     /// Most bytes of one GOP kept (a camera with very long GOPs shows from its next key frame).
     static let maxGOPBytes = 24 << 20
 
+    /// How long the GOP is still kept after a viewer last asked for a frame (a page reloaded,
+    /// a grid paged back and forth).
+    public var lingerNanos: UInt64 = 60_000_000_000
+
+    /// One frame of the newest GOP as `backfill` hands it over: times in 90 kHz on the same
+    /// clock `append` is given; `lengthPrefixed` when the bytes are already in MP4 form (from
+    /// the segment file) rather than as the camera sent them.
+    public struct BackfillFrame {
+        public var dts: Int64
+        public var pts: Int64
+        public var isKey: Bool
+        public var data: UnsafeRawBufferPointer
+        public var lengthPrefixed: Bool
+        public init(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer, lengthPrefixed: Bool) {
+            self.dts = dts
+            self.pts = pts
+            self.isKey = isKey
+            self.data = data
+            self.lengthPrefixed = lengthPrefixed
+        }
+    }
+
+    /// Where a hub that starts being watched finds the frames of the newest GOP received so far,
+    /// oldest first (nothing when there are none). Called on the session thread, by `append`.
+    public var backfill: ((_ sink: (BackfillFrame) -> Void) -> Void)?
+
     private let lock = NSLock()
     private var stream: Stream?
     /// The video stream of the connection, until parameter sets make its init segment.
@@ -74,17 +107,33 @@ public final class LiveHub: @unchecked Sendable {
     /// The camera's session ended for good (the camera was changed or removed): viewers leave
     /// it and look for the new session.
     private var closed = false
+    /// Monotonic time (Interrupter.now) until which the GOP is kept with no viewer connected.
+    private let watchedUntil = Atomic<UInt64>(0)
+    /// Session thread only: the GOP is being kept, and the connection's stream is described.
+    private var warm = false
+    private var described = false
 
     /// Whether a connection feeds it now (its stream may still wait for a key frame).
     public var isConnected: Bool { lock.withLock { video != nil } }
 
+    /// Someone watches, or did a moment ago (`linger`).
+    public var isWatched: Bool {
+        viewers.load(ordering: .relaxed) > 0 || Interrupter.now() < watchedUntil.load(ordering: .relaxed)
+    }
+
+    /// Frames and bytes of the GOP kept now (none while no one watches).
+    public var keptFrames: Int { lock.withLock { frames.count } }
+    public var keptBytes: Int { lock.withLock { bytes.count } }
+
     /// Viewers connected now (status, metrics, benchmarks).
     public let viewers = Atomic<Int>(0)
 
-    public init() {
-        bytes.reserveCapacity(1 << 20)
-        frames.reserveCapacity(256)
+    /// `keepAlways`: the GOP is kept whether or not anyone watches — for a stream no file or
+    /// buffer could fill it from (the sub-stream, which is not recorded, and small).
+    public init(keepAlways: Bool = false) {
+        self.keepAlways = keepAlways
     }
+    private let keepAlways: Bool
 
     // MARK: The session thread
 
@@ -94,6 +143,7 @@ public final class LiveHub: @unchecked Sendable {
         video = streams.first.flatMap { $0.codec.isVideo ? $0 : nil }
         annexB = video?.isAnnexB ?? false
         stream = nil
+        described = false
         resetGOP()
         firstDTS = nil
         lastDTS = nil
@@ -111,6 +161,7 @@ public final class LiveHub: @unchecked Sendable {
         if closing { closed = true }
         video = nil
         stream = nil
+        described = false
         resetGOP()
         let w = takeWaiters()
         lock.unlock()
@@ -126,6 +177,38 @@ public final class LiveHub: @unchecked Sendable {
 
     /// One video frame, times in 90 kHz (the stream's own clock). `data` is borrowed.
     public func append(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer) {
+        let watched = keepAlways || isWatched
+        if watched != warm {
+            warm = watched
+            if !watched {
+                lock.withLock { forgetGOP() }
+            } else if !isKey, described, let backfill {
+                // The GOP so far, before this frame (a key frame starts one by itself).
+                backfill { f in
+                    store(dts: f.dts, pts: f.pts, isKey: f.isKey, data: f.data, annexB: !f.lengthPrefixed && annexB)
+                }
+            }
+        }
+        if !warm {
+            // Only the stream's description, so a viewer who comes gets it at once.
+            if !described && isKey { described = lock.withLock { makeStream(keyFrame: data) } }
+            return
+        }
+        store(dts: dts, pts: pts, isKey: isKey, data: data, annexB: annexB)
+    }
+
+    /// Nothing kept while no one watches: the bytes are freed, and times start again from the
+    /// next frame kept (lock held).
+    private func forgetGOP() {
+        resetGOP()
+        bytes = []
+        frames = []
+        firstDTS = nil
+        lastDTS = nil
+    }
+
+    /// Adds a frame to the GOP and wakes the viewers. `annexB`: the bytes have start codes.
+    private func store(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer, annexB: Bool) {
         lock.lock()
         if stream == nil {
             guard isKey, makeStream(keyFrame: data) else {
@@ -133,6 +216,7 @@ public final class LiveHub: @unchecked Sendable {
                 return
             }
         }
+        described = true
         if isKey {
             previousGOPCount = frames.count
             gopID &+= 1
@@ -209,6 +293,7 @@ public final class LiveHub: @unchecked Sendable {
     /// The next thing a viewer at `cursor` should send; waits until there is one. Returns nil
     /// when the task is cancelled (the viewer went away).
     public func next(_ cursor: inout Cursor) async -> Next? {
+        watchedUntil.store(Interrupter.now() &+ lingerNanos, ordering: .relaxed)
         while !Task.isCancelled && !lock.withLock({ closed }) {
             if let r = lock.withLock({ step(&cursor) }) { return r }
             let id = UUID()

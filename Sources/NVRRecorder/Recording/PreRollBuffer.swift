@@ -81,6 +81,17 @@ final class PreRollBuffer {
         }
     }
 
+    /// Hands the packets of one stream in the newest GOP to `body`, in order (the live view
+    /// that starts being watched between events); the buffer is unchanged.
+    func forEachInNewestGOP(stream: Int, _ body: (Packet, UnsafeRawBufferPointer) -> Void) {
+        guard let g = gops.last else { return }
+        g.bytes.withUnsafeBytes { raw in
+            for p in g.packets where p.stream == stream {
+                body(p, UnsafeRawBufferPointer(rebasing: raw[p.offset..<p.offset + p.size]))
+            }
+        }
+    }
+
     func clear() { while !gops.isEmpty { dropOldest() } }
 
     private func dropOldest() {

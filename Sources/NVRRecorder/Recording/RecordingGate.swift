@@ -73,6 +73,7 @@ public final class RecordingGate {
         self.logger = logger
         self.clock = clock
         self.captureClock = CaptureClock(settle90k: segmenter.segmentLength90k)
+        live.backfill = { [unowned self] sink in newestGOP(sink) }
         tracker.setRolls(pre: settings.preRoll90k, post: settings.postRoll90k)
         applyRecordOn()
         let now = clock()
@@ -105,6 +106,23 @@ public final class RecordingGate {
         let a = Activity(
             mode: mode, motion: motion, detect: settings.detect.enabled, motionEnabled: settings.motionEnabled)
         published.withLock { $0 = a }
+    }
+
+    /// The newest GOP received so far, for a live view that starts being watched
+    /// (LiveHub.backfill, on the thread that appends): from the segment being written, or, in
+    /// events mode between events, from the pre-roll buffer. Nothing while off: the view then
+    /// starts at the next key frame.
+    private func newestGOP(_ sink: (LiveHub.BackfillFrame) -> Void) {
+        if segmenter.isRecording {
+            segmenter.newestGOP(sink)
+            return
+        }
+        buffer.forEachInNewestGOP(stream: 0) { p, data in
+            let raw = p.dts != .min ? p.dts : p.pts
+            guard raw != .min, let d = videoTimebase.to90k(raw) else { return }
+            let pts = p.pts != .min ? (videoTimebase.to90k(p.pts) ?? d) : d
+            sink(LiveHub.BackfillFrame(dts: d, pts: pts, isKey: p.isKey, data: data, lengthPrefixed: false))
+        }
     }
 
     /// A new connection's streams (video first).

@@ -65,8 +65,8 @@ public final class Segmenter {
     var heldAudio = AudioHoldback()
     var lastVideoDuration: Int64 = 0
     var pendingVideo = false
-    private var pendingVideoKey = false
-    private var pendingVideoCTS: Int32 = 0
+    var pendingVideoKey = false
+    var pendingVideoCTS: Int32 = 0
     var nextAudioTime: UInt64 = 0
     var lastProgressDTS: Int64 = 0
     var videoDuration90k: Int64 = 0
