@@ -67,10 +67,9 @@ public final class MQTTConnection: @unchecked Sendable {
     private let state: Mutex<Status>
     /// The broker's answer to the last CONNECT, when it refused (set by the connect callback).
     private let refusal = Mutex<String?>(nil)
-    /// The message id of the last QoS 1 message queued, and of the last the broker acknowledged
-    /// (the publish callback): the goodbye waits until they match.
-    private let lastQueuedMID = Atomic<Int32>(0)
-    private let lastAckedMID = Atomic<Int32>(0)
+    /// QoS 1 messages queued in this connection and not yet acknowledged by the broker (the
+    /// publish callback): the goodbye waits until there are none. Any thread may publish.
+    private let inFlight = Atomic<Int>(0)
     /// Called on the loop thread after each (re)connection: subscribe and republish there.
     private let onConnect: @Sendable (MQTTConnection) -> Void
     /// Called on the loop thread for each message to a subscribed topic.
@@ -129,7 +128,7 @@ public final class MQTTConnection: @unchecked Sendable {
         }
         mosquitto_publish_callback_set(m) { _, obj, mid in
             guard let obj else { return }
-            Unmanaged<MQTTConnection>.fromOpaque(obj).takeUnretainedValue().lastAckedMID.store(mid, ordering: .relaxed)
+            Unmanaged<MQTTConnection>.fromOpaque(obj).takeUnretainedValue().acknowledged()
         }
         mosquitto_message_callback_set(m) { _, obj, message in
             // A retained command would be applied again at every reconnection: commands are live only.
@@ -161,12 +160,15 @@ public final class MQTTConnection: @unchecked Sendable {
     @discardableResult
     public func publish(_ topic: String, _ payload: [UInt8], retain: Bool = false) -> Bool {
         guard let m = handle, status.state == .connected else { return false }
-        var mid: Int32 = 0
+        // Counted before the call: the acknowledgement may come (on the loop thread) before it returns.
+        inFlight.add(1, ordering: .relaxed)
         let rc = payload.withUnsafeBytes { p in
-            mosquitto_publish(m, &mid, topic, Int32(p.count), p.baseAddress, 1, retain)
+            mosquitto_publish(m, nil, topic, Int32(p.count), p.baseAddress, 1, retain)
         }
-        guard rc == Int32(MOSQ_ERR_SUCCESS.rawValue) else { return false }
-        lastQueuedMID.store(mid, ordering: .relaxed)
+        guard rc == Int32(MOSQ_ERR_SUCCESS.rawValue) else {
+            inFlight.subtract(1, ordering: .relaxed)
+            return false
+        }
         return true
     }
 
@@ -235,10 +237,10 @@ public final class MQTTConnection: @unchecked Sendable {
         // mosquitto 2.0 (before 2.0.22) fail that PUBACK, call it "out of memory" and publish the
         // will (CI, under load: mosquitto issue #3253).
         let flushBy = Date(timeIntervalSinceNow: 3)
-        while lastAckedMID.load(ordering: .relaxed) != lastQueuedMID.load(ordering: .relaxed), Date() < flushBy,
+        while inFlight.load(ordering: .relaxed) > 0, Date() < flushBy,
             mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue)
         {}
-        if lastAckedMID.load(ordering: .relaxed) != lastQueuedMID.load(ordering: .relaxed) {
+        if inFlight.load(ordering: .relaxed) > 0 {
             logger.warning("mqtt: stopping before the broker acknowledged every message")
         }
         // Threaded mode only queues the DISCONNECT: the loop sends it (and libmosquitto closes).
@@ -246,6 +248,17 @@ public final class MQTTConnection: @unchecked Sendable {
         let closeBy = Date(timeIntervalSinceNow: 1)
         while Date() < closeBy, mosquitto_loop(m, 50, 1) == Int32(MOSQ_ERR_SUCCESS.rawValue) {}
         set(.stopped, nil)
+    }
+
+    /// One message acknowledged; never below zero (a message of an earlier connection that
+    /// libmosquitto sent again).
+    private func acknowledged() {
+        var n = inFlight.load(ordering: .relaxed)
+        while n > 0 {
+            let (done, now) = inFlight.compareExchange(expected: n, desired: n - 1, ordering: .relaxed)
+            if done { return }
+            n = now
+        }
     }
 
     private func connected(_ rc: Int32) {
@@ -258,6 +271,8 @@ public final class MQTTConnection: @unchecked Sendable {
             refusal.withLock { $0 = "the broker refused the connection: \(why)\(credentials)" }
             return
         }
+        // A clean session: what was in flight on the last connection is not acknowledged now.
+        inFlight.store(0, ordering: .relaxed)
         set(.connected, nil)
         logger.notice("mqtt: connected to \(options.host):\(options.port)")
         onConnect(self)

@@ -46,6 +46,7 @@ import Testing
     final class Gate {
         let root = TestEnvironment.tempDir("backfill")
         let gate: RecordingGate
+        let segmenter: Segmenter
         let writer: IndexWriter
         init(live: LiveHub, mode: RecordingMode) throws {
             let storage = StorageLayout(root: root)
@@ -55,15 +56,25 @@ import Testing
             writer = IndexWriter(index: index, logger: TestEnvironment.logger)
             var settings = Segmenter.Settings(segmentSeconds: 60)
             settings.maxFragment90k = 9000
-            let segmenter = Segmenter(
+            segmenter = Segmenter(
                 camera: camera, storage: storage, writer: writer, settings: settings, logger: TestEnvironment.logger)
-            let recording = RecordingSettings(mode: mode)
+            // No motion, so no clip: in events mode the footage stays in the pre-roll buffer.
+            var motion = MotionSettings()
+            motion.enabled = .off
+            let recording = RecordingSettings(mode: mode, motion: motion)
             let events = EventTracker(
                 camera: camera, writer: writer, logger: TestEnvironment.logger, preRoll90k: recording.preRoll90k,
                 postRoll90k: recording.postRoll90k)
             gate = RecordingGate(
                 camera: camera, writer: writer, segmenter: segmenter, tracker: events, settings: recording,
                 logger: TestEnvironment.logger, live: live)
+        }
+        /// Bytes in the segment files so far.
+        var segmentBytes: Int {
+            let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+            return files.filter { $0.hasSuffix(".mp4") }.reduce(0) {
+                $0 + ((try? FileManager.default.attributesOfItem(atPath: root + "/" + $1)[.size] as? Int) ?? 0)
+            }
         }
         func append(_ p: Packet) throws {
             try p.data.withUnsafeBytes {
@@ -100,7 +111,7 @@ import Testing
         #expect(packets[video[0]].isKey && video.count >= 10, "a key frame, then enough frames")
         let watched = LiveHub(keepAlways: true)
         let reference = try Gate(live: watched, mode: .off)
-        let unwatched = LiveHub()
+        let unwatched = LiveHub(lingerSeconds: 0)
         let recorded = try Gate(live: unwatched, mode: mode)
         try reference.gate.begin(streams: streams)
         try recorded.gate.begin(streams: streams)
@@ -112,7 +123,11 @@ import Testing
             try recorded.append(p)
         }
         #expect(unwatched.keptFrames == 0 && unwatched.keptBytes == 0)
-        #expect(watched.keptFrames > 5)
+        #expect(watched.keptFrames > 30)
+        // Where the GOP so far is: written (most of it) in the segment file, or in the buffer.
+        #expect(recorded.segmenter.isRecording == (mode == .continuous))
+        let written = recorded.segmentBytes
+        #expect(mode == .continuous ? written > watched.keptBytes / 2 : written == 0, "\(written) bytes in the file")
 
         // A viewer comes; the next frame brings the GOP so far along with it.
         unwatched.viewers.add(1, ordering: .relaxed)
@@ -127,10 +142,8 @@ import Testing
         #expect(seen == expected)
         #expect(seen.count > 5 && seen.first?.hasPrefix("stream avc1") == true && seen[1].hasPrefix("key"), "\(seen)")
 
-        // Gone, and no longer asked for frames (the linger is over): nothing kept again.
+        // Gone, and no linger (0 s here): nothing kept again.
         unwatched.viewers.subtract(1, ordering: .relaxed)
-        unwatched.lingerNanos = 0
-        _ = await Self.drain(unwatched)
         try recorded.append(packets[video.last!])
         #expect(unwatched.keptFrames == 0 && unwatched.keptBytes == 0)
     }

@@ -16,7 +16,7 @@ import NVRTime
 // through the recording gate as a camera session hands it over: segmenter (files, and its own
 // SQLite writes at that commit), event tracker. Default settings: continuous, motion
 // off. Only `replayPackets` is meant to be counted (callgrind's --toggle-collect); it prints
-// how many packets it handled, to divide by.
+// how many packets and video frames it handled, to divide by.
 
 func option(_ name: String, _ def: Int) -> Int {
     let a = CommandLine.arguments
@@ -50,12 +50,14 @@ let client = try RTSPClient(replaying: capture, chunk: chunk)
 try gate.begin(streams: client.streams)
 
 /// The counted part: every packet of the capture, read and recorded, then the segment closed.
-@inline(never) func replayPackets(_ client: RTSPClient, _ gate: RecordingGate) -> Int {
+@inline(never) func replayPackets(_ client: RTSPClient, _ gate: RecordingGate) -> (packets: Int, frames: Int) {
     var packets = 0
+    var frames = 0
     reading: while true {
         do {
             try client.read { p in
                 packets += 1
+                if p.stream == 0 { frames += 1 }
                 try gate.append(
                     stream: p.stream, pts: p.pts, dts: p.dts, duration: p.duration, isKey: p.isKey, data: p.data)
             }
@@ -65,8 +67,10 @@ try gate.begin(streams: client.streams)
     }
     // The segment is closed (its row completed) as when a camera stops.
     do { try gate.end() } catch { FileHandle.standardError.write(Data("closing: \(error)\n".utf8)) }
-    return packets
+    return (packets, frames)
 }
 
-let packets = replayPackets(client, gate)
-print("packets \(packets) bytes \(capture.count) streams \(client.streams.map(\.summary).joined(separator: ", "))")
+let (packets, frames) = replayPackets(client, gate)
+print(
+    "packets \(packets) frames \(frames) bytes \(capture.count) streams \(client.streams.map(\.summary).joined(separator: ", "))"
+)

@@ -22,14 +22,18 @@ final class BufferedSocket {
     private let interrupter: Interrupter
     private let timeout: Double
 
-    /// A connection whose peer sends `bytes` (in pieces of `chunk` bytes) and then closes.
     /// Least time between two reads of the network (0: read as soon as bytes are wanted). While
     /// bytes keep coming, a paced reader sleeps until then and takes everything that arrived
     /// in one read: one wake-up per period instead of one per burst of packets (a camera sends
-    /// a frame as several), which is most of what recording costs the kernel (issue 35).
+    /// a frame as several bursts; thread switches were the largest item of a perf profile of 16
+    /// recording cameras, bench/README.md). A read that brought `paceLimit` bytes or more is
+    /// followed at once: a heavy stream is never held back, and the kernel never holds much.
     var paceNanos: UInt64 = 0
+    static let paceLimit = 64 * 1024
     private var lastRead: UInt64 = 0
+    private var lastReadBytes = 0
 
+    /// A connection whose peer sends `bytes` (in pieces of `chunk` bytes) and then closes.
     init(replaying bytes: [UInt8], chunk: Int = 1500, capacity: Int = 256 * 1024) {
         interrupter = Interrupter()
         timeout = 10
@@ -155,7 +159,7 @@ final class BufferedSocket {
         if let wholeAnswer, Interrupter.now() > wholeAnswer {
             throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)")
         }
-        if paceNanos > 0 {
+        if paceNanos > 0 && lastReadBytes < Self.paceLimit {
             let now = Interrupter.now()
             let due = lastRead &+ paceNanos
             if now < due {
@@ -167,7 +171,10 @@ final class BufferedSocket {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n > 0 {
                 end += n
-                if paceNanos > 0 { lastRead = Interrupter.now() }
+                if paceNanos > 0 {
+                    lastRead = Interrupter.now()
+                    lastReadBytes = n
+                }
                 return
             }
             if n == 0 { throw MediaError(.read, "end of stream (camera closed the connection)") }

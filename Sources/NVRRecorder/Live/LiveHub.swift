@@ -19,7 +19,9 @@ import Synchronization
 /// for its next frame, that a newer key frame has replaced its GOP: it jumps there and is told
 /// so. Memory is one GOP per watched camera (capped), whatever the number of viewers.
 public final class LiveHub: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field below is guarded by `lock`; `viewers` is atomic.
+    // @unchecked Sendable: every mutable field below is guarded by `lock`, but `warm`,
+    // `described` and `backfill`, which only the thread that appends touches (it also calls
+    // begin and end; close comes after it has gone); `viewers` and `watchedUntil` are atomic.
 
     /// What a viewer needs to start decoding: the init segment (ftyp + moov) and its codec.
     public struct Stream: Sendable, Equatable {
@@ -59,11 +61,11 @@ public final class LiveHub: @unchecked Sendable {
     }
 
     /// Most bytes of one GOP kept (a camera with very long GOPs shows from its next key frame).
-    static let maxGOPBytes = 24 << 20
+    public static let maxGOPBytes = 24 << 20
 
     /// How long the GOP is still kept after a viewer last asked for a frame (a page reloaded,
     /// a grid paged back and forth).
-    public var lingerNanos: UInt64 = 60_000_000_000
+    public let lingerNanos: UInt64
 
     /// One frame of the newest GOP as `backfill` hands it over: times in 90 kHz on the same
     /// clock `append` is given; `lengthPrefixed` when the bytes are already in MP4 form (from
@@ -109,7 +111,7 @@ public final class LiveHub: @unchecked Sendable {
     private var closed = false
     /// Monotonic time (Interrupter.now) until which the GOP is kept with no viewer connected.
     private let watchedUntil = Atomic<UInt64>(0)
-    /// Session thread only: the GOP is being kept, and the connection's stream is described.
+    /// The appending thread's: the GOP is being kept, and the connection's stream is described.
     private var warm = false
     private var described = false
 
@@ -130,8 +132,9 @@ public final class LiveHub: @unchecked Sendable {
 
     /// `keepAlways`: the GOP is kept whether or not anyone watches — for a stream no file or
     /// buffer could fill it from (the sub-stream, which is not recorded, and small).
-    public init(keepAlways: Bool = false) {
+    public init(keepAlways: Bool = false, lingerSeconds: Double = 60) {
         self.keepAlways = keepAlways
+        lingerNanos = UInt64(max(0, min(lingerSeconds, 86_400)) * 1e9)
     }
     private let keepAlways: Bool
 
@@ -162,7 +165,8 @@ public final class LiveHub: @unchecked Sendable {
         video = nil
         stream = nil
         described = false
-        resetGOP()
+        warm = false  // the next connection decides again (and frees nothing it need not keep)
+        forgetGOP()
         let w = takeWaiters()
         lock.unlock()
         for waiter in w { waiter.resume() }
@@ -191,7 +195,7 @@ public final class LiveHub: @unchecked Sendable {
         }
         if !warm {
             // Only the stream's description, so a viewer who comes gets it at once.
-            if !described && isKey { described = lock.withLock { makeStream(keyFrame: data) } }
+            if !described && isKey { described = lock.withLock { makeStream(keyFrame: data, annexB: annexB) } }
             return
         }
         store(dts: dts, pts: pts, isKey: isKey, data: data, annexB: annexB)
@@ -211,7 +215,7 @@ public final class LiveHub: @unchecked Sendable {
     private func store(dts: Int64, pts: Int64, isKey: Bool, data: UnsafeRawBufferPointer, annexB: Bool) {
         lock.lock()
         if stream == nil {
-            guard isKey, makeStream(keyFrame: data) else {
+            guard isKey, makeStream(keyFrame: data, annexB: annexB) else {
                 lock.unlock()
                 return
             }
@@ -259,7 +263,7 @@ public final class LiveHub: @unchecked Sendable {
     }
 
     /// The init segment, once parameter sets are known (out of band, or in this key frame).
-    private func makeStream(keyFrame: UnsafeRawBufferPointer) -> Bool {
+    private func makeStream(keyFrame: UnsafeRawBufferPointer, annexB: Bool) -> Bool {
         guard var v = video else { return false }
         if v.extradata.isEmpty {
             v.extradata = ParameterSets.annexB(from: keyFrame, codec: v.codec, lengthPrefixed: !annexB)

@@ -114,7 +114,7 @@ public final class RecordingGate {
     /// starts at the next key frame.
     private func newestGOP(_ sink: (LiveHub.BackfillFrame) -> Void) {
         if segmenter.isRecording {
-            segmenter.newestGOP(sink)
+            segmenter.newestGOP(budget: LiveHub.maxGOPBytes, sink)
             return
         }
         buffer.forEachInNewestGOP(stream: 0) { p, data in

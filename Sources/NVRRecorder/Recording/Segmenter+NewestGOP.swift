@@ -6,9 +6,10 @@ extension Segmenter {
     /// the file (length-prefixed): those of fragments already written are read back from the
     /// file (just written, so from the page cache), the rest come from the fragment not yet
     /// written. For a live view that starts being watched (LiveHub.backfill), on the thread that
-    /// appends. Hands over nothing when no segment is open, and stops at the first frame it
-    /// cannot read (what was handed over is still a whole GOP's beginning).
-    func newestGOP(_ sink: (LiveHub.BackfillFrame) -> Void) {
+    /// appends. Hands over nothing when no segment is open or the GOP is over `budget` bytes,
+    /// and stops at the first frame it cannot read (what was handed over is still a whole GOP's
+    /// beginning).
+    func newestGOP(budget: Int, _ sink: (LiveHub.BackfillFrame) -> Void) {
         guard runActive, let file else { return }
         let finished = videoFrames.count
         let total = finished + (pendingVideo ? 1 : 0)
@@ -19,6 +20,10 @@ extension Segmenter {
         guard let key else { return }
         var dts = segmentFirstDTS
         for i in 0..<key { dts += Int64(videoFrames[i].duration) }
+        // A GOP larger than the live view keeps is not read at all (it would be dropped).
+        var size = videoFrames[min(key, finished)...].reduce(0) { $0 + Int($1.size) }
+        if pendingVideo { size += Int(file.lastSample(track: 0)?.size ?? 0) }
+        guard size <= budget else { return }
 
         // Written fragments: one read per fragment, of its video samples from the key frame on.
         var first = 0
