@@ -2,6 +2,12 @@
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+/// The modules every packet goes through (the RTSP client, the depacketizers, the gate and
+/// segmenter): in release builds, without the runtime's exclusivity checks, which with their
+/// thread-local lookups were 12 % of the recording path's instructions per frame
+/// (bench/record-callgrind, bench/README.md, issue 35). Debug builds — every test — keep them.
+let packetPathSettings: [SwiftSetting] =
+    swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 let package = Package(
     name: "nvr",
@@ -59,7 +65,7 @@ let package = Package(
         .target(
             name: "NVRMedia",
             dependencies: ["NVRTime", "CFFmpeg", "CTurboJPEG", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings),
+            swiftSettings: packetPathSettings),
         .target(
             name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings),
@@ -93,7 +99,7 @@ let package = Package(
                 "NVRDetect", "CNVRPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings),
+            swiftSettings: packetPathSettings),
         // Cameras as the user manages them: admin (add, change, rename, remove), discovery on
         // the LAN, the probe, the overview the API and CLI list.
         .target(

@@ -33,6 +33,26 @@ def cpu_ticks(pid):
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
+def cpu_split(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]), int(fields[12])
+
+
+def switches(pid):
+    """Voluntary context switches of all the process's threads (a thread that sleeps to wait)."""
+    total = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/status") as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
 def rss_kb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -100,9 +120,11 @@ def main():
         time.sleep(a.warmup)
         t0 = time.time()
         c0 = {pr.pid: cpu_ticks(pr.pid) for pr in [many, cam, *ffs]}
+        s0, w0 = cpu_split(many.pid), switches(many.pid)
         time.sleep(a.seconds)
         t1 = time.time()
         c1 = {pr.pid: cpu_ticks(pr.pid) for pr in [many, cam, *ffs]}
+        s1, w1 = cpu_split(many.pid), switches(many.pid)
         rss_many = rss_kb(many.pid)
         ff_rss = [rss_kb(f.pid) for f in ffs]
         wall = t1 - t0
@@ -127,7 +149,9 @@ def main():
             f"| nvr (1 process, release) | {nvr_cpu:.2f} % | {nvr_rss:.2f} MB |\n"
             f"| ffmpeg -c copy -f segment (1 process per camera) | {ff_cpu:.2f} % | {ff_rss_mb:.1f} MB |\n"
             f"| **ratio nvr / ffmpeg** | **{nvr_cpu / ff_cpu:.2f}×** | **{nvr_rss / ff_rss_mb:.3f}×** |\n\n"
-            f"nvr total: {pct(many.pid):.1f} % CPU, RSS {rss_one / 1024:.1f} MB with 1 camera, {rss_many / 1024:.1f} MB with "
+            f"nvr total: {pct(many.pid):.1f} % CPU ({100.0 * (s1[0] - s0[0]) / HZ / wall:.1f} % user, "
+            f"{100.0 * (s1[1] - s0[1]) / HZ / wall:.1f} % system; {(w1 - w0) / wall / a.cameras:.0f} thread wake-ups a second "
+            f"per camera), RSS {rss_one / 1024:.1f} MB with 1 camera, {rss_many / 1024:.1f} MB with "
             f"{a.cameras}; {len(segs)} segment files written. The shared GStreamer source used {src_cpu:.1f} % "
             f"(encoding once and serving {2 * a.cameras} clients). Machine: {os.cpu_count()} cores.\n")
         print(table)
