@@ -11,7 +11,10 @@ per added camera (nvr: (RSS with N cameras - RSS with 1) / (N-1); ffmpeg: mean R
 process, since each camera is its own process). Prints a Markdown table and appends it to
 bench/results/record-<date>.md.
 
-Usage: bench/record [--cameras 16] [--seconds 60] [--warmup 15]
+--perf also profiles `nvr serve` with `perf record -g` over the measuring window and prints
+its ten largest symbols (kernel and user), to see where the time goes.
+
+Usage: bench/record [--cameras 16] [--seconds 60] [--warmup 15] [--perf]
 """
 import argparse
 import datetime
@@ -70,6 +73,7 @@ def main():
     p.add_argument("--cameras", type=int, default=16)
     p.add_argument("--seconds", type=int, default=60)
     p.add_argument("--warmup", type=int, default=15)
+    p.add_argument("--perf", action="store_true")
     a = p.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True)
@@ -121,7 +125,13 @@ def main():
         t0 = time.time()
         c0 = {pr.pid: cpu_ticks(pr.pid) for pr in [many, cam, *ffs]}
         s0, w0 = cpu_split(many.pid), switches(many.pid)
+        perf_data = os.path.join(work, "perf.data")
+        profiler = subprocess.Popen(["perf", "record", "-q", "-F", "999", "-g", "-p", str(many.pid), "-o", perf_data],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if a.perf else None
         time.sleep(a.seconds)
+        if profiler:
+            profiler.send_signal(signal.SIGINT)
+            profiler.wait(timeout=60)
         t1 = time.time()
         c1 = {pr.pid: cpu_ticks(pr.pid) for pr in [many, cam, *ffs]}
         s1, w1 = cpu_split(many.pid), switches(many.pid)
@@ -154,6 +164,11 @@ def main():
             f"per camera), RSS {rss_one / 1024:.1f} MB with 1 camera, {rss_many / 1024:.1f} MB with "
             f"{a.cameras}; {len(segs)} segment files written. The shared GStreamer source used {src_cpu:.1f} % "
             f"(encoding once and serving {2 * a.cameras} clients). Machine: {os.cpu_count()} cores.\n")
+        if profiler:
+            top = subprocess.run(["perf", "report", "-i", perf_data, "--no-children", "--sort", "sym", "--stdio"],
+                                 capture_output=True, text=True).stdout
+            lines = [line.rstrip()[:110] for line in top.splitlines() if line.strip()[:1].isdigit()][:10]
+            table += "\nperf, nvr serve over the window, largest symbols (self):\n\n" + "\n".join(f"    {x}" for x in lines) + "\n"
         print(table)
         os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
         with open(os.path.join(ROOT, "bench", "results", f"record-{date}.md"), "a") as f:

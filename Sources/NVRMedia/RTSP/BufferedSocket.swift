@@ -26,7 +26,7 @@ final class BufferedSocket {
     /// bytes keep coming, a paced reader sleeps until then and takes everything that arrived
     /// in one read: one wake-up per period instead of one per burst of packets (a camera sends
     /// a frame as several bursts; thread switches were the largest item of a perf profile of 16
-    /// recording cameras, bench/README.md). A read that brought `paceLimit` bytes or more is
+    /// recording cameras: bench/README.md, bench/record --perf). A read that brought `paceLimit` bytes or more is
     /// followed at once: a heavy stream is never held back, and the kernel never holds much.
     var paceNanos: UInt64 = 0
     static let paceLimit = 64 * 1024
