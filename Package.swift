@@ -5,7 +5,8 @@ let swiftSettings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 /// The modules every packet goes through (the RTSP client, the depacketizers, the gate and
 /// segmenter): in release builds, without the runtime's exclusivity checks, which with their
 /// thread-local lookups were 12 % of the recording path's instructions per frame
-/// (bench/record-callgrind, bench/README.md, issue 35). Debug builds — every test — keep them.
+/// (bench/record-callgrind, bench/README.md, issue 35). Debug builds keep them: every test
+/// runs on one, but DebianPackageTests, which builds and installs the release package.
 let packetPathSettings: [SwiftSetting] =
     swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
