@@ -13,14 +13,15 @@ public protocol LiveInput: AnyObject {
     /// What the input cannot record and why (audio in an unsupported format, unusable
     /// parameter sets...), for the camera's status and `camera probe`.
     var notes: [String] { get }
-    /// Reads the network at most once per `seconds` while bytes keep coming (0: at once). A
-    /// stream no one watches live can wait a few frames: fewer wake-ups cost less CPU.
-    func pace(seconds: Double)
+    /// Reads the network at most once per `seconds` while bytes keep coming, whenever `when`
+    /// says so (asked before each wait, not per packet). A stream no one watches live can wait
+    /// a few frames: fewer wake-ups cost less CPU.
+    func pace(seconds: Double, when: @escaping () -> Bool)
 }
 
 extension LiveInput {
     public var notes: [String] { [] }
-    public func pace(seconds: Double) {}
+    public func pace(seconds: Double, when: @escaping () -> Bool) {}
 }
 
 extension Demuxer: LiveInput {

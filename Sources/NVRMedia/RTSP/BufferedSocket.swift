@@ -22,13 +22,14 @@ final class BufferedSocket {
     private let interrupter: Interrupter
     private let timeout: Double
 
-    /// Least time between two reads of the network (0: read as soon as bytes are wanted). While
-    /// bytes keep coming, a paced reader sleeps until then and takes everything that arrived
-    /// in one read: one wake-up per period instead of one per burst of packets (a camera sends
-    /// a frame as several bursts; thread switches were the largest item of a perf profile of 16
-    /// recording cameras: bench/README.md, bench/record --perf). A read that brought `paceLimit` bytes or more is
-    /// followed at once: a heavy stream is never held back, and the kernel never holds much.
-    var paceNanos: UInt64 = 0
+    /// Least time between two reads of the network, while `when` says so (asked only before a
+    /// sleep); nil: read as soon as bytes are wanted. While bytes keep coming, a paced reader
+    /// sleeps until then and takes everything that arrived in one read: one wake-up per period
+    /// instead of one per burst of packets (a camera sends a frame as several bursts; thread
+    /// switches were the largest item of a perf profile of 16 recording cameras: bench/README.md,
+    /// bench/record --perf). A read that brought `paceLimit` bytes or more is followed at once:
+    /// a heavy stream is never held back, and the kernel never holds much.
+    var pacing: (nanos: UInt64, when: () -> Bool)?
     static let paceLimit = 64 * 1024
     private var lastRead: UInt64 = 0
     private var lastReadBytes = 0
@@ -159,10 +160,10 @@ final class BufferedSocket {
         if let wholeAnswer, Interrupter.now() > wholeAnswer {
             throw MediaError(.timeout, "no complete answer within \(Int(timeout)) s (timed out)")
         }
-        if paceNanos > 0 && lastReadBytes < Self.paceLimit {
+        if let pacing, lastReadBytes < Self.paceLimit {
             let now = Interrupter.now()
-            let due = lastRead &+ paceNanos
-            if now < due {
+            let due = lastRead &+ pacing.nanos
+            if now < due, pacing.when() {
                 var wait = timespec(tv_sec: 0, tv_nsec: Int(min(due - now, 999_999_999)))
                 nanosleep(&wait, nil)
             }
@@ -171,7 +172,7 @@ final class BufferedSocket {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
             if n > 0 {
                 end += n
-                if paceNanos > 0 {
+                if pacing != nil {
                     lastRead = Interrupter.now()
                     lastReadBytes = n
                 }

@@ -3,8 +3,8 @@ import Foundation
 extension RTSPClient {
     // MARK: Reading
 
-    public func pace(seconds: Double) {
-        socket.paceNanos = seconds > 0 && seconds < 1 ? UInt64(seconds * 1e9) : 0
+    public func pace(seconds: Double, when: @escaping () -> Bool) {
+        socket.pacing = seconds > 0 && seconds < 1 ? (UInt64(seconds * 1e9), when) : nil
     }
 
     public func read(_ handler: (InputPacket) throws -> Void) throws {

@@ -123,6 +123,16 @@ public final class LiveHub: @unchecked Sendable {
         viewers.load(ordering: .relaxed) > 0 || Interrupter.now() < watchedUntil.load(ordering: .relaxed)
     }
 
+    /// How long a stream no one watches may wait in the socket between reads: a few frames.
+    /// Recording and motion see the frames up to this much later; a viewer who comes stops the
+    /// pacing before the next wait.
+    public static let unwatchedReadPacing = 0.05
+
+    /// Reads `input` in batches while no one watches this hub (LiveInput.pace).
+    public func paceWhileUnwatched(_ input: any LiveInput) {
+        input.pace(seconds: Self.unwatchedReadPacing) { [weak self] in self?.isWatched == false }
+    }
+
     /// Frames and bytes of the GOP kept now (none while no one watches).
     public var keptFrames: Int { lock.withLock { frames.count } }
     public var keptBytes: Int { lock.withLock { bytes.count } }

@@ -242,11 +242,6 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         worker.wait(seconds: seconds, until: { retryNow })
     }
 
-    /// How long a stream no one watches may wait in the socket between reads: a few frames.
-    /// Recording and motion see the frames up to this much later; a viewer who comes gets them
-    /// at once (the pacing stops at the next read).
-    static let unwatchedReadPacing = 0.05
-
     /// Reads the plugin's live URL until it fails; returns why it stopped.
     private func recordURL(_ instance: PluginInstance, recorded: inout Bool) throws -> String {
         worker.locked { readsURL = true }
@@ -278,14 +273,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
         // no key frame) would otherwise say "streaming" forever while nothing is recorded.
         var watchdog = FrameWatchdog(now: Interrupter.now())
         var progress = RecordingProgress()
-        let live = self.live
-        var paced = false
+        live.paceWhileUnwatched(input)
         while true {
-            // Read at once for a live viewer; otherwise in batches (LiveInput.pace).
-            if live.isWatched == paced {
-                paced.toggle()
-                input.pace(seconds: paced ? Self.unwatchedReadPacing : 0)
-            }
             do {
                 try input.read { p in
                     if p.stream == 0 { watchdog.saw(isKey: p.isKey) }

@@ -27,7 +27,6 @@ extension Segmenter {
 
         // Written fragments: one read per fragment, of its video samples from the key frame on.
         var first = 0
-        var buffer: [UInt8] = []
         let fd = key < flushed ? open(file.path, O_RDONLY | O_CLOEXEC) : -1
         defer { if fd >= 0 { close(fd) } }
         for fragment in fragments {
@@ -39,7 +38,7 @@ extension Segmenter {
             for i in first..<max(first, key) { offset += Int64(videoFrames[i].size) }
             let from = max(first, key)
             let length = videoFrames[from..<(first + count)].reduce(0) { $0 + Int($1.size) }
-            buffer = [UInt8](repeating: 0, count: length)
+            var buffer = [UInt8](repeating: 0, count: length)
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, length, off_t(offset)) }
             guard n == length else { return }
             buffer.withUnsafeBytes { all in
@@ -58,7 +57,7 @@ extension Segmenter {
         }
         // The fragment not yet written.
         var i = max(key, flushed)
-        file.forEachPending(track: 0, from: max(key, flushed) - flushed) { sample, data in
+        file.forEachPending(track: 0, from: i - flushed) { sample, data in
             // The newest frame has no duration yet: its time is the one it came with.
             let frameDTS = i < finished ? dts : lastVideoDTS
             sink(

@@ -110,12 +110,8 @@ final class Substream: @unchecked Sendable {
                 var clock = CaptureClock()
                 let tb = Timebase(video.timebaseNum, video.timebaseDen)
                 let live = self.live
-                var paced = false
+                live.paceWhileUnwatched(input)
                 while true {
-                    if live.isWatched == paced {
-                        paced.toggle()
-                        input.pace(seconds: paced ? CameraSession.unwatchedReadPacing : 0)
-                    }
                     try input.read { p in
                         guard p.stream == 0 else { return }
                         let raw = p.dts != Int64.min ? p.dts : p.pts
