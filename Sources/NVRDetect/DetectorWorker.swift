@@ -75,28 +75,28 @@ public final class DetectorWorker: @unchecked Sendable {
 
     func submit(_ slot: DetectorSlot) { worker.locked { slot.full = true } }
 
+    /// The model loaded, or not: the state, then whoever waited for it.
+    private func settle(_ s: State) {
+        let handlers = worker.locked {
+            state = s
+            defer { settledHandlers = [] }
+            return settledHandlers
+        }
+        for f in handlers { f(s) }
+    }
+
     private func run() {
         let model: DetectorModel
         do {
             model = try loader()
-            let handlers = worker.locked {
-                state = .ready(
-                    labels: model.labels, layout: model.layout.name, input: "\(model.inputWidth)x\(model.inputHeight)")
-                for s in slots { s.size = (model.inputWidth, model.inputHeight) }
-                defer { settledHandlers = [] }
-                return settledHandlers
-            }
-            for f in handlers { f(currentState) }
         } catch {
-            let failed = State.failed("\(error)")
-            let handlers = worker.locked {
-                state = failed
-                defer { settledHandlers = [] }
-                return settledHandlers
-            }
-            for f in handlers { f(failed) }
+            settle(.failed("\(error)"))
             return
         }
+        // Sizes first: a slot is offered frames only once the state is ready as well.
+        worker.locked { for s in slots { s.size = (model.inputWidth, model.inputHeight) } }
+        settle(
+            .ready(labels: model.labels, layout: model.layout.name, input: "\(model.inputWidth)x\(model.inputHeight)"))
         var lastTick = Date()
         while !worker.isStopping {
             _ = worker.wait(seconds: tickSeconds) { slots.contains { $0.full } }

@@ -97,9 +97,8 @@ final class Substream: @unchecked Sendable {
                 live.begin(streams: [video])
                 defer { live.end() }
                 changed.store(false, ordering: .relaxed)
-                var d = makeDetector(video)
-                detector = d
-                if let d {
+                detector = makeDetector(video)
+                if let d = detector {
                     logger.info(
                         "camera \(cameraName): motion detection on the sub-stream (\(video.summary), \(d.keyFramesOnly ? "key frames" : "\(d.settings.fps) looks/s"))"
                     )
@@ -122,11 +121,10 @@ final class Substream: @unchecked Sendable {
                         if changed.load(ordering: .acquiring) {
                             // New settings: the motion in progress ends, a new detector starts.
                             changed.store(false, ordering: .relaxed)
-                            if let f = d?.finish() { tracker.apply(f) }
-                            d = makeDetector(video)
-                            detector = d
+                            if let f = detector?.finish() { tracker.apply(f) }
+                            detector = makeDetector(video)
                         }
-                        guard let d else { return }
+                        guard let d = detector else { return }
                         var jumped = false
                         let at = clock.wallTime(media: media, arrival: Time90k.now(), jumped: &jumped)
                         if let f = d.feed(p.data, isKey: p.isKey, at: at) { tracker.apply(f) }
