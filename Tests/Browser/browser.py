@@ -1,6 +1,8 @@
 """What the page's browser tests share: Debian's chromium through playwright, the arguments
-every test takes, logging in, and a check that stops a test with what was wrong."""
+every test takes, logging in, a check that stops a test with what was wrong, and the
+screenshot a failed test leaves."""
 import argparse
+import sys
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -30,3 +32,11 @@ def log_in(page, a):
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
+
+
+def fail_with_screenshot(page, shots, name, error):
+    """Saves the page as SHOTS/NAME-failure.png, says why, and ends the test with status 1."""
+    path = f"{shots}/{name}-failure.png"
+    page.screenshot(path=path, full_page=True)
+    print(f"FAIL {error}; screenshot: {path}")
+    sys.exit(1)

@@ -8,11 +8,10 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
 
   detection_settings_test.py --base http://127.0.0.1:PORT --user U --password PW --camera NAME --shots DIR
 """
-import sys
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, launch, log_in
+from browser import arguments, check, fail_with_screenshot, launch, log_in
 
 
 def main():
@@ -84,9 +83,7 @@ def main():
             check(s["zones"] == [] and s["required_zones"] == {}, f"after removing the zone: {s}")
             print("detection settings: ok")
         except Exception as e:
-            page.screenshot(path=f"{a.shots}/detection-settings-failure.png", full_page=True)
-            print(f"FAIL {e}; screenshot: {a.shots}/detection-settings-failure.png")
-            sys.exit(1)
+            fail_with_screenshot(page, a.shots, "detection-settings", e)
         finally:
             browser.close()
 

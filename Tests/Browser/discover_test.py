@@ -7,10 +7,11 @@ non-zero when one fails, leaving a screenshot in --shots.
   discover_test.py --base http://127.0.0.1:PORT --user admin --password PW --address HOST:PORT \
                    --camera-user admin --camera-password secret --shots DIR
 """
-import argparse
 import sys
 
 from playwright.sync_api import sync_playwright
+
+from browser import arguments, launch, log_in
 
 failures = []
 
@@ -23,23 +24,16 @@ def check(name, ok, detail=""):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for arg in ("--base", "--user", "--password", "--address", "--camera-user", "--camera-password", "--shots"):
-        ap.add_argument(arg, required=True)
-    a = ap.parse_args()
+    a = arguments("--address", "--camera-user", "--camera-password")
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        browser = launch(p)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         logs = []
         page.on("console", lambda m: logs.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: logs.append(f"pageerror: {e}"))
         step = "login"
         try:
-            page.goto(a.base + "/")
-            page.wait_for_selector("#user", timeout=10000)
-            page.fill("#user", a.user)
-            page.fill("#password", a.password)
-            page.click("button[type=submit]")
+            log_in(page, a)
             page.wait_for_selector("main a[href='#/discover']", timeout=10000)
             check("with no camera yet, the grid offers to find some", True)
 

@@ -8,11 +8,10 @@ the first thing that is wrong, leaving a screenshot in --shots.
 
   review_test.py --base http://127.0.0.1:PORT --user U --password PW --shots DIR
 """
-import sys
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, launch, log_in
+from browser import arguments, check, fail_with_screenshot, launch, log_in
 
 
 def main():
@@ -64,9 +63,7 @@ def main():
             check(unreviewed == 0, f"{unreviewed} unreviewed items after Mark all reviewed")
             print("review queue: ok")
         except Exception as e:
-            page.screenshot(path=f"{a.shots}/review-failure.png", full_page=True)
-            print(f"FAIL {e}; screenshot: {a.shots}/review-failure.png")
-            sys.exit(1)
+            fail_with_screenshot(page, a.shots, "review", e)
         finally:
             browser.close()
 
