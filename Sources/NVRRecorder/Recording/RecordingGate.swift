@@ -162,10 +162,9 @@ public final class RecordingGate {
             new.motion != settings.motion || new.motionEnabled != settings.motionEnabled
             || new.detect != settings.detect
         settings = new
-        objectDetection?.update(new.detect)
+        _ = ensureObjectDetection()  // made, or given the new settings (off included)
         tracker.setRolls(pre: new.preRoll90k, post: new.postRoll90k)
         applyRecordOn()
-        if new.detect.enabled { _ = ensureObjectDetection() }
         modeCheckedAt = .min
         if motionChanged {
             detectorFailed = false
@@ -193,15 +192,16 @@ public final class RecordingGate {
         }
     }
 
-    /// The camera's object detection: made the first time its settings ask for it (and kept,
-    /// with new settings, when they change). From any thread: the sub-stream's asks too.
+    /// The camera's object detection: made the first time its settings ask for it, and kept,
+    /// given every later change of them (nil while they say off). From any thread: the
+    /// sub-stream's asks too.
     public func objectDetection(for detect: DetectSettings) -> ObjectDetection? {
-        guard detect.enabled else { return nil }
-        return detection.withLock { current in
+        detection.withLock { current in
             if let od = current {
                 od.update(detect)
-                return od
+                return detect.enabled ? od : nil
             }
+            guard detect.enabled else { return nil }
             current = makeObjectDetection?(detect) ?? nil
             return current
         }
