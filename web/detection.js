@@ -42,8 +42,9 @@ export function detectionPanel({ h, name, toast }) {
     draw();
   });
 
-  async function load() {
-    const [s, c] = await Promise.all([get(`/api/cameras/${cam(name)}/recording-settings`), get(`/api/cameras/${cam(name)}`)]);
+  // `saved`: the settings a PUT just answered with (no need to ask for them again).
+  async function load(saved) {
+    const [s, c] = await Promise.all([saved ?? get(`/api/cameras/${cam(name)}/recording-settings`), get(`/api/cameras/${cam(name)}`)]);
     const d = s.detect;
     labels.value = d.labels.join(','); minScore.value = d.min_score; recordOn.value = d.record_on.join(',');
     alerts.value = d.alert_labels.join(',');
@@ -57,8 +58,7 @@ export function detectionPanel({ h, name, toast }) {
   async function save(change) {
     error.textContent = '';
     try {
-      await api('PUT', `/api/cameras/${cam(name)}/recording-settings`, change);
-      await load();
+      await load(await api('PUT', `/api/cameras/${cam(name)}/recording-settings`, change));
       toast('Detection settings saved.');
       return true;
     } catch (e) { error.textContent = e.message; return false; }
