@@ -252,7 +252,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRCommands", "NVRTime", "NVRPlayback",
-                "NVRIndex", .product(name: "Logging", package: "swift-log"),
+                "NVRIndex", "NVRMedia", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/Support",
             exclude: [
                 "rtsp_camera.py", "hostile_rtsp_camera.py", "onvif_camera.py", "onvif_client_check.py",

@@ -8,6 +8,7 @@
 #include <libavutil/imgutils.h>
 #include <libavutil/error.h>
 #include <libavutil/log.h>
+#include <libavutil/crc.h>
 #include <libswscale/swscale.h>
 
 /* Macros Swift cannot import. */

@@ -36,6 +36,7 @@ struct API: Sendable {
             WebRoutes(),
             CameraRoutes(index: index, recorder: recorder),
             playback,
+            ExportRoutes(index: index, storage: storage, maxViewSeconds: maxViewSeconds),
             EventRoutes(index: index, storage: storage, snapshots: snapshots, audit: audit, playback: playback),
             ClipRoutes(index: index, audit: audit, playback: playback),
             ReviewRoutes(index: index),

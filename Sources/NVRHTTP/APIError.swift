@@ -52,6 +52,7 @@ public struct APIError: HTTPResponseError, CustomStringConvertible {
         case let e as APIError: return e
         case let e as AccessError: return from(e)
         case let e as NothingRecorded: return APIError(.notFound, "nothing_recorded", e.description)
+        case let e as ExportError: return APIError.badRequest(e.description)
         case let e as HTTPError:
             return APIError(
                 e.status, e.status == .notFound ? "not_found" : "http_\(e.status.code)", e.body ?? e.status.reasonPhrase

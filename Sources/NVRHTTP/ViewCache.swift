@@ -17,6 +17,7 @@ final class ViewCache: Sendable {
         var camera: Int64
         var start: Int64
         var end: Int64
+        var speed: Int?
     }
     private let entries = Mutex<[Key: (made: Double, view: View)]>([:])
     private let ttl: Double
@@ -27,12 +28,22 @@ final class ViewCache: Sendable {
         self.capacity = capacity
     }
 
-    func view(index: any IndexStore, storage: StorageLayout, camera: Int64, range: Range<Int64>) throws -> View {
-        let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound)
+    /// `speed`: a Timelapse at that speed instead of every frame.
+    func view(index: any IndexStore, storage: StorageLayout, camera: Int64, range: Range<Int64>, speed: Int? = nil)
+        throws -> View
+    {
+        let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound, speed: speed)
         let now = monotonicSeconds()
         if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }
-        let result = try RangeExport.build(
-            index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
+        let result =
+            if let speed {
+                try Timelapse.build(
+                    index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound,
+                    speed: speed)
+            } else {
+                try RangeExport.build(
+                    index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
+            }
         let view = View(result: result, etag: Self.etag(result.mp4))
         entries.withLock { e in
             e = e.filter { now - $0.value.made < ttl }

@@ -27,35 +27,9 @@ public struct RangeExport {
     public static func build(index: any IndexStore, storage: StorageLayout, cameraID: Int64, start: Int64, end: Int64)
         throws -> Result
     {
-        var segs = try index.segments(cameraID: cameraID, start90k: start, end90k: end)
-            .filter { ($0.state == .complete && $0.end90k > start) || $0.state == .writing }
-        guard let first = segs.first else { throw NothingRecorded(start: start, end: end) }
-        guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else {
-            throw IndexError("sample entry \(first.videoEntryID) missing")
-        }
-        // Every video sample entry the range uses, in order of first use. Players that switch
-        // entries (stsc) get each one's; players that keep the first decode the rest from the
-        // parameter sets repeated at each change. Another codec, NAL length size or timescale
-        // cannot be carried that way: the file ends there.
-        var truncatedAt: Int64?
-        let firstConfig = DecoderConfiguration(sampleEntry: [UInt8](videoEntry.box))
-        var entryIDs = [first.videoEntryID]
-        var entryBoxes = [[UInt8](videoEntry.box)]
-        var inBand = [firstConfig?.inBand ?? []]
-        for (k, seg) in segs.enumerated() where !entryIDs.contains(seg.videoEntryID) {
-            guard let fc = firstConfig, let e = try index.sampleEntry(id: seg.videoEntryID),
-                e.timescale == videoEntry.timescale,
-                let c = DecoderConfiguration(sampleEntry: [UInt8](e.box)), c.codec == fc.codec,
-                c.lengthSize == fc.lengthSize
-            else {
-                truncatedAt = seg.start90k
-                segs = Array(segs[..<k])
-                break
-            }
-            entryIDs.append(seg.videoEntryID)
-            entryBoxes.append([UInt8](e.box))
-            inBand.append(c.inBand)
-        }
+        let run = try VideoRun(index: index, cameraID: cameraID, start: start, end: end)
+        let (segs, entryIDs, inBand) = (run.segments, run.entryIDs, run.inBand)
+        let first = segs[0]
         let withAudio = first.audioEntryID != nil && segs.allSatisfy { $0.audioEntryID == first.audioEntryID }
         let audioEntry = withAudio ? try index.sampleEntry(id: first.audioEntryID!) : nil
         let audioRate = Int64(max(audioEntry?.timescale ?? 0, 1))
@@ -121,9 +95,7 @@ public struct RangeExport {
                     path: m.path, video: picked, audio: audioPicked, videoEntry: entry, videoPrefix: prefix))
         }
         guard !pieces.isEmpty, let playStart, let lastEnd else { throw NothingRecorded(start: start, end: end) }
-        let video = MP4Builder.Track(
-            sampleEntries: entryBoxes, timescale: UInt32(clamping: videoEntry.timescale),
-            width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
+        let video = run.videoTrack
         let audio = audioEntry.map {
             MP4Builder.Track(sampleEntry: [UInt8]($0.box), timescale: UInt32(clamping: $0.timescale), isVideo: false)
         }
@@ -131,7 +103,55 @@ public struct RangeExport {
         let skip = playStart - firstPictureTime
         let mp4 = MP4Builder.build(
             pieces: pieces, video: video, audio: audio, skip90k: skip, duration90k: max(playEnd - playStart, 0))
-        return Result(mp4: mp4, gaps: gaps, truncatedAt: truncatedAt, start90k: playStart, end90k: playEnd)
+        return Result(mp4: mp4, gaps: gaps, truncatedAt: run.truncatedAt, start90k: playStart, end90k: playEnd)
+    }
+
+    /// The segments of a range and the video sample entries they use, in order of first use.
+    /// Players that switch entries (stsc) get each one's; players that keep the first decode
+    /// the rest from the parameter sets repeated at each change. Another codec, NAL length
+    /// size or timescale cannot be carried that way: the run ends there (`truncatedAt`).
+    struct VideoRun {
+        var segments: [SegmentRecord]
+        var videoEntry: SampleEntryRecord
+        var entryIDs: [Int64]
+        var entryBoxes: [[UInt8]]
+        /// Each entry's parameter sets, as bytes to put before its first key frame.
+        var inBand: [[UInt8]]
+        var truncatedAt: Int64?
+
+        init(index: any IndexStore, cameraID: Int64, start: Int64, end: Int64) throws {
+            segments = try index.segments(cameraID: cameraID, start90k: start, end90k: end)
+                .filter { ($0.state == .complete && $0.end90k > start) || $0.state == .writing }
+            guard let first = segments.first else { throw NothingRecorded(start: start, end: end) }
+            guard let videoEntry = try index.sampleEntry(id: first.videoEntryID) else {
+                throw IndexError("sample entry \(first.videoEntryID) missing")
+            }
+            self.videoEntry = videoEntry
+            let firstConfig = DecoderConfiguration(sampleEntry: [UInt8](videoEntry.box))
+            entryIDs = [first.videoEntryID]
+            entryBoxes = [[UInt8](videoEntry.box)]
+            inBand = [firstConfig?.inBand ?? []]
+            for (k, seg) in segments.enumerated() where !entryIDs.contains(seg.videoEntryID) {
+                guard let fc = firstConfig, let e = try index.sampleEntry(id: seg.videoEntryID),
+                    e.timescale == videoEntry.timescale,
+                    let c = DecoderConfiguration(sampleEntry: [UInt8](e.box)), c.codec == fc.codec,
+                    c.lengthSize == fc.lengthSize
+                else {
+                    truncatedAt = seg.start90k
+                    segments = Array(segments[..<k])
+                    break
+                }
+                entryIDs.append(seg.videoEntryID)
+                entryBoxes.append([UInt8](e.box))
+                inBand.append(c.inBand)
+            }
+        }
+
+        var videoTrack: MP4Builder.Track {
+            MP4Builder.Track(
+                sampleEntries: entryBoxes, timescale: UInt32(clamping: videoEntry.timescale),
+                width: UInt16(clamping: videoEntry.width), height: UInt16(clamping: videoEntry.height), isVideo: true)
+        }
     }
 
     /// Lengthens (or, for a small overlap, shortens) the last sample so the next piece starts

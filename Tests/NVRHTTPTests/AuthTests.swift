@@ -91,6 +91,12 @@ import Testing
         #expect(try await server.request("GET", "/api/cameras/yard", token: token).status == 200)
         #expect(
             try await server.request("GET", "/api/cameras/demo/view.mp4?start=0&end=90000", token: token).status == 404)
+        // An export naming a camera it may not see fails as if that camera did not exist.
+        let export = try await server.request(
+            "GET", "/api/export.zip?cameras=yard,demo&start=0&end=90000", token: token)
+        #expect(export.status == 404 && export.text.contains("'demo'"), "\(export.status) \(export.text)")
+        let mine = try await server.request("GET", "/api/export.zip?cameras=yard&start=0&end=90000", token: token)
+        #expect(mine.status == 404 && mine.text.contains("nothing recorded"), "\(mine.status) \(mine.text)")
     }
 
     @Test func cookieChangesNeedTheCSRFTokenAndSessionsSurviveARestartUntilLogout() async throws {

@@ -17,6 +17,8 @@ struct PlaybackRoutes: IndexedRoutes {
     func register(on router: Router<NVRContext>) {
         router.get("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
         router.head("/api/cameras/{name}/view.mp4") { r, c in try await view(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/timelapse.mp4") { r, c in try await timelapse(r, try await camera(c)) }
+        router.head("/api/cameras/{name}/timelapse.mp4") { r, c in try await timelapse(r, try await camera(c)) }
         router.get("/api/cameras/{name}/snapshot.jpg") { r, c in try await snapshot(r, try await camera(c)) }
         router.get("/api/cameras/{name}/thumbnails") { r, c in try await thumbnails(r, try await camera(c)) }
     }
@@ -34,10 +36,31 @@ struct PlaybackRoutes: IndexedRoutes {
         return try await mp4(r, cameraID: cam.id!, range: range)
     }
 
+    /// GET/HEAD /api/cameras/{name}/timelapse.mp4?start=&end=&speed= — key frames only, `speed`
+    /// times faster (Timelapse), for ranges up to `maxTimelapseDays`.
+    func timelapse(_ r: Request, _ cam: CameraRecord) async throws -> Response {
+        let query = Query(request: r)
+        let range = try query.range()
+        guard let speed = try query.int("speed", in: Timelapse.speeds) else {
+            throw APIError.badRequest(
+                "speed is required: how many times faster than real time (\(Timelapse.speeds.lowerBound)…\(Timelapse.speeds.upperBound))"
+            )
+        }
+        guard Time90k.length(range) <= Int64(Self.maxTimelapseDays) * 86_400 * 90_000 else {
+            throw APIError(
+                .badRequest, "range_too_long",
+                "the range is \(Time90k.describeDuration(Time90k.length(range))); a timelapse covers at most \(Self.maxTimelapseDays) days"
+            )
+        }
+        return try await mp4(r, cameraID: cam.id!, range: range, speed: speed)
+    }
+
+    static let maxTimelapseDays = 31
+
     /// The MP4 of a camera's range as a response: headers, validators, Range, HEAD.
-    func mp4(_ r: Request, cameraID: Int64, range: Range<Int64>) async throws -> Response {
+    func mp4(_ r: Request, cameraID: Int64, range: Range<Int64>, speed: Int? = nil) async throws -> Response {
         let view = try await offload { [index, storage, views] in
-            try views.view(index: index, storage: storage, camera: cameraID, range: range)
+            try views.view(index: index, storage: storage, camera: cameraID, range: range, speed: speed)
         }
         let mp4 = view.result.mp4
         let size = mp4.size
