@@ -15,12 +15,20 @@ import Testing
         // @unchecked Sendable: set up once in init, then only read.
         let root: String, config: String, port: Int, token: String, log: String
         let process = Process()
-        /// `extraConfig`: more of nvr.toml (a section such as [mqtt]).
-        init(tls: Bool = false, bind: String = "127.0.0.1", extraConfig: String = "") throws {
+        /// `extraConfig`: more of nvr.toml (a section such as [mqtt]); `storageRoot`: recordings
+        /// made beforehand (a RecorderHarness's root) instead of a new, empty root.
+        init(tls: Bool = false, bind: String = "127.0.0.1", extraConfig: String = "", storageRoot: String? = nil)
+            throws
+        {
             root = TestEnvironment.tempDir("live")
             port = TestEnvironment.freePort()
             config = try writeConfig(
                 root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "\(bind):\(port)")
+            if let storageRoot {
+                try String(contentsOfFile: config, encoding: .utf8)
+                    .replacingOccurrences(of: "root = \"\(root)/Storage\"", with: "root = \"\(storageRoot)\"")
+                    .write(toFile: config, atomically: true, encoding: .utf8)
+            }
             if !extraConfig.isEmpty {
                 try (String(contentsOfFile: config, encoding: .utf8) + "\n" + extraConfig + "\n")
                     .write(toFile: config, atomically: true, encoding: .utf8)

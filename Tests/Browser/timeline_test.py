@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""A camera's day bar in a real browser (Debian's chromium, playwright). The NVR holds a short
+recording of --camera at --start…--end (a couple of minutes of a day) and a "person" event at
+--event. Opens the camera on that day and checks: the recording is drawn at least 3 pixels
+wide on the whole day's bar; the wheel zooms to an hour and then ten minutes around the
+pointer; a click at ten minutes plays the moment under the pointer; the event's mark says its
+label; "24 h" goes back to the whole day. Exits non-zero on the first thing that is wrong,
+leaving a screenshot in --shots.
+
+  timeline_test.py --base URL --user U --password PW --shots DIR --camera NAME
+                   --start TICKS --end TICKS --event TICKS
+"""
+import time
+
+from playwright.sync_api import sync_playwright
+
+from browser import arguments, check, fail_with_screenshot, launch, log_in
+
+SPAN = """() => { const r = document.querySelector('.timeline .span.disk').getBoundingClientRect();
+  return {left: r.left, width: r.width, mid: r.left + r.width / 2, y: r.top + r.height / 2}; }"""
+LEVEL = "() => document.querySelector('.timeline-zoom button[aria-pressed=true]')?.textContent"
+
+
+def wait_level(page, name):
+    page.wait_for_function(f"() => ({LEVEL})() === {name!r}", timeout=5000)
+
+
+def main():
+    a = arguments("--camera", "--start", "--end", "--event")
+    start, end, event = int(a.start), int(a.end), int(a.event)
+    seconds = (end - start) / 90000
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            log_in(page, a)
+            day = page.evaluate("async (t) => (await import('/app/time.js')).dayString(new Date(t / 90))", start)
+            page.goto(f"{a.base}/#/camera/{a.camera}?day={day}")
+            page.wait_for_selector(".timeline .span.disk", timeout=15000)
+            check(page.evaluate(LEVEL) == "24 h", "the bar does not start on the whole day")
+            bar = page.evaluate("() => document.querySelector('.timeline').getBoundingClientRect().width")
+            span = page.evaluate(SPAN)
+            natural = seconds / 86400 * bar
+            check(span["width"] >= 3, f"a {seconds:.0f}-s recording is {span['width']:.1f} px wide on the day's bar")
+            print(f"ok: {seconds:.0f} s on the day's bar: {span['width']:.1f} px (its share would be {natural:.1f} px)")
+
+            # The wheel over the recording zooms in around it, one level per turn.
+            page.mouse.move(span["mid"], span["y"])
+            page.mouse.wheel(0, -120)
+            wait_level(page, "1 h")
+            hour = page.evaluate(SPAN)
+            check(abs(hour["width"] - seconds / 3600 * bar) < 3, f"at 1 h the recording is {hour['width']:.1f} px")
+            check(hour["left"] <= span["mid"] + 2 and span["mid"] - 2 <= hour["left"] + hour["width"],
+                  "zooming moved the recording from under the pointer")
+            time.sleep(0.4)
+            page.mouse.move(hour["mid"], hour["y"])
+            page.mouse.wheel(0, -120)
+            wait_level(page, "10 min")
+            ten = page.evaluate(SPAN)
+            check(abs(ten["width"] - seconds / 600 * bar) < 3, f"at 10 min the recording is {ten['width']:.1f} px")
+            print(f"ok: the wheel zooms to 1 h ({hour['width']:.0f} px) and 10 min ({ten['width']:.0f} px)")
+
+            # The event's mark carries its label.
+            mark = page.evaluate("""() => { const m = document.querySelector('.timeline .mark');
+                return m && {label: m.dataset.label, alert: m.classList.contains('alert'), title: m.textContent,
+                             start: Number(m.dataset.start)}; }""")
+            check(mark and mark["label"] == "person" and mark["alert"] and "person" in mark["title"]
+                  and mark["start"] == event, f"event mark: {mark}")
+
+            # A click at ten minutes plays the moment under the pointer.
+            x = ten["left"] + ten["width"] / 3
+            under = page.evaluate("""(x) => { const s = document.querySelector('.timeline'); const r = s.getBoundingClientRect();
+                const v0 = Number(s.dataset.viewStart), v1 = Number(s.dataset.viewEnd); return v0 + (x - r.left) / r.width * (v1 - v0); }""", x)
+            page.mouse.click(x, ten["y"])
+            page.wait_for_function("() => document.querySelector('.where').textContent.startsWith('Recorded')", timeout=10000)
+            time.sleep(1)
+            shown = page.evaluate("""() => { const s = document.querySelector('.timeline'); const c = s.querySelector('#cursor');
+                const v0 = Number(s.dataset.viewStart), v1 = Number(s.dataset.viewEnd); return v0 + Number(c.getAttribute('x1')) / 1000 * (v1 - v0); }""")
+            check(abs(shown - under) < 4 * 90000, f"playing {(shown - under) / 90000:.1f} s away from the click")
+            print(f"ok: a click at 10 min plays the moment under it ({(shown - under) / 90000:+.1f} s)")
+
+            page.click(".timeline-zoom button[data-level='0']")
+            wait_level(page, "24 h")
+            check(abs(page.evaluate(SPAN)["width"] - span["width"]) < 1, "24 h is not the whole day again")
+        except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
+            fail_with_screenshot(page, a.shots, "timeline", e)
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":
+    main()

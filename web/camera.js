@@ -1,0 +1,125 @@
+// One camera large: live, or recorded playback from any moment of its day on the timeline;
+// its events with their clips; a download of any range; detection settings for admins.
+import { get, cam } from './api.js';
+import { LivePlayer } from './live.js';
+import { RecordingPlayer } from './player.js';
+import { Timeline } from './timeline.js';
+import { detectionPanel } from './detection.js';
+import { showEvents } from './events.js';
+import { h, toast, badge, stateLine, narrowScreen } from './dom.js';
+import { HZ, ticks, dayString, parseDay, dateTime, zone, localInput, fromLocalInput } from './time.js';
+
+/// Draws camera `name` into `main`; `params` are the route's (day=YYYY-MM-DD, t=ticks to play from).
+export async function cameraView({ main, session, isCurrent, onCleanup }, name, params) {
+  const c = await get(`/api/cameras/${cam(name)}`);
+  if (!isCurrent()) return;
+  // The local day shown, as its midnight.
+  let day = parseDay(params.get('day') || dayString(new Date()));
+  const stage = h('div.stage');
+  const title = h('h1', {}, c.name, ' ', badge(c));
+  const where = h('div.where.muted');
+  const liveButton = h('button', { type: 'button', title: 'Live (L)' }, 'Live');
+  const dayInput = h('input', { type: 'date', value: dayString(day), 'aria-label': 'Day' });
+  const prev = h('button', { type: 'button', title: 'Day before', 'aria-label': 'Day before' }, '‹');
+  const next = h('button', { type: 'button', title: 'Day after', 'aria-label': 'Day after' }, '›');
+  const timelineBox = h('div.timeline-box');
+  const eventsBox = h('div.events');
+  const downloadBox = downloadForm(name);
+  const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
+  main.replaceChildren(h('section.camera', {},
+    h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, stage, where, timelineBox,
+    h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox,
+    session.role === 'admin' ? h('details.settings', {}, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
+
+  let live = null, recorded = null;
+  const timeline = new Timeline(timelineBox, { onPick: (t) => playFrom(t) });
+  onCleanup(() => timeline.stop());
+  const stopAll = () => { live?.stop(); live = null; recorded?.stop(); recorded = null; };
+  onCleanup(stopAll);
+
+  function goLive() {
+    stopAll();
+    timeline.setCursor(undefined);
+    where.textContent = 'Live';
+    live = new LivePlayer(stage, name, { width: 1280, stream: narrowScreen() ? 'sub' : 'main', onState: (state, why) => { where.textContent = state === 'live' ? `Live (${why})` : why; } });
+  }
+
+  async function playFrom(t) {
+    // A gap is skipped to the next recording.
+    const span = timeline.playableFrom(t);
+    if (!span) { toast('Nothing recorded from there on this day.'); return; }
+    const from = Math.max(t, span.start90k);
+    stopAll();
+    recorded = new RecordingPlayer(stage, name, {
+      onTime: (now) => { timeline.setCursor(now); where.textContent = `Recorded — ${dateTime(now)}`; },
+      onEnd: () => { where.textContent = 'End of the recordings.'; },
+    });
+    const player = recorded;
+    if (!(await player.play(from)) && player === recorded) toast('That moment cannot be played.');
+  }
+
+  let dayLoads = 0;
+  async function loadDay() {
+    const load = ++dayLoads; // only the newest load draws (quick ‹ › clicks, the minute refresh)
+    day = parseDay(dayString(day));
+    const start = ticks(day.getTime());
+    const nextDay = new Date(day); nextDay.setDate(day.getDate() + 1);
+    const end = ticks(nextDay.getTime());
+    const [tl, ev] = await Promise.all([
+      get(`/api/cameras/${cam(name)}/timeline?date=${dayString(day)}&tz=${encodeURIComponent(zone)}`),
+      get(`/api/events?camera=${cam(name)}&start=${start}&end=${end}`),
+    ]);
+    if (load !== dayLoads || !isCurrent()) return;
+    timeline.show(tl.start90k, tl.end90k, tl.slices, ev.events);
+    showEvents(eventsBox, ev.events, (e) => playClip(e));
+    dayInput.value = dayString(day);
+  }
+
+  function playClip(e) {
+    stopAll();
+    const v = h('video', { controls: true, autoplay: true, muted: true, playsinline: true, src: e.clip });
+    stage.replaceChildren(v);
+    where.textContent = `Event: ${e.type} at ${dateTime(e.start90k)}`;
+    timeline.setCursor(e.start90k);
+  }
+
+  const shiftDay = (n) => { day = new Date(day); day.setDate(day.getDate() + n); loadDay().catch((e) => toast(e.message)); };
+  prev.addEventListener('click', () => shiftDay(-1));
+  next.addEventListener('click', () => shiftDay(1));
+  dayInput.addEventListener('change', () => { if (dayInput.value) { day = parseDay(dayInput.value); loadDay().catch((e) => toast(e.message)); } });
+  liveButton.addEventListener('click', goLive);
+  const keys = (e) => {
+    if (e.target.closest('input, textarea, select')) return;
+    if (e.key === 'l' || e.key === 'L') goLive();
+    else if (recorded && (e.key === 'ArrowRight' || e.key === 'ArrowLeft') && e.target === document.body) recorded.seekBy(e.key === 'ArrowRight' ? 10 : -10);
+    else if (recorded && e.key === ' ' && e.target === document.body) { e.preventDefault(); recorded.video.paused ? recorded.video.play() : recorded.video.pause(); }
+  };
+  document.addEventListener('keydown', keys);
+  onCleanup(() => document.removeEventListener('keydown', keys));
+  // Redraw the day every minute while it is today (new footage).
+  const timer = setInterval(() => { if (dayString(day) === dayString(new Date())) loadDay().catch(() => {}); }, 60000);
+  onCleanup(() => clearInterval(timer));
+
+  await loadDay();
+  if (!isCurrent()) return;
+  if (params.get('t')) await playFrom(Number(params.get('t'))); else goLive();
+}
+
+function downloadForm(name) {
+  const now = ticks(Date.now());
+  const from = h('input', { type: 'datetime-local', step: 1, value: localInput(now - 10 * 60 * HZ), 'aria-label': 'From' });
+  const to = h('input', { type: 'datetime-local', step: 1, value: localInput(now), 'aria-label': 'To' });
+  const link = h('a.button', { download: '' }, 'Download MP4');
+  const more = h('a', { id: 'export-more' }, 'With other cameras, or as a timelapse…');
+  const update = () => {
+    const s = fromLocalInput(from.value), e = fromLocalInput(to.value);
+    const ok = Number.isFinite(s) && Number.isFinite(e) && e > s;
+    link.href = ok ? `/api/cameras/${cam(name)}/view.mp4?start=${s}&end=${e}` : '#';
+    link.setAttribute('download', `${name}-${from.value.replace(/[:T]/g, '')}.mp4`);
+    link.classList.toggle('disabled', !ok);
+    more.href = `#/export?cameras=${cam(name)}` + (ok ? `&start=${s}&end=${e}` : '');
+  };
+  from.addEventListener('change', update); to.addEventListener('change', update);
+  update();
+  return h('div.download', {}, h('label', {}, 'From ', from), h('label', {}, 'To ', to), link, more);
+}

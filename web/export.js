@@ -1,0 +1,93 @@
+// Export: the same range from several cameras as one ZIP (an MP4 per camera, nothing
+// re-encoded), or as timelapses. The form says what the download will be (its size, from a
+// HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong; the
+// browser shows the download's progress (the ZIP's length is known before it starts).
+import { get } from './api.js';
+import { h } from './dom.js';
+import { HZ, ticks, localInput, fromLocalInput } from './time.js';
+
+const SPEEDS = [[60, '60× (an hour in a minute)'], [720, '720× (a day in two minutes)']];
+
+function formatBytes(n) {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}
+
+/// Draws the view into `main`; `params` may preset cameras=a,b, start= and end= (ticks).
+export async function exportView({ main, isCurrent }, params) {
+  const { cameras } = await get('/api/cameras');
+  if (!isCurrent()) return;
+  const wanted = new Set((params.get('cameras') ?? '').split(',').filter(Boolean));
+  const boxes = cameras.map((c) => h('input', { type: 'checkbox', name: 'camera', value: c.name, checked: wanted.size === 0 || wanted.has(c.name) }));
+  const now = ticks(Date.now());
+  const from = h('input', { id: 'export-from', type: 'datetime-local', step: 1, value: localInput(Number(params.get('start')) || now - 10 * 60 * HZ) });
+  const to = h('input', { id: 'export-to', type: 'datetime-local', step: 1, value: localInput(Number(params.get('end')) || now) });
+  const speed = h('select', { id: 'export-speed' }, h('option', { value: '' }, 'every frame'),
+    SPEEDS.map(([n, label]) => h('option', { value: n }, label)), h('option', { value: 'other' }, 'other…'));
+  const otherSpeed = h('input', { id: 'export-other-speed', type: 'number', min: 2, max: 100000, step: 1, value: 120, hidden: true, 'aria-label': 'Times faster' });
+  const camerasError = h('p.error', { id: 'export-cameras-error', role: 'alert' });
+  const rangeError = h('p.error', { id: 'export-range-error', role: 'alert' });
+  const speedError = h('p.error', { id: 'export-speed-error', role: 'alert' });
+  const summary = h('p.muted', { id: 'export-summary', 'aria-live': 'polite' });
+  const link = h('a.button.primary.disabled', { id: 'export-download', download: '' }, 'Download ZIP');
+  main.replaceChildren(h('section.camera.export', {},
+    h('h1', {}, 'Export'),
+    h('p.muted', {}, 'The same time from several cameras in one ZIP: an MP4 per camera, as recorded, and export.txt with what each holds. '
+      + 'A timelapse keeps one picture every few seconds and plays it faster.'),
+    h('fieldset', {}, h('legend', {}, 'Cameras'),
+      cameras.length ? cameras.map((c, i) => h('label.check', {}, boxes[i], ` ${c.name}`)) : h('p.muted', {}, 'No cameras.'),
+      camerasError),
+    h('fieldset', {}, h('legend', {}, 'Time'), h('label', {}, 'From ', from), h('label', {}, 'To ', to), rangeError),
+    h('fieldset', {}, h('legend', {}, 'Speed'), speed, ' ', otherSpeed, speedError),
+    summary, link));
+
+  /// The download's URL, or nothing with the reasons said next to their fields.
+  function request() {
+    camerasError.textContent = rangeError.textContent = speedError.textContent = '';
+    const names = boxes.filter((b) => b.checked).map((b) => b.value);
+    const s = fromLocalInput(from.value), e = fromLocalInput(to.value);
+    let ok = true;
+    if (names.length === 0) { camerasError.textContent = 'Pick at least one camera.'; ok = false; }
+    if (!Number.isFinite(s) || !Number.isFinite(e)) { rangeError.textContent = 'Give both a start and an end.'; ok = false; }
+    else if (e <= s) { rangeError.textContent = 'The end must be after the start.'; ok = false; }
+    let n = speed.value === 'other' ? Number(otherSpeed.value) : speed.value ? Number(speed.value) : null;
+    if (n !== null && !(Number.isInteger(n) && n >= 2 && n <= 100000)) { speedError.textContent = 'A timelapse is 2 to 100000 times faster.'; ok = false; }
+    if (!ok) return null;
+    return `/api/export.zip?cameras=${names.map(encodeURIComponent).join(',')}&start=${s}&end=${e}${n ? `&speed=${n}` : ''}`;
+  }
+
+  let asked = 0;
+  async function update() {
+    otherSpeed.hidden = speed.value !== 'other';
+    const url = request();
+    const mine = ++asked;
+    link.classList.add('disabled');
+    link.removeAttribute('href');
+    if (!url) { summary.textContent = ''; return; }
+    summary.textContent = 'Looking at the recordings…';
+    try {
+      const r = await fetch(url, { method: 'HEAD', credentials: 'same-origin' });
+      if (mine !== asked || !isCurrent()) return;
+      if (r.ok) {
+        const count = url.split('cameras=')[1].split('&')[0].split(',').length;
+        summary.textContent = `${count} camera${count > 1 ? 's' : ''}, ${formatBytes(Number(r.headers.get('Content-Length')))}`;
+        link.href = url;
+        link.classList.remove('disabled');
+        return;
+      }
+      // A HEAD answer has no body: ask again for the message (an error is small).
+      const g = await fetch(url, { credentials: 'same-origin' });
+      const why = (await g.json().catch(() => null))?.message ?? `the NVR answered ${g.status}`;
+      if (mine !== asked || !isCurrent()) return;
+      summary.textContent = '';
+      (g.status === 404 && why.startsWith('nothing recorded') ? rangeError : /speed/.test(why) ? speedError : /camera/.test(why) ? camerasError : rangeError).textContent = why;
+    } catch {
+      if (mine === asked) summary.textContent = 'The NVR did not answer.';
+    }
+  }
+  for (const input of [...boxes, from, to, speed, otherSpeed]) input.addEventListener('change', update);
+  otherSpeed.addEventListener('input', update);
+  await update();
+}
