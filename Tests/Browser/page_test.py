@@ -116,11 +116,42 @@ def main():
             check("the download link is a view.mp4 of the range", href and "/view.mp4?start=" in href, href)
 
             step = "phone"
-            page.set_viewport_size({"width": 390, "height": 844})
+            # 375 px wide (an iPhone SE or mini): live video, a camera on its sub-stream, the review
+            # queue, nothing wider than the screen, and what installs the page to a home screen.
+            page.set_viewport_size({"width": 375, "height": 812})
+            sockets = []
+            page.on("websocket", lambda ws: sockets.append(ws.url))
             page.goto(a.base + "/#/")
             page.wait_for_selector(".tile video", timeout=10000)
             widths = page.evaluate("() => [...document.querySelectorAll('.tile')].map(t => t.getBoundingClientRect().width)")
-            check("readable on a phone: one camera per row", all(w <= 390 and w > 300 for w in widths), widths)
+            check("readable on a phone: one camera per row", all(300 < w <= 375 for w in widths), widths)
+            page.wait_for_function("() => [...document.querySelectorAll('.tile video')].every(v => v.currentTime > 0.5)", timeout=15000)
+            check("live video plays in every tile on a phone", True, video_state(page, ".tile video"))
+            overflow = "() => document.documentElement.scrollWidth"
+            check("the grid fits the phone's width", page.evaluate(overflow) <= 375, page.evaluate(overflow))
+            sub = [c for c in cameras if c != cam][0] if len(cameras) > 1 else cam
+            sockets.clear()
+            page.goto(a.base + f"/#/camera/{sub}")
+            page.wait_for_function("() => { const v = document.querySelector('.stage video'); return v && v.currentTime > 0.5; }", timeout=15000)
+            first = next((u for u in sockets if f"/cameras/{sub}/live" in u), "")
+            check("a camera on a phone asks for its sub-stream first", "stream=sub" in first, sockets)
+            check("the camera view fits the phone's width", page.evaluate(overflow) <= 375, page.evaluate(overflow))
+            page.click("nav a[href='#/review']")
+            page.wait_for_selector(".review-item img", timeout=10000)
+            page.wait_for_function("() => { const i = document.querySelector('.review-item img'); return i.complete && i.naturalWidth > 0; }", timeout=10000)
+            item = page.evaluate("() => document.querySelector('.review-item').getBoundingClientRect().width")
+            check("the review queue shows its items on a phone", 300 < item <= 375, item)
+            check("the review queue fits the phone's width", page.evaluate(overflow) <= 375, page.evaluate(overflow))
+            manifest = page.evaluate("""async () => { const href = document.querySelector('link[rel=manifest]').href;
+                const m = await (await fetch(href, {credentials: 'omit'})).json();
+                const icons = await Promise.all(m.icons.map(async (i) => { const img = new Image(); img.src = new URL(i.src, href);
+                    await img.decode(); return {sizes: i.sizes, w: img.naturalWidth, h: img.naturalHeight}; }));
+                return {name: m.name, display: m.display, start: m.start_url, icons}; }""")
+            sized = [i for i in manifest["icons"] if i["sizes"] != "any"]
+            check("a web app manifest with icons of the sizes it says (home screen)",
+                  manifest["display"] == "standalone" and manifest["start"] == "/" and len(sized) >= 2
+                  and all(i["sizes"] == f"{i['w']}x{i['h']}" for i in sized) and all(i["w"] > 0 for i in manifest["icons"]),
+                  manifest)
         except Exception as e:  # noqa: BLE001
             check(f"step '{step}' finished", False, e)
         if failures:
