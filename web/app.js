@@ -7,6 +7,11 @@ import { gridView } from './grid.js';
 import { cameraView } from './camera.js';
 import { eventsView } from './events.js';
 import { exportView } from './export.js';
+import { settingsView } from './settings.js';
+import { cameraSettingsView } from './camera-settings.js';
+import { usersView } from './users.js';
+import { accountView } from './account.js';
+import { storageView } from './storage.js';
 import { discoverView } from './discover.js';
 import { reviewView } from './review.js';
 
@@ -56,6 +61,7 @@ async function started(s) {
   document.getElementById('nav').hidden = false;
   document.getElementById('who').textContent = `${s.user} (${s.role})`;
   document.getElementById('nav-discover').hidden = s.role !== 'admin';
+  document.getElementById('nav-settings').hidden = s.role !== 'admin';
   serverStatus();
   route();
 }
@@ -99,13 +105,18 @@ async function route() {
   // What every view is given: where to draw, who is logged in, whether the user is still on
   // it, and where to register what to undo when the user leaves.
   const ctx = { main, session, h, toast, isCurrent: () => current(generation), onCleanup: (f) => cleanup.push(f) };
-  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('here', a.getAttribute('href') === '#' + path);
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('here', path.startsWith(a.getAttribute('href').slice(1)) && (a.getAttribute('href') !== '#/' || path === '/'));
   try {
     if (path.startsWith('/camera/')) await cameraView(ctx, decodeURIComponent(path.slice(8)), params);
     else if (path === '/events') await eventsView(ctx);
     else if (path === '/review') await reviewView(ctx);
     else if (path === '/export') await exportView(ctx, params);
     else if (path === '/discover' && session.role === 'admin') await discoverView(ctx);
+    else if (path === '/account') await accountView(ctx);
+    else if (path === '/settings' && session.role === 'admin') await settingsView(ctx);
+    else if (path === '/settings/users' && session.role === 'admin') await usersView(ctx);
+    else if (path === '/settings/storage' && session.role === 'admin') await storageView(ctx);
+    else if (path.startsWith('/settings/camera/') && session.role === 'admin') await cameraSettingsView(ctx, decodeURIComponent(path.slice(17)));
     else await gridView(ctx);
     main.focus({ preventScroll: true });
   } catch (e) {

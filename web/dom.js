@@ -11,7 +11,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (k === 'dataset') Object.assign(e.dataset, v);
     else if (v !== false && v !== undefined && v !== null) e.setAttribute(k, v === true ? '' : v);
   }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
+  for (const c of children.flat(Infinity)) if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
   return e;
 }
 

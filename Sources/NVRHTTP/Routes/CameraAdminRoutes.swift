@@ -21,6 +21,7 @@ struct CameraAdminRoutes: IndexedRoutes {
 
     func register(on router: Router<NVRContext>) {
         router.post("/api/cameras") { r, c in try await addCamera(r, c) }
+        router.post("/api/cameras/probe") { r, c in try await probeCamera(r, c) }
         router.patch("/api/cameras/{name}") { r, c in try await changeCamera(r, c) }
         router.delete("/api/cameras/{name}") { r, c in try await removeCamera(r, c) }
         router.get("/api/cameras/{name}/config") { _, c in
@@ -114,6 +115,43 @@ struct CameraAdminRoutes: IndexedRoutes {
             address: c.remoteAddress)
         return try await offload {
             try JSON.response(try CameraRoutes.cameraJSON(index: index, recorder: recorder, cam), status: .created)
+        }
+    }
+
+    struct ProbeBody: Decodable {
+        var plugin: String
+        var url: String?
+        var options: [String: String]?
+        /// An existing camera whose secrets stand in for "***".
+        var camera: String?
+    }
+
+    struct ProbeJSON: Encodable {
+        var probe: ProbeResult?
+        var pushes: String?
+    }
+
+    /// POST /api/cameras/probe: opens the stream these settings give for a few seconds, saving
+    /// nothing (what `nvr camera probe` prints). 422 when the camera cannot be read.
+    func probeCamera(_ r: Request, _ c: NVRContext) async throws -> Response {
+        try admin(c)
+        let body = try await decode(ProbeBody.self, r, c)
+        var config = body.options ?? [:]
+        if let url = body.url { config["url"] = url }
+        let admin = cameraAdmin
+        let wanted = config
+        do {
+            let outcome = try await cameraChange {
+                try admin.probe(plugin: body.plugin, config: wanted, camera: body.camera)
+            }
+            switch outcome {
+            case .stream(let p): return try JSON.response(ProbeJSON(probe: p))
+            case .pushes(let why): return try JSON.response(ProbeJSON(pushes: why))
+            }
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw APIError(.unprocessableContent, "probe_failed", "the camera could not be read: \(error)")
         }
     }
 

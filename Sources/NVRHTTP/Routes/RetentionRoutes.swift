@@ -18,12 +18,41 @@ struct RetentionRoutes: IndexedRoutes {
             return try await offload { try JSON.response(try retentionJSON()) }
         }
         router.put("/api/retention") { r, c in try await setRetention(r, c) }
+        router.post("/api/db/check") { r, c in try await checkIndex(r, c) }
+    }
+
+    struct CheckJSON: Encodable {
+        var problems: [IntegrityCheck.Problem]
+        var deep: Bool
+        var seconds: Double
+    }
+
+    /// POST /api/db/check[?deep=true]: `nvr db check` without repairs (those need the server
+    /// stopped): rows without files, files without rows, size mismatches, unfinished rows.
+    func checkIndex(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let deep: Bool
+        switch Query(request: r).string("deep") {
+        case nil, "false": deep = false
+        case "true": deep = true
+        case let v?: throw APIError.badRequest("deep='\(v.prefix(16))' must be true or false")
+        }
+        let started = monotonicSeconds()
+        let problems = try await offload { [index, storage] in
+            try IntegrityCheck(index: index, storage: storage, logger: .init(label: "nvr")).run(
+                deep: deep, repair: false)
+        }
+        audit.record(who.name, "db.check", detail: ["problems": String(problems.count)], address: c.remoteAddress)
+        return try JSON.response(CheckJSON(problems: problems, deep: deep, seconds: monotonicSeconds() - started))
     }
 
     struct RetentionJSON: Encodable {
         struct Storage: Encodable {
             var maxBytes: Int64?
             var minFreePercent: Double
+            /// The file system under the storage root: its size and what is free.
+            var fileSystemBytes: Int64?
+            var freeBytes: Int64?
         }
         struct Camera: Encodable {
             var camera: String
@@ -32,6 +61,11 @@ struct RetentionRoutes: IndexedRoutes {
             var maxBytes: Int64?
             var bytes: Int64
             var segments: Int
+            /// The oldest and newest footage kept.
+            var oldest: String?
+            var oldest90k: Int64?
+            var newest: String?
+            var newest90k: Int64?
         }
         var storage: Storage
         var cameras: [Camera]
@@ -46,9 +80,15 @@ struct RetentionRoutes: IndexedRoutes {
             return .init(
                 camera: c.name, continuousDays: limits?.continuousDays, eventDays: limits?.eventDays,
                 maxBytes: limits?.maxBytes,
-                bytes: sum.bytes, segments: sum.segments)
+                bytes: sum.bytes, segments: sum.segments, oldest: sum.oldest90k.map(Time90k.rfc3339),
+                oldest90k: sum.oldest90k, newest: sum.newest90k.map(Time90k.rfc3339), newest90k: sum.newest90k)
         }
-        return RetentionJSON(storage: .init(maxBytes: s.rootMaxBytes, minFreePercent: s.minFreePercent), cameras: cams)
+        let fs = r.fileSystem()
+        return RetentionJSON(
+            storage: .init(
+                maxBytes: s.rootMaxBytes, minFreePercent: s.minFreePercent, fileSystemBytes: fs?.size,
+                freeBytes: fs?.free),
+            cameras: cams)
     }
 
     struct RetentionBody: Decodable {

@@ -1,0 +1,92 @@
+// Users (admins): who may log in, as admin or viewer, and which cameras a viewer sees; add,
+// change (role, cameras, a new password) and remove them; and the audit log of changes,
+// filtered by user and action, newest first, older on demand.
+import { api, get } from './api.js';
+import { h, toast } from './dom.js';
+import { dateTime } from './time.js';
+
+const names = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+
+export async function usersView({ main, session, isCurrent }) {
+  const [{ users }, { cameras }] = await Promise.all([get('/api/users'), get('/api/cameras')]);
+  if (!isCurrent()) return;
+  const list = h('ul.settings-list', { id: 'user-list' });
+  const addError = h('p.error', { id: 'user-add-error', role: 'alert' });
+  const name = h('input', { id: 'user-name', autocomplete: 'off' });
+  const password = h('input', { id: 'user-password', type: 'password', autocomplete: 'new-password' });
+  const role = h('select', { id: 'user-role' }, h('option', { value: 'viewer' }, 'viewer'), h('option', { value: 'admin' }, 'admin'));
+  const seen = h('input', { id: 'user-cameras', placeholder: `every camera, or: ${cameras.slice(0, 2).map((c) => c.name).join(',')}` });
+  const auditUser = h('input', { id: 'audit-user', placeholder: 'any user', size: 12 });
+  const auditAction = h('input', { id: 'audit-action', placeholder: 'any action (camera., user.…)', size: 22 });
+  const audit = h('table.audit', { id: 'audit' });
+  const older = h('button', { type: 'button', id: 'audit-older', hidden: true }, 'Older');
+  main.replaceChildren(h('section.camera.settings-page', {},
+    h('h1', {}, h('a', { href: '#/settings' }, 'Settings'), ' › Users'),
+    h('p.muted', {}, 'Admins change everything; viewers watch the cameras they are given (all when none are named). Your own password and tokens: ',
+      h('a', { href: '#/account' }, 'Account'), '.'),
+    list,
+    h('h2', {}, 'Add a user'),
+    h('form.fields', {
+      id: 'user-add',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        addError.textContent = '';
+        const body = { name: name.value.trim(), password: password.value, role: role.value };
+        if (role.value === 'viewer' && names(seen.value).length) body.cameras = names(seen.value);
+        try {
+          await api('POST', '/api/users', body);
+          toast(`${body.name} can log in now.`);
+          name.value = password.value = seen.value = '';
+          await load();
+        } catch (err) { addError.textContent = err.message; }
+      },
+    }, h('label', {}, 'Name ', name), h('label', {}, 'Password ', password), h('label', {}, 'Role ', role),
+    h('label', {}, 'Cameras ', seen), h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
+    addError,
+    h('h2', {}, 'Audit log'),
+    h('div.fields', {}, h('label', {}, 'User ', auditUser), h('label', {}, 'Action ', auditAction)),
+    audit, older));
+
+  function row(u) {
+    const r = h('select', { 'aria-label': `${u.name}'s role` }, ['viewer', 'admin'].map((x) => h('option', { value: x, selected: x === u.role }, x)));
+    const c = h('input', { 'aria-label': `${u.name}'s cameras`, value: (u.cameras ?? []).join(','), placeholder: 'every camera', size: 24 });
+    const p = h('input', { 'aria-label': `${u.name}'s new password`, type: 'password', placeholder: 'new password', autocomplete: 'new-password', size: 14 });
+    const error = h('p.error', { role: 'alert' });
+    const save = h('button', { type: 'button', onclick: async () => {
+      error.textContent = '';
+      const body = { role: r.value, cameras: r.value === 'viewer' && names(c.value).length ? names(c.value) : null };
+      if (p.value) body.password = p.value;
+      try { await api('PATCH', `/api/users/${encodeURIComponent(u.name)}`, body); toast(`${u.name} saved.`); await load(); } catch (err) { error.textContent = err.message; }
+    } }, 'Save');
+    const remove = u.name === session.user ? null : h('button.danger', { type: 'button', onclick: async () => {
+      if (!confirm(`Remove ${u.name}? Their logins and tokens end.`)) return;
+      try { await api('DELETE', `/api/users/${encodeURIComponent(u.name)}`); toast(`${u.name} removed.`); await load(); } catch (err) { error.textContent = err.message; }
+    } }, 'Remove');
+    return h('li', { dataset: { user: u.name } }, h('div.fields', {}, h('strong', {}, u.name), r, c, p, save, remove), error);
+  }
+  async function load() {
+    const fresh = (await get('/api/users')).users;
+    list.replaceChildren(...fresh.map(row));
+  }
+
+  // The audit log: pages of 100 from the server, filtered here.
+  let entries = [];
+  function drawAudit() {
+    const who = auditUser.value.trim().toLowerCase(), what = auditAction.value.trim().toLowerCase();
+    const shown = entries.filter((e) => (!who || e.user.toLowerCase().includes(who)) && (!what || e.action.toLowerCase().includes(what)));
+    audit.replaceChildren(h('tr', {}, ['When', 'User', 'Action', 'Target', 'From'].map((t) => h('th', {}, t))),
+      ...shown.map((e) => h('tr', { dataset: { action: e.action } }, h('td', {}, dateTime(e.time90k)), h('td', {}, e.user), h('td', {}, e.action),
+        h('td', {}, e.target ?? ''), h('td.muted', {}, e.address ?? ''))));
+  }
+  async function loadAudit(before) {
+    const page = (await get(`/api/audit?limit=100${before ? `&before=${before}` : ''}`)).entries;
+    entries = before ? entries.concat(page) : page;
+    older.hidden = page.length < 100;
+    drawAudit();
+  }
+  older.addEventListener('click', () => loadAudit(entries.at(-1)?.id));
+  auditUser.addEventListener('input', drawAudit);
+  auditAction.addEventListener('input', drawAudit);
+  list.replaceChildren(...users.map(row));
+  await loadAudit();
+}
