@@ -12,6 +12,7 @@ import { cameraSettingsView } from './camera-settings.js';
 import { usersView } from './users.js';
 import { accountView } from './account.js';
 import { storageView } from './storage.js';
+import { momentView } from './moment.js';
 import { discoverView } from './discover.js';
 import { reviewView } from './review.js';
 
@@ -111,6 +112,7 @@ async function route() {
     else if (path === '/events') await eventsView(ctx);
     else if (path === '/review') await reviewView(ctx);
     else if (path === '/export') await exportView(ctx, params);
+    else if (path === '/moment') await momentView(ctx, params);
     else if (path === '/discover' && session.role === 'admin') await discoverView(ctx);
     else if (path === '/account') await accountView(ctx);
     else if (path === '/settings' && session.role === 'admin') await settingsView(ctx);

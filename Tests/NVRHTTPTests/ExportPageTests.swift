@@ -7,7 +7,8 @@ import Testing
 /// The page over footage recorded beforehand, in Chromium, against a real `nvr serve`: the
 /// Export view (Tests/Browser/export_test.py: three cameras' same minutes as one ZIP, a
 /// timelapse, bad input said next to its field) and the day bar (timeline_test.py: a short
-/// recording seen on the day, zoom, a click at ten minutes, labelled event marks).
+/// recording seen on the day, zoom, a click at ten minutes, labelled event marks) and every
+/// camera at one moment (moment_test.py).
 @Suite(.serialized, .tags(.system)) struct ExportPageTests {
     /// Three cameras' 150 s, recorded half an hour ago (on a whole second), disabled (footage
     /// only: nothing to connect to), a person event on the first; `nvr serve` over them.
@@ -75,5 +76,17 @@ import Testing
             ])
         print(r.stdout)
         #expect(r.status == 0, "the day bar failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
+    }
+
+    @Test func everyCameraAtOneMoment() throws {
+        let f = try Footage()
+        let r = try f.run(
+            "moment_test.py",
+            [
+                "--cameras", "front,yard,door", "--start", String(f.start), "--end",
+                String(f.start + 150 * 90_000),
+            ])
+        print(r.stdout)
+        #expect(r.status == 0, "all cameras at one moment failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
     }
 }
