@@ -1,6 +1,6 @@
 // One camera large: live, or recorded playback from any moment of its day on the timeline;
 // its events with their clips; a download of any range; detection settings for admins.
-import { get, cam } from './api.js';
+import { api, get, cam } from './api.js';
 import { LivePlayer } from './live.js';
 import { RecordingPlayer } from './player.js';
 import { Timeline } from './timeline.js';
@@ -111,6 +111,18 @@ function downloadForm(name) {
   const to = h('input', { type: 'datetime-local', step: 1, value: localInput(now), 'aria-label': 'To' });
   const link = h('a.button', { download: '' }, 'Download MP4');
   const more = h('a', { id: 'export-more' }, 'With other cameras, or as a timelapse…');
+  // Keep: retention never deletes a kept range (design/retention.md); the note says why.
+  const note = h('input', { id: 'keep-note', placeholder: 'why keep it (optional)', size: 24, 'aria-label': 'Note' });
+  const keepError = h('p.error', { id: 'keep-error', role: 'alert' });
+  const keep = h('button', { type: 'button', id: 'keep-range', onclick: async () => {
+    keepError.textContent = '';
+    const s = fromLocalInput(from.value), e = fromLocalInput(to.value);
+    try {
+      await api('POST', '/api/clips', { camera: name, start: String(s), end: String(e), note: note.value.trim() });
+      note.value = '';
+      toast('Kept: retention will not delete this range (Settings › Storage lists kept clips).');
+    } catch (err) { keepError.textContent = err.message; }
+  } }, 'Keep');
   const update = () => {
     const s = fromLocalInput(from.value), e = fromLocalInput(to.value);
     const ok = Number.isFinite(s) && Number.isFinite(e) && e > s;
@@ -121,5 +133,6 @@ function downloadForm(name) {
   };
   from.addEventListener('change', update); to.addEventListener('change', update);
   update();
-  return h('div.download', {}, h('label', {}, 'From ', from), h('label', {}, 'To ', to), link, more);
+  return h('div', {}, h('div.download', {}, h('label', {}, 'From ', from), h('label', {}, 'To ', to), link, more),
+    h('div.download', {}, note, keep), keepError);
 }

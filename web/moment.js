@@ -1,6 +1,7 @@
 // Every camera at one moment: a day of every camera on one bar, a row each. Click (or use the
 // arrow keys) to pick a moment and every tile shows its recorded picture of that moment;
-// "Play all" plays them from there together, kept within half a second of each other.
+// "Play all" plays them from there together: once a second, a player more than half a second
+// from the first one's time is moved to it.
 import { get, cam } from './api.js';
 import { h, toast } from './dom.js';
 import { RecordingPlayer } from './player.js';

@@ -69,7 +69,12 @@ export async function storageView({ main, isCurrent }) {
     error, h('div.fields', {}, h('button.primary', { type: 'submit', id: 'retention-save' }, 'Save limits'))),
     h('h2', {}, 'Kept clips'),
     clips.length === 0 ? h('p.muted', {}, 'No kept clips: retention deletes everything in time.') : h('ul.settings-list', { id: 'clip-list' },
-      clips.map((k) => h('li', {}, h('a', { href: k.clip }, `${k.camera} ${dateTime(k.start90k)}`), h('span.muted', {}, ` ${k.note || '(no note)'} · kept by ${k.createdBy}`)))),
+      clips.map((k) => h('li', { dataset: { clip: String(k.id) } }, h('a', { href: k.clip }, `${k.camera} ${dateTime(k.start90k)}`),
+        h('span.muted', {}, ` ${k.note || '(no note)'} · kept by ${k.createdBy} `),
+        h('button', { type: 'button', onclick: async (e) => {
+          if (!confirm('Stop keeping this clip? Retention may then delete it.')) return;
+          try { await api('DELETE', `/api/clips/${k.id}`); e.target.closest('li').remove(); toast('No longer kept.'); } catch (err) { toast(err.message); }
+        } }, 'Stop keeping')))),
     h('h2', {}, 'Integrity'),
     h('div.fields', {}, h('label.check', {}, deep, ' also read every file (slower)'),
       h('button', { type: 'button', id: 'check-run', onclick: async (e) => {

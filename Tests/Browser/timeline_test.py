@@ -4,7 +4,8 @@ recording of --camera at --start…--end (a couple of minutes of a day) and a "p
 --event. Opens the camera on that day and checks: the recording is drawn at least 3 pixels
 wide on the whole day's bar; the wheel zooms to an hour and then ten minutes around the
 pointer; a click at ten minutes plays the moment under the pointer; the event's mark says its
-label; "24 h" goes back to the whole day. Exits non-zero on the first thing that is wrong,
+label; "24 h" goes back to the whole day; a range kept with a note is listed under Settings ›
+Storage and released from there. Exits non-zero on the first thing that is wrong,
 leaving a screenshot in --shots.
 
   timeline_test.py --base URL --user U --password PW --shots DIR --camera NAME
@@ -82,6 +83,24 @@ def main():
             page.click(".timeline-zoom button[data-level='0']")
             wait_level(page, "24 h")
             check(abs(page.evaluate(SPAN)["width"] - span["width"]) < 1, "24 h is not the whole day again")
+
+            # Keep a range with a note: listed under Settings › Storage, and no longer kept from there.
+            page.on("dialog", lambda d: d.accept())
+            local = "async (t) => (await import('/app/time.js')).localInput(t)"
+            for sel, t in [(".download input[aria-label=From]", start + 10 * 90000), (".download input[aria-label=To]", start + 40 * 90000)]:
+                page.fill(sel, page.evaluate(local, t))
+                page.dispatch_event(sel, "change")
+            page.fill("#keep-note", "the parcel")
+            page.click("#keep-range")
+            page.wait_for_function("async () => (await (await fetch('/api/clips')).json()).clips.length === 1", timeout=10000)
+            clip = page.evaluate("async () => (await (await fetch('/api/clips')).json()).clips[0]")
+            check(clip["note"] == "the parcel" and abs(clip["start90k"] - (start + 10 * 90000)) <= 90000, f"kept clip: {clip}")
+            page.goto(a.base + "/#/settings/storage")
+            page.wait_for_selector(f"li[data-clip='{clip['id']}']", timeout=10000)
+            check("the parcel" in page.inner_text(f"li[data-clip='{clip['id']}']"), "the note is not listed")
+            page.click(f"li[data-clip='{clip['id']}'] button")
+            page.wait_for_function("async () => (await (await fetch('/api/clips')).json()).clips.length === 0", timeout=10000)
+            print("ok: a range kept with a note from the camera view, listed and released under Storage")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             fail_with_screenshot(page, a.shots, "timeline", e)
         finally:
