@@ -6,7 +6,7 @@
 import { api, get, cam, APIError } from './api.js';
 import { h, toast, badge, stateLine } from './dom.js';
 import { optionsText, parseOptions, probeLine } from './settings.js';
-import { MODES, parseSchedule, scheduleGrid, scheduleText } from './schedule-grid.js';
+import { MODES, exactly, parseSchedule, scheduleGrid, scheduleText } from './schedule-grid.js';
 import { polygonEditor } from './polygon-editor.js';
 import { zone } from './time.js';
 
@@ -59,6 +59,7 @@ function connection(c, config) {
   async function probe() {
     probed.textContent = 'Opening the stream…';
     try {
+      // The URL and options as shown (secrets as *** and ***@): the server puts the stored ones back.
       const r = await api('POST', '/api/cameras/probe', { plugin: config.plugin, camera: c.name, url: url.value.trim() || undefined, options: parseOptions(options.value) });
       probed.textContent = probeLine(r);
       return true;
@@ -98,21 +99,28 @@ function connection(c, config) {
 function recording(name, rec) {
   const mode = h('select', { id: 'rec-mode' }, MODES.map((m) => h('option', { value: m, selected: m === rec.mode }, m)));
   const useSchedule = h('input', { id: 'rec-use-schedule', type: 'checkbox', checked: !!rec.schedule });
-  const tz = h('input', { id: 'rec-tz', value: rec.tz ?? zone, size: 18 });
+  const tz = h('input', { id: 'rec-tz', value: rec.tz ?? '', placeholder: `the server's (this browser: ${zone})`, size: 24 });
   const pre = h('input', { id: 'rec-pre-roll', type: 'number', step: 1, value: rec.preRollSeconds, size: 5 });
   const post = h('input', { id: 'rec-post-roll', type: 'number', step: 1, value: rec.postRollSeconds, size: 5 });
   const error = h('p.error', { id: 'recording-error', role: 'alert' });
   const text = h('code.muted', { id: 'rec-schedule-text' });
   let grid = parseSchedule(rec.schedule, rec.mode);
   let fallback = rec.mode;
+  // The schedule is sent only once painted, its mode changed or it is switched on or off: a
+  // save of the pre-roll leaves it as it is.
+  let touched = false;
+  const caveat = exactly(rec.schedule, rec.mode) ? null
+    : h('p.muted', { id: 'rec-schedule-caveat' }, `The schedule "${rec.schedule}" has times the grid rounds to hours: it stays as it is unless you paint it.`);
   const gridBox = h('div', { id: 'rec-schedule', hidden: !rec.schedule });
   const show = () => { text.textContent = scheduleText(grid, mode.value) || '(every hour as the mode)'; };
-  const drawGrid = () => gridBox.replaceChildren(scheduleGrid(h, grid, show), h('p', {}, 'As text: ', text), h('label', {}, 'Time zone ', tz));
-  useSchedule.addEventListener('change', () => { gridBox.hidden = !useSchedule.checked; });
+  const drawGrid = () => gridBox.replaceChildren(caveat ?? '', scheduleGrid(h, grid, () => { touched = true; show(); }), h('p', {}, 'As text: ', text), h('label', {}, 'Time zone ', tz));
+  useSchedule.addEventListener('change', () => { gridBox.hidden = !useSchedule.checked; touched = true; });
+  tz.addEventListener('change', () => { touched = true; });
   // Hours left as the mode follow it: only painted hours keep their own.
   mode.addEventListener('change', () => {
     grid = grid.map((hours) => hours.map((m) => (m === fallback ? mode.value : m)));
     fallback = mode.value;
+    touched = true;
     drawGrid();
     show();
   });
@@ -124,16 +132,20 @@ function recording(name, rec) {
       e.preventDefault();
       error.textContent = '';
       const schedule = useSchedule.checked ? scheduleText(grid, mode.value) : '';
-      if (useSchedule.checked && !schedule) {
+      if (touched && useSchedule.checked && !schedule) {
         error.textContent = `The schedule is "${mode.value}" all week, the same as the mode: paint the hours that differ, or untick the schedule.`;
         return;
       }
-      const body = { mode: mode.value, schedule, preRollSeconds: Number(pre.value), postRollSeconds: Number(post.value) };
-      if (schedule) body.tz = tz.value.trim();
+      const body = { mode: mode.value, preRollSeconds: Number(pre.value), postRollSeconds: Number(post.value) };
+      if (touched) {
+        body.schedule = schedule;
+        if (schedule && tz.value.trim()) body.tz = tz.value.trim();
+      }
       try {
         const saved = await api('PUT', `/api/cameras/${cam(name)}/recording-settings`, body);
         grid = parseSchedule(saved.schedule, saved.mode);
         fallback = saved.mode;
+        touched = false;
         drawGrid();
         show();
         toast('Recording settings saved.');

@@ -34,6 +34,10 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   let live = null, recorded = null;
   const timeline = new Timeline(timelineBox, { onPick: (t) => playFrom(t) });
   onCleanup(() => timeline.stop());
+  get(`/api/cameras/${cam(name)}/recording-settings`).then((r) => {
+    timeline.alertLabels = new Set(r.detect?.alert_labels ?? ['person']);
+    if (timeline.start !== undefined) timeline.draw();
+  }).catch(() => { /* the default: person */ });
   const stopAll = () => { live?.stop(); live = null; recorded?.stop(); recorded = null; };
   onCleanup(stopAll);
 

@@ -71,15 +71,21 @@ export async function exportView({ main, isCurrent }, params) {
       const r = await fetch(url, { method: 'HEAD', credentials: 'same-origin' });
       if (mine !== asked || !isCurrent()) return;
       if (r.ok) {
-        const count = url.split('cameras=')[1].split('&')[0].split(',').length;
-        summary.textContent = `${count} camera${count > 1 ? 's' : ''}, ${formatBytes(Number(r.headers.get('Content-Length')))}`;
+        const held = (r.headers.get('X-Export-Cameras') ?? '').split(',').filter(Boolean);
+        const empty = (r.headers.get('X-Export-Empty') ?? '').split(',').filter(Boolean);
+        summary.textContent = `${held.length} camera${held.length === 1 ? '' : 's'}, ${formatBytes(Number(r.headers.get('Content-Length')))}`
+          + (empty.length ? ` (nothing recorded then by ${empty.join(', ')})` : '');
         link.href = url;
         link.classList.remove('disabled');
         return;
       }
-      // A HEAD answer has no body: ask again for the message (an error is small).
-      const g = await fetch(url, { credentials: 'same-origin' });
-      const why = (await g.json().catch(() => null))?.message ?? `the NVR answered ${g.status}`;
+      // A HEAD answer has no body: ask again for the message (an error is small; anything
+      // else — footage arrived meanwhile — is not read).
+      const stop = new AbortController();
+      const g = await fetch(url, { credentials: 'same-origin', signal: stop.signal });
+      const json = (g.headers.get('Content-Type') ?? '').startsWith('application/json');
+      if (!json) stop.abort();
+      const why = (json ? (await g.json().catch(() => null))?.message : null) ?? `the NVR answered ${g.status}: try again`;
       if (mine !== asked || !isCurrent()) return;
       summary.textContent = '';
       (g.status === 404 && why.startsWith('nothing recorded') ? rangeError : /speed/.test(why) ? speedError : /camera/.test(why) ? camerasError : rangeError).textContent = why;
@@ -87,7 +93,10 @@ export async function exportView({ main, isCurrent }, params) {
       if (mine === asked) summary.textContent = 'The NVR did not answer.';
     }
   }
-  for (const input of [...boxes, from, to, speed, otherSpeed]) input.addEventListener('change', update);
-  otherSpeed.addEventListener('input', update);
+  // Each question builds the export: ask once typing stops.
+  let timer;
+  const soon = () => { clearTimeout(timer); timer = setTimeout(update, 400); };
+  for (const input of [...boxes, from, to, speed, otherSpeed]) input.addEventListener('change', soon);
+  otherSpeed.addEventListener('input', soon);
   await update();
 }

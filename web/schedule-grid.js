@@ -17,10 +17,11 @@ function parseDays(spec) {
   return out;
 }
 
-const minutes = (s) => { const m = /^(\d\d):(\d\d)$/.exec(s); return m ? Number(m[1]) * 60 + Number(m[2]) : NaN; };
+const minutes = (s) => { const m = /^(\d{1,2}):(\d\d)$/.exec(s ?? ''); return m ? Number(m[1]) * 60 + Number(m[2]) : NaN; };
 
 /// Each hour's mode (grid[day][hour], Monday first) under the schedule `text`; hours no rule
-/// covers (at their middle) get `fallback`. Rules this grid cannot read are skipped.
+/// covers (at their middle) get `fallback`. Rules this grid cannot read are skipped:
+/// `exactly(text, fallback)` says whether the grid shows the text as it is.
 export function parseSchedule(text, fallback) {
   const rules = [];
   for (const part of (text ?? '').split(';')) {
@@ -93,4 +94,18 @@ export function scheduleGrid(h, grid, onChange) {
   table.addEventListener('click', (e) => { const cell = e.target.closest('.hour'); if (cell && e.detail === 0) { paint(cell); onChange(grid); } });
   table.addEventListener('pointerleave', stop);
   return h('div.schedule', {}, h('div.brushes', {}, 'Paint: ', brushes), table);
+}
+
+/// Whether the grid of `text` says the same as `text`: every rule readable and on whole hours
+/// (else painting the grid would change hours the admin did not touch).
+export function exactly(text, fallback) {
+  if (!text) return true;
+  const rules = text.split(';').map((r) => r.trim()).filter(Boolean);
+  const onHours = rules.every((r) => {
+    const words = r.toLowerCase().split(/\s+/);
+    if (words.length === 2) return parseDays(words[0]) !== null && MODES.includes(words[1]);
+    if (words.length !== 3 || parseDays(words[0]) === null || !MODES.includes(words[2])) return false;
+    return words[1].split('-').every((t) => { const m = minutes(t); return Number.isFinite(m) && m % 60 === 0; });
+  });
+  return onHours;
 }

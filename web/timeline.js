@@ -19,12 +19,12 @@ export const LEVELS = [
 ];
 /// The narrowest a span or an event mark is drawn, in screen pixels.
 const MIN_PX = 3;
-/// Labels shown as alerts on the bar (the review queue's default).
-const ALERT_LABELS = new Set(['person']);
 
 export class Timeline {
   constructor(box, { onPick }) {
     this.box = box; this.onPick = onPick;
+    /// Labels marked as alerts (the camera's alert labels, as the review queue has them).
+    this.alertLabels = new Set(['person']);
     this.level = 0;
     this.svg = document.createElementNS(SVG, 'svg');
     this.svg.setAttribute('class', 'timeline');
@@ -109,7 +109,7 @@ export class Timeline {
       if (e.start90k < vs || e.start90k >= ve) continue;
       const label = e.label ?? e.type;
       const what = `${label}${e.score ? ` ${Math.round(e.score * 100)} %` : ''}${e.zones?.length ? ` in ${e.zones.join(', ')}` : ''}`;
-      parts.push(`<rect class="mark${ALERT_LABELS.has(label) ? ' alert' : ''}" data-label="${esc(label)}" data-start="${e.start90k}" x="${x(e.start90k)}" y="52" width="${minUnits}" height="12"><title>${esc(what)} at ${clock(e.start90k)}</title></rect>`);
+      parts.push(`<rect class="mark${this.alertLabels.has(label) ? ' alert' : ''}" data-label="${esc(label)}" data-start="${e.start90k}" x="${x(e.start90k)}" y="52" width="${minUnits}" height="12"><title>${esc(what)} at ${clock(e.start90k)}</title></rect>`);
     }
     parts.push(`<line id="cursor" class="cursor" x1="-10" x2="-10" y1="0" y2="64"/>`);
     this.svg.innerHTML = parts.join('');

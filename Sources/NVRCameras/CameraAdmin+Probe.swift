@@ -11,7 +11,8 @@ extension CameraAdmin {
 
     /// Opens the stream a camera with these settings would record, for a few seconds, before
     /// anything is saved (the page's "Test"; `nvr camera probe` for a camera in the index).
-    /// `camera`: an existing camera whose secrets stand in for "***" (what forms are shown).
+    /// `camera`: an existing camera whose secrets stand in for "***" and `***@` (what forms are
+    /// shown), as long as the settings still point at its address (restoringSecrets).
     /// Throws Failure(.invalid) for settings the plugin refuses, (.notFound) for an unknown
     /// camera; a stream that cannot be opened throws the media error saying why.
     public func probe(plugin name: String, config: [String: String], camera: String?, timeout: Double = 10)
@@ -22,8 +23,10 @@ extension CameraAdmin {
             guard let cam = try index.camera(named: camera) else {
                 throw Failure(.notFound, "no camera named '\(camera.prefix(64))'")
             }
-            let stored = Self.dictionary(cam.config)
-            for (k, v) in config where v == "***" { config[k] = stored[k] }
+            guard cam.plugin == name else {
+                throw Failure(.invalid, "\(camera) uses plugin \(cam.plugin), not \(name): its secrets are not used")
+            }
+            config = try Self.restoringSecrets(config, stored: Self.dictionary(cam.config))
         }
         let instance: PluginInstance
         let plugin: LoadedPlugin

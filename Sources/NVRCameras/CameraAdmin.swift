@@ -59,7 +59,10 @@ public struct CameraAdmin: Sendable {
             throw Failure(.notFound, "no camera named '\(name.prefix(64))'")
         }
         var config = Self.dictionary(cam.config)
-        if let url = change.url { config["url"] = url }
+        // A URL sent back as shown (user and password as ***@) keeps them, at the same address.
+        if let url = change.url {
+            config["url"] = try Self.restoringSecrets(["url": url], stored: config)["url"] ?? url
+        }
         for (k, v) in change.options {
             guard !k.isEmpty else { throw Failure(.invalid, "an option needs a name") }
             if let v {

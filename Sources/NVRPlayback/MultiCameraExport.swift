@@ -40,6 +40,9 @@ public struct MultiCameraExport: Sendable {
                 empty.append(cam.name)
             } catch let e as ExportError {
                 throw e
+            } catch let e as MediaError {
+                // Still a MediaError (a corrupt recording is answered as one), naming its camera.
+                throw MediaError(e.kind, "\(cam.name): \(e.message)")
             } catch {
                 throw ExportFailure(camera: cam.name, error: error)
             }

@@ -62,7 +62,7 @@ public struct ZipArchive: Sendable {
             offsets.append(at)
             big.append(isBig)
             far.append(isFar)
-            at += 30 + n + e.size + (isBig ? 24 : 16)
+            at += 30 + n + (isBig ? 20 : 0) + e.size + (isBig ? 24 : 16)
             central += 46 + n + Self.centralExtraLength(big: isBig, far: isFar)
         }
         self.offsets = offsets
@@ -204,12 +204,21 @@ public struct ZipArchive: Sendable {
         let (time, date) = Self.dosTime(e.modified)
         w.u16(time)
         w.u16(date)
-        w.u32(0)  // CRC, sizes: in the descriptor (4.4.4)
+        // CRC and sizes: in the descriptor (4.4.4). A ZIP64 entry says so here too, with its
+        // sizes as 0xFFFFFFFF and a ZIP64 extra field of zeros (4.3.9.2, 4.5.3), so readers
+        // that go by local headers know its descriptor holds 8-byte sizes.
         w.u32(0)
-        w.u32(0)
+        w.u32(bigEntry[i] ? 0xFFFF_FFFF : 0)
+        w.u32(bigEntry[i] ? 0xFFFF_FFFF : 0)
         w.u16(UInt16(e.name.utf8.count))
-        w.u16(0)
+        w.u16(bigEntry[i] ? 20 : 0)
         w.bytes(Array(e.name.utf8))
+        if bigEntry[i] {
+            w.u16(0x0001)
+            w.u16(16)
+            w.u64(0)
+            w.u64(0)
+        }
         return w.out
     }
 

@@ -25,6 +25,7 @@ import Testing
         let a = try await server.get("/api/export.zip?" + query)
         #expect(a.status == 200, "\(a.status) \(String(decoding: a.body, as: UTF8.self).prefix(300))")
         #expect(a.header("Content-Type") == "application/zip")
+        #expect(head.header("X-Export-Cameras") == "front,yard,door" && head.header("X-Export-Empty") == "")
         #expect(
             a.header("Content-Length") == String(a.body.count) && head.header("Content-Length") == String(a.body.count))
         #expect(a.header("Content-Disposition")?.hasPrefix("attachment; filename=\"nvr-") == true)

@@ -12,6 +12,7 @@ struct ExportRoutes: IndexedRoutes {
     let index: any IndexStore
     let storage: StorageLayout
     let maxViewSeconds: Int
+    let recent = ExportCache()
 
     func register(on router: Router<NVRContext>) {
         router.get("/api/export.zip") { r, c in try await exportZip(r, c) }
@@ -49,10 +50,8 @@ struct ExportRoutes: IndexedRoutes {
                 return cam
             }
         }
-        let export = try await offload { [index, storage] in
-            try MultiCameraExport.build(
-                index: index, storage: storage, cameras: cameras, start: range.lowerBound, end: range.upperBound,
-                speed: speed)
+        let export = try await offload { [index, storage, recent] in
+            try recent.export(index: index, storage: storage, cameras: cameras, range: range, speed: speed)
         }
         let archive = export.archive
         let stamp = Time90k.rfc3339(range.lowerBound).replacingOccurrences(of: ":", with: "")
@@ -62,6 +61,9 @@ struct ExportRoutes: IndexedRoutes {
         ]
         headers[HTTPField.Name("Content-Disposition")!] =
             "attachment; filename=\"nvr-\(speed == nil ? "" : "timelapse-")\(stamp).zip\""
+        // What the archive holds, for a page to say before the download.
+        headers[HTTPField.Name("X-Export-Cameras")!] = export.files.map(\.camera).joined(separator: ",")
+        headers[HTTPField.Name("X-Export-Empty")!] = export.empty.joined(separator: ",")
         if r.method == .head { return Response(status: .ok, headers: headers) }
         return Response(
             status: .ok, headers: headers,
