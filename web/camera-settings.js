@@ -1,16 +1,17 @@
 // One camera's settings (admins): its connection (URL, options with secrets shown as set and
 // never sent back, name, enabled), what its plugin reports, how it records (mode, the weekly
 // schedule painted on a grid, pre- and post-roll), motion (sensitivity, smallest area, masks
-// drawn on its picture), and removing it with or without its recordings. Each part saves on
+// drawn on its picture, and what the detector sees now over live video), and removing it with or without its recordings. Each part saves on
 // its own; what the server refuses is said under that part, and nothing of it is kept.
 import { api, get, cam, APIError } from './api.js';
+import { LivePlayer } from './live.js';
 import { h, toast, badge, stateLine } from './dom.js';
 import { optionsText, parseOptions, probeLine } from './settings.js';
 import { MODES, exactly, parseSchedule, scheduleGrid, scheduleText } from './schedule-grid.js';
 import { polygonEditor } from './polygon-editor.js';
 import { zone } from './time.js';
 
-export async function cameraSettingsView({ main, isCurrent }, name) {
+export async function cameraSettingsView({ main, isCurrent, onCleanup }, name) {
   const [c, config, rec] = await Promise.all([
     get(`/api/cameras/${cam(name)}`), get(`/api/cameras/${cam(name)}/config`), get(`/api/cameras/${cam(name)}/recording-settings`)]);
   if (!isCurrent()) return;
@@ -21,7 +22,7 @@ export async function cameraSettingsView({ main, isCurrent }, name) {
     pluginStatus(c),
     h('h2', {}, 'Connection'), connection(c, config),
     h('h2', {}, 'Recording'), recording(c.name, rec),
-    h('h2', {}, 'Motion'), motion(c.name, rec),
+    h('h2', {}, 'Motion'), motion(c.name, rec, onCleanup),
     h('h2', {}, 'Remove'), removal(c.name)));
 }
 
@@ -69,14 +70,23 @@ function connection(c, config) {
     try {
       const saved = await api('PATCH', `/api/cameras/${cam(c.name)}`, body);
       toast(`${saved.name} saved: it reconnects within seconds.`);
-      location.hash = `#/settings/camera/${encodeURIComponent(saved.name)}`;
-      if (saved.name === c.name) window.dispatchEvent(new HashChangeEvent('hashchange'));
+      // A new name is a new page; otherwise only this form takes what was saved (the other
+      // parts may hold changes not saved yet).
+      if (saved.name !== c.name) { location.hash = `#/settings/camera/${encodeURIComponent(saved.name)}`; return; }
+      const fresh = await get(`/api/cameras/${cam(c.name)}/config`);
+      Object.assign(config, fresh);
+      original.url = fresh.options.url ?? '';
+      original.options = optionsText(fresh.options);
+      url.value = original.url;
+      options.value = original.options;
+      enabled.checked = fresh.enabled;
+      connection.dataset.saved = String(Number(connection.dataset.saved ?? 0) + 1);
     } catch (e) { error.textContent = e.message; }
   }
   const test = h('button', { type: 'button', id: 'edit-test', onclick: async () => { error.textContent = ''; try { await probe(); } catch (e) { error.textContent = e.message; } } }, 'Test');
   const submit = h('button.primary', { type: 'submit', id: 'edit-save' }, 'Save');
   anyway.addEventListener('click', async () => { error.textContent = ''; anyway.hidden = true; await save(change()); });
-  return h('form.fields.column', {
+  const connection = h('form.fields.column', {
     id: 'connection',
     onsubmit: async (e) => {
       e.preventDefault();
@@ -94,6 +104,7 @@ function connection(c, config) {
   h('label', {}, 'Name ', name), h('label', {}, 'URL ', url),
   h('label', {}, 'Options (key=value, one a line; *** is a secret that is set) ', options),
   h('label.check', {}, enabled, ' Enabled (records)'), error, probed, h('div.fields', {}, test, submit, anyway));
+  return connection;
 }
 
 function recording(name, rec) {
@@ -158,7 +169,46 @@ function recording(name, rec) {
   error, h('div.fields', {}, h('button.primary', { type: 'submit', id: 'rec-save' }, 'Save recording')));
 }
 
-function motion(name, rec) {
+/// Live video with what the motion detector sees drawn over it: the changed pixels' box (red
+/// while an event is in progress) and how much changed against what counts, twice a second.
+function motionNow(name, onCleanup) {
+  const video = h('div.video');
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 1 1');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  const line = h('p.muted', { id: 'motion-now', 'aria-live': 'off' }, 'Waiting for the detector…');
+  const box = h('div.zone-canvas.motion-live', {}, video, svg);
+  const player = new LivePlayer(video, name, { width: 640, stream: 'sub' });
+  let stopped = false;
+  async function poll() {
+    if (stopped) return;
+    try {
+      const { look } = await get(`/api/cameras/${cam(name)}/motion`);
+      if (!look) {
+        svg.replaceChildren();
+        line.textContent = 'The detector is not looking (motion detection runs in events mode, or when set on).';
+      } else {
+        const pct = (x) => `${(x * 100).toFixed(x < 0.1 ? 2 : 1)} %`;
+        line.textContent = `Changed now: ${pct(look.changed)} of the picture; motion counts from ${pct(look.threshold)}.`
+          + (look.inMotion ? ' Motion event in progress.' : '');
+        svg.replaceChildren();
+        if (look.box) {
+          const r = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+          const [x, y, w, hgt] = look.box;
+          r.setAttribute('x', x); r.setAttribute('y', y); r.setAttribute('width', w); r.setAttribute('height', hgt);
+          r.setAttribute('class', look.inMotion ? 'motion-box moving' : 'motion-box');
+          svg.append(r);
+        }
+      }
+    } catch { /* the next round */ }
+    setTimeout(poll, 500);
+  }
+  onCleanup(() => { stopped = true; player.stop(); });
+  poll();
+  return h('div', {}, h('p.muted', {}, 'What the detector sees now:'), box, line);
+}
+
+function motion(name, rec, onCleanup) {
   const enabled = h('select', { id: 'motion-enabled' }, ['auto', 'on', 'off'].map((m) => h('option', { value: m, selected: m === rec.motion.enabled }, m)));
   const sensitivity = h('input', { id: 'motion-sensitivity', type: 'number', min: 1, max: 100, value: rec.motion.sensitivity, size: 5 });
   const minArea = h('input', { id: 'motion-min-area', type: 'number', step: 0.1, min: 0, value: rec.motion.min_area, size: 5 });
@@ -190,6 +240,7 @@ function motion(name, rec) {
       },
     }, h('label', {}, 'Motion detection ', enabled), h('label', {}, 'Sensitivity (1–100) ', sensitivity),
     h('label', {}, 'Smallest area (% of the picture) ', minArea), h('button.primary', { type: 'submit', id: 'motion-save' }, 'Save motion')),
+    motionNow(name, onCleanup),
     h('p.muted', {}, 'Masks: parts of the picture where motion is ignored (a road, a tree). Click the picture at the corners, then save.'),
     error, editor);
 }

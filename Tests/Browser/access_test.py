@@ -16,6 +16,7 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
   access_test.py --base URL --user U --password PW --shots DIR --token T --camera NAME
 """
 import json
+import time
 import urllib.error
 import urllib.request
 
@@ -98,9 +99,12 @@ def main():
             check(kid and kid[0]["role"] == "viewer" and kid[0]["cameras"] == [a.camera], f"kid: {kid}")
             page.select_option("li[data-user='kid'] select", "admin")
             page.click("li[data-user='kid'] button:text('Save')")
-            page.wait_for_function("() => document.querySelector(\"li[data-user='kid'] select\")?.value === 'admin'", timeout=10000)
-            page.wait_for_timeout(300)
-            kid = [u for u in call(a, "GET", "/api/users")[1]["users"] if u["name"] == "kid"]
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                kid = [u for u in call(a, "GET", "/api/users")[1]["users"] if u["name"] == "kid"]
+                if kid and kid[0]["role"] == "admin":
+                    break
+                time.sleep(0.2)
             check(kid and kid[0]["role"] == "admin", f"kid after the change: {kid}")
             page.click("li[data-user='kid'] button.danger")
             page.wait_for_function("() => !document.querySelector(\"li[data-user='kid']\")", timeout=10000)
@@ -128,7 +132,9 @@ def main():
             page.fill(f"#keep-continuous-{a.camera}", "7")
             page.fill(f"#keep-max-{a.camera}", "2.5")
             page.click("#retention-save")
-            page.wait_for_timeout(500)
+            deadline = time.monotonic() + 10
+            while call(a, "GET", "/api/retention")[1]["storage"].get("maxBytes") is None and time.monotonic() < deadline:
+                time.sleep(0.2)
             r = call(a, "GET", "/api/retention")[1]
             cam = [c for c in r["cameras"] if c["camera"] == a.camera][0]
             check(r["storage"]["maxBytes"] == 50_000_000_000 and r["storage"]["minFreePercent"] == 5

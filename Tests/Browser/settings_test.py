@@ -10,7 +10,8 @@ filling the page's forms, and checked through the API (--token):
 - recording: events mode with a schedule painted on the week grid (Monday 08:00-18:00
   continuous) and a pre-roll; a negative pre-roll and a schedule that paints nothing are
   refused next to the form, nothing saved;
-- motion: sensitivity, and a mask drawn on the picture (two points are refused);
+- motion: what the detector sees drawn over live video; sensitivity, and a mask drawn on the
+  picture (two points are refused);
 - removing it with its recordings.
 
 Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots.
@@ -18,6 +19,7 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
   settings_test.py --base URL --user U --password PW --shots DIR --camera-url rtsp://… --token T
 """
 import json
+import time
 import urllib.request
 
 from playwright.sync_api import sync_playwright
@@ -29,6 +31,18 @@ def api(a, path):
     r = urllib.request.Request(a.base + path, headers={"Authorization": f"Bearer {a.token}"})
     with urllib.request.urlopen(r, timeout=10) as f:
         return json.load(f)
+
+
+def eventually(what, cond, seconds=15):
+    """Waits until `cond()` holds (the server applies a saved form within moments)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {seconds} s")
+        time.sleep(0.2)
 
 
 def says(page, selector, words, timeout=20000):
@@ -96,15 +110,15 @@ def main():
             check(config["options"].get("transport") == "tcp" and config["options"].get("url") == a.camera_url,
                   f"config after the change: {config}")
             page.wait_for_selector("#edit-enabled", timeout=10000)
+            saves = "() => Number(document.querySelector('#connection').dataset.saved ?? 0)"
             page.uncheck("#edit-enabled")
             page.click("#edit-save")
-            page.wait_for_function("() => document.querySelector('#edit-enabled') && !document.querySelector('#edit-enabled').checked",
-                                   timeout=10000)
-            check(api(a, "/api/cameras/front-door/config")["enabled"] is False, "not disabled")
+            page.wait_for_function(f"() => ({saves})() === 1", timeout=10000)
+            eventually("disabled", lambda: api(a, "/api/cameras/front-door/config")["enabled"] is False)
             page.check("#edit-enabled")
             page.click("#edit-save")
-            page.wait_for_function("() => document.querySelector('#edit-enabled')?.checked", timeout=10000)
-            check(api(a, "/api/cameras/front-door/config")["enabled"] is True, "not enabled again")
+            page.wait_for_function(f"() => ({saves})() === 2", timeout=10000)
+            eventually("enabled again", lambda: api(a, "/api/cameras/front-door/config")["enabled"] is True)
             print("ok: connection (option, rename, disable, enable)")
 
             # Recording: bad input first, then a painted schedule.
@@ -130,26 +144,36 @@ def main():
             page.mouse.up()
             says(page, "#rec-schedule-text", "mon 08:00-18:00 continuous")
             page.click("#rec-save")
-            page.wait_for_function("() => document.querySelector('#recording-error').textContent === ''", timeout=5000)
-            page.wait_for_timeout(500)
-            rec = api(a, "/api/cameras/front-door/recording-settings")
-            check(rec["mode"] == "events" and rec["schedule"] == "mon 08:00-18:00 continuous" and rec["preRollSeconds"] == 4,
-                  f"recording settings: {rec}")
+            rec = eventually("the recording settings saved", lambda: (lambda r: r if r["mode"] == "events" else None)(
+                api(a, "/api/cameras/front-door/recording-settings")))
+            check(rec["schedule"] == "mon 08:00-18:00 continuous" and rec["preRollSeconds"] == 4 and
+                  page.inner_text("#recording-error") == "", f"recording settings: {rec}")
             print(f"ok: recording (refusals, then events with schedule {rec['schedule']!r})")
+
+            # What the detector sees now (events mode: it runs), over live video: the moving ball's box.
+            says(page, "#motion-now", "Changed now", timeout=30000)
+            page.wait_for_function("() => document.querySelector('.motion-live rect.motion-box')", timeout=30000)
+            page.wait_for_function("() => { const v = document.querySelector('.motion-live video'); return v && v.currentTime > 0.5; }", timeout=20000)
+            look = page.evaluate("async () => (await (await fetch('/api/cameras/front-door/motion')).json()).look")
+            check(look and 0 < look["changed"] < 0.6 and look["box"] and all(0 <= v <= 1 for v in look["box"]), f"motion look: {look}")
+            print(f"ok: what the detector sees, over live video: {look['changed'] * 100:.2f} % changed, box {look['box']}")
 
             # Motion: sensitivity and a mask drawn on the picture.
             page.fill("#motion-sensitivity", "70")
             page.click("#motion-save")
-            page.wait_for_timeout(500)
-            check(api(a, "/api/cameras/front-door/recording-settings")["motion"]["sensitivity"] == 70, "sensitivity not saved")
+            eventually("sensitivity saved", lambda: api(a, "/api/cameras/front-door/recording-settings")["motion"]["sensitivity"] == 70)
             page.wait_for_function("() => { const i = document.querySelector('#mask-picture'); return i.complete && i.naturalWidth > 0; }",
                                    timeout=20000)
-            box = page.eval_on_selector("#mask-canvas", "e => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; }")
-            for fx, fy in [(0.1, 0.1), (0.4, 0.1)]:
+            def click_picture(fx, fy):
+                # Where the picture is now (scrolled into view: the page is longer than the window).
+                page.locator("#mask-canvas").scroll_into_view_if_needed()
+                box = page.eval_on_selector("#mask-canvas", "e => { const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; }")
                 page.mouse.click(box["x"] + fx * box["w"], box["y"] + fy * box["h"])
+            for fx, fy in [(0.1, 0.1), (0.4, 0.1)]:
+                click_picture(fx, fy)
             page.click("#mask-save")
             says(page, "#motion-error", "at least 3 points")
-            page.mouse.click(box["x"] + 0.4 * box["w"], box["y"] + 0.4 * box["h"])
+            click_picture(0.4, 0.4)
             page.click("#mask-save")
             page.wait_for_selector("#mask-list li", timeout=10000)
             masks = api(a, "/api/cameras/front-door/recording-settings")["motion"]["masks"]

@@ -33,6 +33,18 @@ struct CameraRoutes: IndexedRoutes {
         router.get("/api/cameras/{name}/days") { r, c in try await days(r, try await camera(c)) }
         router.get("/api/cameras/{name}/timeline") { r, c in try await timeline(r, try await camera(c)) }
         router.get("/api/cameras/{name}/recordings") { r, c in try await recordings(r, try await camera(c)) }
+        router.get("/api/cameras/{name}/motion") { _, c in
+            let cam = try await camera(c)
+            return try JSON.response(
+                MotionJSON(camera: cam.name, look: recorder?.session(named: cam.name)?.motion.read()))
+        }
+    }
+
+    /// GET /api/cameras/{name}/motion: what the motion detector saw in its newest look (null
+    /// until it has looked since someone asked; it looks only while motion detection runs).
+    struct MotionJSON: Encodable {
+        var camera: String
+        var look: MotionMonitor.Look?
     }
 
     // MARK: cameras

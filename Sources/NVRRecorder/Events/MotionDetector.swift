@@ -56,6 +56,10 @@ public final class MotionDetector {
     /// motion is (the changed pixels' bounding box, normalised; nil when nothing moved) and the
     /// time: object detection looks there (ObjectDetection).
     public var onLook: ((Picture, MotionRegion?, Int64) -> Void)?
+    /// Told each look while someone watches it (the page's motion overlay).
+    public var monitor: MotionMonitor?
+    /// The changed share of the newest look.
+    private var lastChanged = 0.0
 
     /// Frames in a row that must show motion before an event starts.
     private var minFrames: Int { keyFramesOnly ? 1 : 2 }
@@ -151,6 +155,13 @@ public final class MotionDetector {
         }
         let finding = analyse(at: t)
         if let onLook { onLook(picture, inMotion ? region() : nil, t) }
+        if let monitor, monitor.isWatched {
+            let r = region()
+            monitor.publish(
+                .init(
+                    time90k: t, changed: lastChanged, threshold: Double(minChanged) / Double(max(analysedCount, 1)),
+                    inMotion: inMotion, box: r.map { [$0.x, $0.y, $0.width, $0.height] }))
+        }
         return finding
     }
 
@@ -184,6 +195,7 @@ public final class MotionDetector {
             if c { changed += 1 }
         }
         let fraction = Double(changed) / Double(analysedCount)
+        lastChanged = fraction
         if fraction > Self.lightChangeFraction {
             // Light, not motion: start the background again from this picture.
             for i in 0..<n { background[i] = Float(grey[i]) }

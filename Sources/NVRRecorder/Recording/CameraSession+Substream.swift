@@ -17,7 +17,8 @@ extension CameraSession {
         let s = Substream(
             cameraName: camera.name, instance: instance, tracker: events,
             motion: settings.motionEnabled ? settings.motion : nil, detect: settings.detect,
-            detection: { gate.objectDetection(for: $0) }, live: liveSubstream, logger: logger, opener: opener)
+            detection: { gate.objectDetection(for: $0) }, live: liveSubstream, monitor: gate.motionMonitor,
+            logger: logger, opener: opener)
         runningSubstream.withLock { $0 = s }
         s.start()
         return s

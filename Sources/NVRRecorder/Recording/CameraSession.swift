@@ -30,6 +30,8 @@ public final class CameraSession: PluginCallbacks, @unchecked Sendable {
     /// Its live video for viewers: the main stream, and the sub-stream (no stream while the
     /// camera has none).
     public var live: LiveHub { gate.live }
+    /// What its motion detector sees now (read by the page while someone tunes it).
+    public var motion: MotionMonitor { gate.motionMonitor }
     /// Kept whether watched or not: the sub-stream is not recorded, so no file could fill it.
     public let liveSubstream = LiveHub(keepAlways: true)
     private let interrupter = Interrupter()

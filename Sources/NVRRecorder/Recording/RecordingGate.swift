@@ -28,6 +28,8 @@ public final class RecordingGate {
     private var reportedDecodeFailure = false
     /// Set while the camera's sub-stream is watched for motion instead (Substream).
     public var motionOnSubstream = false
+    /// What the motion detector (this one or the sub-stream's) sees, for the page.
+    public let motionMonitor = MotionMonitor()
     /// Makes the camera's object detection when its settings turn it on (nil: the server has
     /// no detector). Set by the session before the first packet.
     public var makeObjectDetection: ((DetectSettings) -> ObjectDetection?)?
@@ -180,11 +182,13 @@ public final class RecordingGate {
     private func makeDetector() {
         defer { publish() }
         if let f = detector?.finish() { tracker.apply(f) }
+        if detector != nil { motionMonitor.clear() }
         detector = nil
         guard settings.motionEnabled, mode != .off, !motionOnSubstream, let v = video, !detectorFailed else { return }
         do {
             let d = try MotionDetector(stream: v, settings: settings.motion)
             if let od = ensureObjectDetection() { d.onLook = { od.look($0, region: $1, at: $2) } }
+            d.monitor = motionMonitor
             detector = d
         } catch {
             detectorFailed = true

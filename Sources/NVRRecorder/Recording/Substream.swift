@@ -27,6 +27,7 @@ final class Substream: @unchecked Sendable {
     /// time a motion detector is made.
     private let detection: @Sendable (DetectSettings) -> ObjectDetection?
     private let live: LiveHub
+    private let monitor: MotionMonitor?
     private let logger: Logger
     private let interrupter = Interrupter()
     private let worker: Worker
@@ -36,7 +37,7 @@ final class Substream: @unchecked Sendable {
         cameraName: String, instance: PluginInstance, tracker: EventTracker, motion settings: MotionSettings?,
         detect: DetectSettings = DetectSettings(),
         detection: @escaping @Sendable (DetectSettings) -> ObjectDetection? = { _ in nil }, live: LiveHub,
-        logger: Logger,
+        monitor: MotionMonitor? = nil, logger: Logger,
         opener: any LiveInputOpener = LiveInputs.Network()
     ) {
         self.opener = opener
@@ -46,6 +47,7 @@ final class Substream: @unchecked Sendable {
         looks = Mutex((settings, detect))
         self.detection = detection
         self.live = live
+        self.monitor = monitor
         self.logger = logger
         worker = Worker(name: "sub-stream \(cameraName)")
     }
@@ -72,6 +74,7 @@ final class Substream: @unchecked Sendable {
         do {
             let d = try MotionDetector(stream: video, settings: s)
             if let od = detection(detect) { d.onLook = { od.look($0, region: $1, at: $2) } }
+            d.monitor = monitor
             return d
         } catch {
             logger.warning("camera \(cameraName): motion detection on the sub-stream off: \(error)")
