@@ -107,7 +107,7 @@ let package = Package(
             name: "NVRCameras",
             dependencies: [
                 "NVRTime", "NVRMedia", "NVRIndex", "NVRPlayback", "NVRStorage", "NVRPluginHost", "NVRRecorder",
-                "CNVRPlugin",
+                "NVRAccess", "CNVRPlugin",
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"],

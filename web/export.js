@@ -60,6 +60,7 @@ export async function exportView({ main, isCurrent }, params) {
 
   let asked = 0;
   async function update() {
+    if (!isCurrent()) return; // left before the timer fired
     otherSpeed.hidden = speed.value !== 'other';
     const url = request();
     const mine = ++asked;

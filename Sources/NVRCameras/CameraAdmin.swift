@@ -58,20 +58,20 @@ public struct CameraAdmin: Sendable {
         guard var cam = try index.camera(named: name) else {
             throw Failure(.notFound, "no camera named '\(name.prefix(64))'")
         }
-        var config = Self.dictionary(cam.config)
-        // A URL sent back as shown (user and password as ***@) keeps them, at the same address.
-        if let url = change.url {
-            config["url"] = try Self.restoringSecrets(["url": url], stored: config)["url"] ?? url
-        }
+        let stored = Self.dictionary(cam.config)
+        var config = stored
+        var sent: [String: String] = [:]
+        if let url = change.url { sent["url"] = url }
         for (k, v) in change.options {
             guard !k.isEmpty else { throw Failure(.invalid, "an option needs a name") }
-            if let v {
-                if v == "***" && config[k] != nil { continue }
-                config[k] = v
-            } else {
-                config[k] = nil
-            }
+            if let v { sent[k] = v } else { config[k] = nil }
         }
+        // "***" and a URL's ***@ (what forms are shown) keep the stored secrets, at the same
+        // address only; a change of address must bring the secrets with it.
+        config.merge(try Self.restoringSecrets(sent, stored: stored)) { _, new in new }
+        try Self.checkSecretsFollow(
+            from: stored, to: config, sent: Set(sent.filter { $0.value != "***" && !$0.value.contains("://***@") }.keys)
+        )
         let json = try Self.json(config)
         if json != cam.config { try validate(plugin: cam.plugin, configJSON: json) }
         cam.config = json

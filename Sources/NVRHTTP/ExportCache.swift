@@ -16,17 +16,20 @@ final class ExportCache: Sendable {
     private let entries = Mutex<[Key: (made: Double, export: MultiCameraExport)]>([:])
     private let ttl: Double
     private let capacity: Int
+    /// Seconds on a monotonic clock (a test passes its own).
+    private let clock: @Sendable () -> Double
 
-    init(ttl: Double = 10, capacity: Int = 8) {
+    init(ttl: Double = 10, capacity: Int = 8, clock: @escaping @Sendable () -> Double = { monotonicSeconds() }) {
         self.ttl = ttl
         self.capacity = capacity
+        self.clock = clock
     }
 
     func export(
         index: any IndexStore, storage: StorageLayout, cameras: [CameraRecord], range: Range<Int64>, speed: Int?
     ) throws -> MultiCameraExport {
         let key = Key(cameras: cameras.compactMap(\.id), start: range.lowerBound, end: range.upperBound, speed: speed)
-        let now = monotonicSeconds()
+        let now = clock()
         if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.export }
         let built = try MultiCameraExport.build(
             index: index, storage: storage, cameras: cameras, start: range.lowerBound, end: range.upperBound,

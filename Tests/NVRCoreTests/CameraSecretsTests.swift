@@ -30,6 +30,36 @@ import Testing
         #expect(try stored()["url"] == "rtsp://admin:hunter2@127.0.0.1:9/other")
     }
 
+    @Test func aURLThatOnlyLooksLikeTheSameAddressGetsNoSecret() throws {
+        for url in [
+            "rtsp://***@203.0.113.9#@127.0.0.1:9/stream",  // FFmpeg and URLComponents see 203.0.113.9
+            "rtsps://***@127.0.0.1:9/stream",  // another scheme
+            "rtsp://***@127.0.0.1/stream",  // another port (554)
+            "rtsp://***@127.0.0.1:9@203.0.113.9/stream",
+        ] {
+            #expect(throws: CameraAdmin.Failure.self, "\(url)") {
+                try admin.update(name: "porch", .init(url: url))
+            }
+        }
+        #expect(try stored()["url"] == "rtsp://admin:hunter2@127.0.0.1:9/stream")
+    }
+
+    @Test func aNewAddressMustBringTheSecretsWithIt() throws {
+        // The stored password option would go to the new host: refused until it is typed again.
+        #expect {
+            try admin.update(name: "porch", .init(url: "rtsp://203.0.113.9/stream"))
+        } throws: { "\($0)".contains("type 'password' again") }
+        #expect {
+            try admin.update(name: "porch", .init(options: ["substream_url": "rtsp://203.0.113.9/sub"]))
+        } throws: { "\($0)".contains("'password'") }
+        #expect(try stored()["url"] == "rtsp://admin:hunter2@127.0.0.1:9/stream")
+        try admin.update(name: "porch", .init(url: "rtsp://u:p@203.0.113.9/stream", options: ["password": "new"]))
+        #expect(try stored()["password"] == "new" && stored()["url"] == "rtsp://u:p@203.0.113.9/stream")
+        // Changes that leave the address alone keep the secrets.
+        try admin.update(name: "porch", .init(options: ["transport": "tcp", "password": "***"], enabled: false))
+        #expect(try stored()["password"] == "new")
+    }
+
     @Test func aProbeUsesStoredSecretsOnlyTowardsTheCamerasAddress() throws {
         // Towards another address, "***" is not filled in: the probe is refused before any connection.
         #expect {

@@ -1,6 +1,7 @@
 import Foundation
 import NVRIndex
 import NVRPlayback
+import Synchronization
 import TestSupport
 import Testing
 
@@ -15,7 +16,8 @@ import Testing
         try RecorderHarness.makeClip(clip, seconds: 10)
         let cam = try h.record([clip], as: "cam", start90k: start)
         let range = start..<(start + 60 * 90_000)
-        let cache = ExportCache(ttl: 1)
+        let now = Mutex(0.0)
+        let cache = ExportCache(ttl: 10, clock: { now.withLock { $0 } })
         let first = try cache.export(
             index: h.index, storage: h.recorder.storage, cameras: [cam], range: range, speed: nil)
         #expect(abs(first.files[0].result.mp4.duration90k - 10 * 90_000) < 9_000)
@@ -27,7 +29,7 @@ import Testing
         #expect(again.archive.size == first.archive.size)
         #expect(again.files[0].result.mp4.duration90k == first.files[0].result.mp4.duration90k)
         // …and after it, made again with the new footage.
-        Thread.sleep(forTimeInterval: 1.1)
+        now.withLock { $0 = 10.5 }
         let later = try cache.export(
             index: h.index, storage: h.recorder.storage, cameras: [cam], range: range, speed: nil)
         #expect(

@@ -41,10 +41,17 @@ struct CameraRoutes: IndexedRoutes {
     }
 
     /// GET /api/cameras/{name}/motion: what the motion detector saw in its newest look (null
-    /// until it has looked since someone asked; it looks only while motion detection runs).
+    /// until it has looked since someone asked, and when its newest look is over 2 s old: it
+    /// stopped, or motion detection does not run).
     struct MotionJSON: Encodable {
         var camera: String
         var look: MotionMonitor.Look?
+        enum CodingKeys: String, CodingKey { case camera, look }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(camera, forKey: .camera)
+            try c.encode(look, forKey: .look)  // null, not left out
+        }
     }
 
     // MARK: cameras

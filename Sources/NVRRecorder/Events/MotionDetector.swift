@@ -156,11 +156,10 @@ public final class MotionDetector {
         let finding = analyse(at: t)
         if let onLook { onLook(picture, inMotion ? region() : nil, t) }
         if let monitor, monitor.isWatched {
-            let r = region()
             monitor.publish(
                 .init(
                     time90k: t, changed: lastChanged, threshold: Double(minChanged) / Double(max(analysedCount, 1)),
-                    inMotion: inMotion, box: r.map { [$0.x, $0.y, $0.width, $0.height] }))
+                    inMotion: inMotion, region: region()))
         }
         return finding
     }

@@ -14,14 +14,27 @@ public final class MotionMonitor: Sendable {
         public var threshold: Double
         /// Whether an event is in progress.
         public var inMotion: Bool
-        /// The changed pixels' bounding box, normalised [x, y, width, height]; nil when none.
-        public var box: [Double]?
+        /// The changed pixels' bounding box, normalised; nil when none. Encoded as
+        /// [x, y, width, height] (kept as four numbers: making a look allocates nothing).
+        public var region: MotionRegion?
+
+        enum CodingKeys: String, CodingKey { case time90k, changed, threshold, inMotion, box }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(time90k, forKey: .time90k)
+            try c.encode(changed, forKey: .changed)
+            try c.encode(threshold, forKey: .threshold)
+            try c.encode(inMotion, forKey: .inMotion)
+            try c.encode(region.map { [$0.x, $0.y, $0.width, $0.height] }, forKey: .box)
+        }
     }
 
     /// How long after a read looks are still published.
     static let interestSeconds = 10.0
+    /// A look older than this is not the detector's now (it stopped, or nobody asked for a while).
+    static let freshMillis: Int64 = 2000
     private let askedMillis = Atomic<Int64>(Int64.min)
-    private let newest = Mutex<Look?>(nil)
+    private let newest = Mutex<(look: Look, millis: Int64)?>(nil)
 
     public init() {}
 
@@ -31,13 +44,18 @@ public final class MotionMonitor: Sendable {
         return asked != .min && Self.nowMillis() - asked < Int64(Self.interestSeconds * 1000)
     }
 
-    public func publish(_ look: Look) { newest.withLock { $0 = look } }
+    public func publish(_ look: Look) {
+        let now = Self.nowMillis()
+        newest.withLock { $0 = (look, now) }
+    }
 
-    /// The newest look (nil until the detector has looked since someone asked); asking keeps
-    /// the looks coming for `interestSeconds`.
+    /// The newest look, if it is less than `freshMillis` old (nil until the detector has looked
+    /// since someone asked, and once it stops); asking keeps the looks coming for
+    /// `interestSeconds`.
     public func read() -> Look? {
-        askedMillis.store(Self.nowMillis(), ordering: .relaxed)
-        return newest.withLock { $0 }
+        let now = Self.nowMillis()
+        askedMillis.store(now, ordering: .relaxed)
+        return newest.withLock { n in n.flatMap { now - $0.millis < Self.freshMillis ? $0.look : nil } }
     }
 
     /// Forgets the newest look (the detector stopped: a stale box would mislead).

@@ -145,6 +145,7 @@ public final class RecordingGate {
     public func end() throws {
         if let f = detector?.finish() { tracker.apply(f) }
         detector = nil  // the next connection's streams make the next one
+        motionMonitor.clear()
         buffer.clear()
         live.end()
         try segmenter.end()
