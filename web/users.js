@@ -1,11 +1,18 @@
-// Users (admins): who may log in, as admin or viewer, and which cameras a viewer sees; add,
-// change (role, cameras, a new password) and remove them; and the audit log of changes,
+// Users (admins): who may log in, as admin or viewer, and which cameras a viewer sees (ticked);
+// add, change (role, cameras, a new password) and remove them; and the audit log of changes,
 // filtered by user and action, newest first, older on demand.
 import { api, get } from './api.js';
 import { h, toast } from './dom.js';
 import { dateTime } from './time.js';
 
-const names = (text) => text.split(',').map((s) => s.trim()).filter(Boolean);
+/// A viewer's cameras as ticks, one per camera (none ticked: every camera).
+function cameraTicks(cameras, chosen, label) {
+  const box = h('span.camera-ticks', { role: 'group', 'aria-label': label },
+    cameras.map((c) => h('label.check', {}, h('input', { type: 'checkbox', value: c.name, checked: chosen.includes(c.name) }), ` ${c.name}`)));
+  box.chosen = () => [...box.querySelectorAll('input:checked')].map((i) => i.value);
+  box.clear = () => box.querySelectorAll('input').forEach((i) => { i.checked = false; });
+  return box;
+}
 
 export async function usersView({ main, session, isCurrent }) {
   const [{ users }, { cameras }] = await Promise.all([get('/api/users'), get('/api/cameras')]);
@@ -15,7 +22,8 @@ export async function usersView({ main, session, isCurrent }) {
   const name = h('input', { id: 'user-name', autocomplete: 'off' });
   const password = h('input', { id: 'user-password', type: 'password', autocomplete: 'new-password' });
   const role = h('select', { id: 'user-role' }, h('option', { value: 'viewer' }, 'viewer'), h('option', { value: 'admin' }, 'admin'));
-  const seen = h('input', { id: 'user-cameras', placeholder: `every camera, or: ${cameras.slice(0, 2).map((c) => c.name).join(',')}` });
+  const seen = cameraTicks(cameras, [], 'Cameras of the new user (none ticked: every camera)');
+  seen.id = 'user-cameras';
   const auditUser = h('input', { id: 'audit-user', placeholder: 'any user', size: 12 });
   const auditAction = h('input', { id: 'audit-action', placeholder: 'any action (camera., user.…)', size: 22 });
   const audit = h('table.audit', { id: 'audit' });
@@ -32,16 +40,17 @@ export async function usersView({ main, session, isCurrent }) {
         e.preventDefault();
         addError.textContent = '';
         const body = { name: name.value.trim(), password: password.value, role: role.value };
-        if (role.value === 'viewer' && names(seen.value).length) body.cameras = names(seen.value);
+        if (role.value === 'viewer' && seen.chosen().length) body.cameras = seen.chosen();
         try {
           await api('POST', '/api/users', body);
           toast(`${body.name} can log in now.`);
-          name.value = password.value = seen.value = '';
+          name.value = password.value = '';
+          seen.clear();
           await load();
         } catch (err) { addError.textContent = err.message; }
       },
     }, h('label', {}, 'Name ', name), h('label', {}, 'Password ', password), h('label', {}, 'Role ', role),
-    h('label', {}, 'Cameras ', seen), h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
+    h('span', {}, 'Cameras (a viewer; none ticked: every camera) ', seen), h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
     addError,
     h('h2', {}, 'Audit log'),
     h('div.fields', {}, h('label', {}, 'User ', auditUser), h('label', {}, 'Action ', auditAction)),
@@ -49,12 +58,12 @@ export async function usersView({ main, session, isCurrent }) {
 
   function row(u) {
     const r = h('select', { 'aria-label': `${u.name}'s role` }, ['viewer', 'admin'].map((x) => h('option', { value: x, selected: x === u.role }, x)));
-    const c = h('input', { 'aria-label': `${u.name}'s cameras`, value: (u.cameras ?? []).join(','), placeholder: 'every camera', size: 24 });
+    const c = cameraTicks(cameras, u.cameras ?? [], `${u.name}'s cameras (none ticked: every camera)`);
     const p = h('input', { 'aria-label': `${u.name}'s new password`, type: 'password', placeholder: 'new password', autocomplete: 'new-password', size: 14 });
     const error = h('p.error', { role: 'alert' });
     const save = h('button', { type: 'button', onclick: async () => {
       error.textContent = '';
-      const body = { role: r.value, cameras: r.value === 'viewer' && names(c.value).length ? names(c.value) : null };
+      const body = { role: r.value, cameras: r.value === 'viewer' && c.chosen().length ? c.chosen() : null };
       if (p.value) body.password = p.value;
       try { await api('PATCH', `/api/users/${encodeURIComponent(u.name)}`, body); toast(`${u.name} saved.`); await load(); } catch (err) { error.textContent = err.message; }
     } }, 'Save');

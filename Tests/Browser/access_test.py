@@ -6,7 +6,7 @@ filling the page's forms and checked through the API (--token, a token of the ad
 - Account: a wrong current password and a repetition that differs are refused next to the
   form; the right one changes it (the API logs in with the new one); a token is shown once and
   works, then is revoked; this browser's login is listed.
-- Users: a viewer with one camera is added (a bad name refused next to the form), made an
+- Users: a viewer with one camera (ticked) is added (a bad name refused next to the form), made an
   admin, and removed; the audit log filtered by action shows those changes only.
 - Storage: a size that is not one is refused, nothing saved; a cap, a free-space margin and
   a camera's limits are saved; the integrity check says index and files agree.
@@ -92,7 +92,7 @@ def main():
             says(page, "#user-add-error", "name")
             page.fill("#user-name", "kid")
             page.select_option("#user-role", "viewer")
-            page.fill("#user-cameras", a.camera)
+            page.check(f"#user-cameras input[value='{a.camera}']")
             page.click("#user-add-submit")
             page.wait_for_selector("li[data-user='kid']", timeout=10000)
             kid = [u for u in call(a, "GET", "/api/users")[1]["users"] if u["name"] == "kid"]
