@@ -28,15 +28,7 @@ public struct VirtualMP4: Sendable {
         var written: Int64 = 0
         let total = size
         func put(_ p: UnsafeRawBufferPointer) throws {
-            var off = 0
-            while off < p.count {
-                let n = Glibc.write(out, p.baseAddress! + off, p.count - off)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw MediaError.posix(errno == ENOSPC ? .noSpace : .write, "cannot write \(path)", errno)
-                }
-                off += n
-            }
+            try FileRange.write(out, p, path: path)
             written += Int64(p.count)
             progress(written, total)
         }

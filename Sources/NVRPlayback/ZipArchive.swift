@@ -145,24 +145,8 @@ public struct ZipArchive: Sendable {
         }
 
         static func read(_ path: String, at offset: Int64, count: Int) throws -> [UInt8] {
-            guard count > 0 else { return [] }
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw MediaError.posix(.read, "cannot open \(path)", errno) }
-            defer { close(fd) }
             var out = [UInt8](repeating: 0, count: count)
-            let got = out.withUnsafeMutableBytes { p -> Int in
-                var done = 0
-                while done < count {
-                    let r = pread(fd, p.baseAddress! + done, count - done, off_t(offset + Int64(done)))
-                    if r < 0 && errno == EINTR { continue }
-                    guard r > 0 else { break }
-                    done += r
-                }
-                return done
-            }
-            guard got == count else {
-                throw MediaError(.corrupt, "\(path) is shorter than the index says (deleted by retention meanwhile?)")
-            }
+            try out.withUnsafeMutableBytes { try FileRange.read(path, at: offset, into: $0) }
             return out
         }
     }
@@ -174,17 +158,7 @@ public struct ZipArchive: Sendable {
         defer { close(out) }
         var r = reader()
         while let bytes = try r.next() {
-            try bytes.withUnsafeBytes { p in
-                var off = 0
-                while off < p.count {
-                    let n = Glibc.write(out, p.baseAddress! + off, p.count - off)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        throw MediaError.posix(errno == ENOSPC ? .noSpace : .write, "cannot write \(path)", errno)
-                    }
-                    off += n
-                }
-            }
+            try bytes.withUnsafeBytes { try FileRange.write(out, $0, path: path) }
             progress(r.sent, size)
         }
     }

@@ -16,13 +16,12 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
   access_test.py --base URL --user U --password PW --shots DIR --token T --camera NAME
 """
 import json
-import time
 import urllib.error
 import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, fail_with_screenshot, launch, log_in
+from browser import arguments, check, eventually, fail_with_screenshot, launch, log_in, says
 
 
 def call(a, method, path, body=None, token=None):
@@ -34,15 +33,6 @@ def call(a, method, path, body=None, token=None):
             return f.status, json.loads(f.read() or b"null")
     except urllib.error.HTTPError as e:
         return e.code, None
-
-
-def says(page, selector, words, timeout=15000):
-    try:
-        page.wait_for_function("([s, w]) => (document.querySelector(s)?.textContent ?? '').includes(w)",
-                               arg=[selector, words], timeout=timeout)
-    except Exception:  # noqa: BLE001 — say what was there instead
-        shown = page.evaluate("(s) => document.querySelector(s)?.textContent", selector)
-        raise AssertionError(f"{selector} does not say {words!r}: {shown!r}") from None
 
 
 def main():
@@ -99,12 +89,8 @@ def main():
             check(kid and kid[0]["role"] == "viewer" and kid[0]["cameras"] == [a.camera], f"kid: {kid}")
             page.select_option("li[data-user='kid'] select", "admin")
             page.click("li[data-user='kid'] button:text('Save')")
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                kid = [u for u in call(a, "GET", "/api/users")[1]["users"] if u["name"] == "kid"]
-                if kid and kid[0]["role"] == "admin":
-                    break
-                time.sleep(0.2)
+            kid = eventually("kid made an admin", lambda: [u for u in call(a, "GET", "/api/users")[1]["users"]
+                                                           if u["name"] == "kid" and u["role"] == "admin"])
             check(kid and kid[0]["role"] == "admin", f"kid after the change: {kid}")
             page.click("li[data-user='kid'] button.danger")
             page.wait_for_function("() => !document.querySelector(\"li[data-user='kid']\")", timeout=10000)
@@ -132,10 +118,8 @@ def main():
             page.fill(f"#keep-continuous-{a.camera}", "7")
             page.fill(f"#keep-max-{a.camera}", "2.5")
             page.click("#retention-save")
-            deadline = time.monotonic() + 10
-            while call(a, "GET", "/api/retention")[1]["storage"].get("maxBytes") is None and time.monotonic() < deadline:
-                time.sleep(0.2)
-            r = call(a, "GET", "/api/retention")[1]
+            r = eventually("the limits saved", lambda: (lambda r: r if r["storage"].get("maxBytes") else None)(
+                call(a, "GET", "/api/retention")[1]))
             cam = [c for c in r["cameras"] if c["camera"] == a.camera][0]
             check(r["storage"]["maxBytes"] == 50_000_000_000 and r["storage"]["minFreePercent"] == 5
                   and cam["continuousDays"] == 7 and cam["maxBytes"] == 2_500_000_000 and cam.get("eventDays") is None,

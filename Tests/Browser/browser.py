@@ -3,6 +3,7 @@ every test takes, logging in, a check that stops a test with what was wrong, and
 screenshot a failed test leaves."""
 import argparse
 import sys
+import time
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -40,3 +41,25 @@ def fail_with_screenshot(page, shots, name, error):
     page.screenshot(path=path, full_page=True)
     print(f"FAIL {error}; screenshot: {path}")
     sys.exit(1)
+
+
+def says(page, selector, words, timeout=20000):
+    """Waits until the element at `selector` says `words`; fails with what it says instead."""
+    try:
+        page.wait_for_function("([s, w]) => (document.querySelector(s)?.textContent ?? '').includes(w)",
+                               arg=[selector, words], timeout=timeout)
+    except Exception:  # noqa: BLE001 — say what was there instead
+        shown = page.evaluate("(s) => document.querySelector(s)?.textContent", selector)
+        raise AssertionError(f"{selector} does not say {words!r}: {shown!r}") from None
+
+
+def eventually(what, cond, seconds=15):
+    """Waits until `cond()` holds (the server applies a saved form within moments); returns it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {seconds} s")
+        time.sleep(0.2)

@@ -19,39 +19,17 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
   settings_test.py --base URL --user U --password PW --shots DIR --camera-url rtsp://… --token T
 """
 import json
-import time
 import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, fail_with_screenshot, launch, log_in
+from browser import arguments, check, eventually, fail_with_screenshot, launch, log_in, says
 
 
 def api(a, path):
     r = urllib.request.Request(a.base + path, headers={"Authorization": f"Bearer {a.token}"})
     with urllib.request.urlopen(r, timeout=10) as f:
         return json.load(f)
-
-
-def eventually(what, cond, seconds=15):
-    """Waits until `cond()` holds (the server applies a saved form within moments)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {seconds} s")
-        time.sleep(0.2)
-
-
-def says(page, selector, words, timeout=20000):
-    try:
-        page.wait_for_function("([s, w]) => (document.querySelector(s)?.textContent ?? '').includes(w)",
-                               arg=[selector, words], timeout=timeout)
-    except Exception:  # noqa: BLE001 — say what was there instead
-        shown = page.evaluate("(s) => document.querySelector(s)?.textContent", selector)
-        raise AssertionError(f"{selector} does not say {words!r}: {shown!r}") from None
 
 
 def main():

@@ -141,22 +141,10 @@ struct PlaybackRoutes: IndexedRoutes {
     }
 
     static func read(_ path: String, at offset: Int64, count: Int) throws -> ByteBuffer {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw MediaError.posix(.read, "cannot open \(path)", errno) }
-        defer { close(fd) }
         var buf = ByteBufferAllocator().buffer(capacity: count)
-        let n = buf.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { p in
-            var done = 0
-            while done < count {
-                let r = pread(fd, p.baseAddress! + done, count - done, off_t(offset + Int64(done)))
-                if r < 0 && errno == EINTR { continue }
-                guard r > 0 else { break }
-                done += r
-            }
-            return done
-        }
-        guard n == count else {
-            throw MediaError(.corrupt, "\(path) is shorter than the index says (deleted by retention meanwhile?)")
+        try buf.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { p in
+            try FileRange.read(path, at: offset, into: UnsafeMutableRawBufferPointer(rebasing: p[0..<count]))
+            return count
         }
         return buf
     }
