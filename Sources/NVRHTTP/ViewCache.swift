@@ -3,7 +3,6 @@ import Foundation
 import NVRIndex
 import NVRMedia
 import NVRPlayback
-import Synchronization
 
 /// Recently built view.mp4 files. A player fetches one file as many Range requests; building
 /// the moov of an hour takes milliseconds, so the same (camera, start, end) is built once and
@@ -13,19 +12,16 @@ final class ViewCache: Sendable {
         var result: RangeExport.Result
         var etag: String
     }
-    private struct Key: Hashable {
+    private struct Key: Hashable, Sendable {
         var camera: Int64
         var start: Int64
         var end: Int64
         var speed: Int?
     }
-    private let entries = Mutex<[Key: (made: Double, view: View)]>([:])
-    private let ttl: Double
-    private let capacity: Int
+    private let recent: RecentBuilds<Key, View>
 
     init(ttl: Double = 10, capacity: Int = 32) {
-        self.ttl = ttl
-        self.capacity = capacity
+        recent = RecentBuilds(ttl: ttl, capacity: capacity)
     }
 
     /// `speed`: a Timelapse at that speed instead of every frame.
@@ -33,24 +29,19 @@ final class ViewCache: Sendable {
         throws -> View
     {
         let key = Key(camera: camera, start: range.lowerBound, end: range.upperBound, speed: speed)
-        let now = monotonicSeconds()
-        if let hit = entries.withLock({ $0[key] }), now - hit.made < ttl { return hit.view }
-        let result =
-            if let speed {
-                try Timelapse.build(
-                    index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound,
-                    speed: speed)
-            } else {
-                try RangeExport.build(
-                    index: index, storage: storage, cameraID: camera, start: range.lowerBound, end: range.upperBound)
-            }
-        let view = View(result: result, etag: Self.etag(result.mp4))
-        entries.withLock { e in
-            e = e.filter { now - $0.value.made < ttl }
-            if e.count >= capacity, let oldest = e.min(by: { $0.value.made < $1.value.made })?.key { e[oldest] = nil }
-            e[key] = (now, view)
+        return try recent.value(for: key) {
+            let result =
+                if let speed {
+                    try Timelapse.build(
+                        index: index, storage: storage, cameraID: camera, start: range.lowerBound,
+                        end: range.upperBound, speed: speed)
+                } else {
+                    try RangeExport.build(
+                        index: index, storage: storage, cameraID: camera, start: range.lowerBound,
+                        end: range.upperBound)
+                }
+            return View(result: result, etag: Self.etag(result.mp4))
         }
-        return view
     }
 
     /// A strong validator: the header (which holds every sample's size and offset) and the

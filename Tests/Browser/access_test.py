@@ -15,24 +15,10 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
 
   access_test.py --base URL --user U --password PW --shots DIR --token T --camera NAME
 """
-import json
-import urllib.error
-import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, eventually, fail_with_screenshot, launch, log_in, says
-
-
-def call(a, method, path, body=None, token=None):
-    data = None if body is None else json.dumps(body).encode()
-    r = urllib.request.Request(a.base + path, data=data, method=method,
-                               headers={"Authorization": f"Bearer {token or a.token}", "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(r, timeout=20) as f:
-            return f.status, json.loads(f.read() or b"null")
-    except urllib.error.HTTPError as e:
-        return e.code, None
+from browser import arguments, call, check, eventually, fail_with_screenshot, launch, log_in, says
 
 
 def main():

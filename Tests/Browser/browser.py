@@ -2,8 +2,11 @@
 every test takes, logging in, a check that stops a test with what was wrong, and the
 screenshot a failed test leaves."""
 import argparse
+import json
 import sys
 import time
+import urllib.error
+import urllib.request
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -63,3 +66,15 @@ def eventually(what, cond, seconds=15):
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {seconds} s")
         time.sleep(0.2)
+
+
+def call(a, method, path, body=None, token=None):
+    """The API with a token (--token unless `token`): (status, JSON answer or None)."""
+    data = None if body is None else json.dumps(body).encode()
+    r = urllib.request.Request(a.base + path, data=data, method=method,
+                               headers={"Authorization": f"Bearer {token or a.token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(r, timeout=20) as f:
+            return f.status, json.loads(f.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, None

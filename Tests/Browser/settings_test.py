@@ -18,18 +18,10 @@ Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots
 
   settings_test.py --base URL --user U --password PW --shots DIR --camera-url rtsp://… --token T
 """
-import json
-import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from browser import arguments, check, eventually, fail_with_screenshot, launch, log_in, says
-
-
-def api(a, path):
-    r = urllib.request.Request(a.base + path, headers={"Authorization": f"Bearer {a.token}"})
-    with urllib.request.urlopen(r, timeout=10) as f:
-        return json.load(f)
+from browser import arguments, call, check, eventually, fail_with_screenshot, launch, log_in, says
 
 
 def main():
@@ -50,7 +42,7 @@ def main():
             page.click("#add-submit")
             says(page, "#add-url-error", "nothing was added")
             check(page.is_visible("#add-anyway"), "no 'Add anyway' after a failed test")
-            check(api(a, "/api/cameras")["cameras"] == [], "a camera was added despite its URL")
+            check(call(a, "GET", "/api/cameras")[1]["cameras"] == [], "a camera was added despite its URL")
             # A bad name: said next to the name.
             page.fill("#add-name", "my porch!")
             page.fill("#add-url", a.camera_url)
@@ -62,7 +54,7 @@ def main():
             says(page, "#add-probe", "Read: h264")
             page.click("#add-submit")
             page.wait_for_selector("#edit-url", timeout=20000)
-            cams = api(a, "/api/cameras")["cameras"]
+            cams = call(a, "GET", "/api/cameras")[1]["cameras"]
             check([c["name"] for c in cams] == ["porch"], f"cameras after adding: {cams}")
             # The same name again is refused next to the name.
             page.goto(a.base + "/#/settings")
@@ -79,12 +71,12 @@ def main():
             page.fill("#edit-options", "rtsp_transport=tcp")
             page.click("#edit-save")
             says(page, "#connection-error", "unknown option 'rtsp_transport'")
-            check("rtsp_transport" not in api(a, "/api/cameras/porch/config")["options"], "a refused option was kept")
+            check("rtsp_transport" not in call(a, "GET", "/api/cameras/porch/config")[1]["options"], "a refused option was kept")
             page.fill("#edit-options", "transport=tcp")
             page.fill("#edit-name", "front-door")
             page.click("#edit-save")
             page.wait_for_function("() => location.hash === '#/settings/camera/front-door'", timeout=20000)
-            config = api(a, "/api/cameras/front-door/config")
+            config = call(a, "GET", "/api/cameras/front-door/config")[1]
             check(config["options"].get("transport") == "tcp" and config["options"].get("url") == a.camera_url,
                   f"config after the change: {config}")
             page.wait_for_selector("#edit-enabled", timeout=10000)
@@ -92,11 +84,11 @@ def main():
             page.uncheck("#edit-enabled")
             page.click("#edit-save")
             page.wait_for_function(f"() => ({saves})() === 1", timeout=10000)
-            eventually("disabled", lambda: api(a, "/api/cameras/front-door/config")["enabled"] is False)
+            eventually("disabled", lambda: call(a, "GET", "/api/cameras/front-door/config")[1]["enabled"] is False)
             page.check("#edit-enabled")
             page.click("#edit-save")
             page.wait_for_function(f"() => ({saves})() === 2", timeout=10000)
-            eventually("enabled again", lambda: api(a, "/api/cameras/front-door/config")["enabled"] is True)
+            eventually("enabled again", lambda: call(a, "GET", "/api/cameras/front-door/config")[1]["enabled"] is True)
             print("ok: connection (option, rename, disable, enable)")
 
             # Recording: bad input first, then a painted schedule.
@@ -105,7 +97,7 @@ def main():
             page.fill("#rec-pre-roll", "-3")
             page.click("#rec-save")
             says(page, "#recording-error", "pre-roll")
-            check(api(a, "/api/cameras/front-door/recording-settings")["mode"] == "continuous", "a refused save was kept")
+            check(call(a, "GET", "/api/cameras/front-door/recording-settings")[1]["mode"] == "continuous", "a refused save was kept")
             page.fill("#rec-pre-roll", "4")
             page.check("#rec-use-schedule")
             page.click("#rec-save")
@@ -123,7 +115,7 @@ def main():
             says(page, "#rec-schedule-text", "mon 08:00-18:00 continuous")
             page.click("#rec-save")
             rec = eventually("the recording settings saved", lambda: (lambda r: r if r["mode"] == "events" else None)(
-                api(a, "/api/cameras/front-door/recording-settings")))
+                call(a, "GET", "/api/cameras/front-door/recording-settings")[1]))
             check(rec["schedule"] == "mon 08:00-18:00 continuous" and rec["preRollSeconds"] == 4 and
                   page.inner_text("#recording-error") == "", f"recording settings: {rec}")
             print(f"ok: recording (refusals, then events with schedule {rec['schedule']!r})")
@@ -139,7 +131,7 @@ def main():
             # Motion: sensitivity and a mask drawn on the picture.
             page.fill("#motion-sensitivity", "70")
             page.click("#motion-save")
-            eventually("sensitivity saved", lambda: api(a, "/api/cameras/front-door/recording-settings")["motion"]["sensitivity"] == 70)
+            eventually("sensitivity saved", lambda: call(a, "GET", "/api/cameras/front-door/recording-settings")[1]["motion"]["sensitivity"] == 70)
             page.wait_for_function("() => { const i = document.querySelector('#mask-picture'); return i.complete && i.naturalWidth > 0; }",
                                    timeout=20000)
             def click_picture(fx, fy):
@@ -154,7 +146,7 @@ def main():
             click_picture(0.4, 0.4)
             page.click("#mask-save")
             page.wait_for_selector("#mask-list li", timeout=10000)
-            masks = api(a, "/api/cameras/front-door/recording-settings")["motion"]["masks"]
+            masks = call(a, "GET", "/api/cameras/front-door/recording-settings")[1]["motion"]["masks"]
             check(len(masks) == 1 and len(masks[0]) == 3 and abs(masks[0][1][0] - 0.4) < 0.01, f"masks: {masks}")
             print(f"ok: motion (sensitivity, a 2-point mask refused, a mask saved: {masks[0]})")
 
@@ -162,7 +154,7 @@ def main():
             page.check("#remove-delete")
             page.click("#remove-camera")
             page.wait_for_function("() => location.hash === '#/settings'", timeout=10000)
-            check(api(a, "/api/cameras")["cameras"] == [], "the camera is still there")
+            check(call(a, "GET", "/api/cameras")[1]["cameras"] == [], "the camera is still there")
             print("ok: removed with its recordings")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             fail_with_screenshot(page, a.shots, "settings", e)
