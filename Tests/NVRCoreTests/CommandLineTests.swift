@@ -100,23 +100,4 @@ import Testing
             !FileManager.default.fileExists(atPath: root + "/new.mp4")
                 && !FileManager.default.fileExists(atPath: root + "/new.mp4.partial"))
     }
-
-    @Test func aForgottenConfigIsSaidNotSilent() throws {
-        let dir = TestEnvironment.tempDir("cli-noconfig")
-        defer { TestEnvironment.cleanup(dir) }
-        try #require(
-            !FileManager.default.fileExists(atPath: "/etc/nvr/nvr.toml"),
-            "an nvr installed here: its config would be found")
-        let r = try runProcess(
-            "/usr/bin/env", ["-u", "NVR_CONFIG", TestEnvironment.nvrExecutable, "camera", "list"], cwd: dir)
-        #expect(
-            r.stderr.contains("creating a new, empty storage root \(dir)/Storage")
-                && r.stderr.contains("no config file"), "\(r.stderr)")
-        // With $NVR_CONFIG the file is found from any folder.
-        try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
-        let config = try writeConfig(root: dir + "/elsewhere", plugins: TestEnvironment.buildDir)
-        let found = try runProcess(
-            "/usr/bin/env", ["NVR_CONFIG=\(config)", TestEnvironment.nvrExecutable, "camera", "list"], cwd: "/")
-        #expect(found.status == 0 && found.stderr.contains("storage.root of \(config)"), "\(found.stderr)")
-    }
 }

@@ -17,6 +17,10 @@ import Testing
             Issue.record("\(path) exists: an nvr is installed on this machine, and this test would replace it")
             return
         }
+        // Before the package is installed (only this suite installs it, so only here is /etc/nvr
+        // known to be absent): no config anywhere is said, not silent.
+        try Self.aForgottenConfigIsSaid()
+
         // At the lowest priority: the release build takes the CPU the cameras of the suites
         // running beside it (scripts/test.sh) leave, not the other way round.
         let built = try await TestEnvironment.blocking {
@@ -143,6 +147,23 @@ import Testing
     }
 
     /// Leaves the machine as it was: package, recordings, user.
+    /// With no --config, $NVR_CONFIG, ./nvr.toml or /etc/nvr, nvr says it uses the defaults and
+    /// where its storage root is; with $NVR_CONFIG the file is found from any folder.
+    static func aForgottenConfigIsSaid() throws {
+        let dir = TestEnvironment.tempDir("cli-noconfig")
+        defer { TestEnvironment.cleanup(dir) }
+        let r = try runProcess(
+            "/usr/bin/env", ["-u", "NVR_CONFIG", TestEnvironment.nvrExecutable, "camera", "list"], cwd: dir)
+        #expect(
+            r.stderr.contains("creating a new, empty storage root \(dir)/Storage")
+                && r.stderr.contains("no config file"), "\(r.stderr)")
+        try FileManager.default.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
+        let config = try writeConfig(root: dir + "/elsewhere", plugins: TestEnvironment.buildDir)
+        let found = try runProcess(
+            "/usr/bin/env", ["NVR_CONFIG=\(config)", TestEnvironment.nvrExecutable, "camera", "list"], cwd: "/")
+        #expect(found.status == 0 && found.stderr.contains("storage.root of \(config)"), "\(found.stderr)")
+    }
+
     static func purge() {
         _ = try? runProcess("/usr/bin/dpkg", ["-P", "nvr"])
         try? FileManager.default.removeItem(atPath: "/var/lib/nvr")
