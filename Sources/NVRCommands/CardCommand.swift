@@ -26,38 +26,18 @@ struct CardCommand: ParsableCommand {
         @Option(help: "IANA time zone for --date and the times shown (default: the server's).") var tz: String?
         @Flag(help: "Print JSON.") var json = false
 
-        struct Row: Encodable {
-            var file: String, name: String, start: String, start90k: Int64, end: String, end90k: Int64
-            var seconds: Double, bytes: Int64, coveredSeconds: Double, onTimeline: Bool, source: String
-        }
-
         func run() throws {
             let days = try LocalDays(tz: tz)
             let range = try days.day(date)
             let (config, _, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
-            let slices = try index.cardSlices(
-                cameraID: cam.id!, start90k: range.lowerBound, end90k: range.upperBound, includeOffTimeline: true)
-            let rows = try slices.map { s in
-                let spans = try index.timelineSpans(cameraID: cam.id!, start90k: s.start90k, end90k: s.end90k)
-                let missing = (s.start90k..<max(s.end90k, s.start90k + 1)).gaps(
-                    covered: spans.map { $0.start90k..<$0.end90k }, minimum: 0
-                )
-                .reduce(0) { $0 + $1.count }
-                return Row(
-                    file: s.fileID, name: s.name, start: Time90k.rfc3339(s.start90k), start90k: s.start90k,
-                    end: Time90k.rfc3339(s.end90k),
-                    end90k: s.end90k, seconds: Double(s.end90k - s.start90k) / 90_000, bytes: s.bytes,
-                    coveredSeconds: Double(max(0, s.end90k - s.start90k - Int64(missing))) / 90_000,
-                    onTimeline: s.onTimeline,
-                    source: s.source.rawValue)
-            }
+            let rows = try CardVideo.listed(index: index, cameraID: cam.id!, range: range)
             if json {
                 struct Output: Encodable {
                     var camera: String
                     var date: String
                     var tz: String
-                    var videos: [Row]
+                    var videos: [CardVideo]
                 }
                 try printJSON(Output(camera: camera, date: date, tz: days.name, videos: rows))
                 return
@@ -99,21 +79,6 @@ struct CardCommand: ParsableCommand {
         @Flag(help: "Only list the card; do not backfill.") var listOnly = false
         @Flag(help: "Print JSON.") var json = false
 
-        struct Output: Encodable {
-            var camera: String
-            var files: Int
-            var clockOffsetSeconds: Double?
-            var gaps: Int
-            var segments: Int
-            var backfilledSeconds: Double
-            var bytesRead: Int64
-            var errors: [String]
-            /// What may make the result wrong without failing it (a camera that gave no clock).
-            var warnings: [String]
-        }
-
-        static let noClock = "camera gave no clock: card times taken as UTC"
-
         func run() throws {
             let (config, storage, index) = try global.open()
             guard let cam = try index.camera(named: camera) else { throw CommandFailure("no camera named '\(camera)'") }
@@ -148,17 +113,14 @@ struct CardCommand: ParsableCommand {
                                 ).utf8))
                     }
                 })
-            let out = Output(
-                camera: camera, files: r.files, clockOffsetSeconds: r.clockOffsetSeconds, gaps: r.gaps,
-                segments: r.segments,
-                backfilledSeconds: Double(r.backfilled90k) / 90_000, bytesRead: r.bytesFetched, errors: r.errors,
-                warnings: r.clockOffsetSeconds == nil ? [Self.noClock] : [])
+            let out = CardSyncSummary(camera: camera, r)
             if json {
                 try printJSON(out)
                 return
             }
             let clock =
-                r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) } ?? Self.noClock
+                r.clockOffsetSeconds.map { String(format: "camera clock %+.0f s from the NVR's", $0) }
+                ?? CardSyncSummary.noClock
             print("\(camera): \(r.files) videos on the card (\(clock))")
             if !listOnly {
                 print(

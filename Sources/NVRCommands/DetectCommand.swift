@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import NVRDetect
-import NVRMedia
 import NVRRecorder
 
 /// `nvr detect PICTURE.jpg`: runs the configured detector ([detect] in nvr.toml, else the
@@ -25,58 +23,34 @@ struct DetectCommand: ParsableCommand {
         guard minScore > 0, minScore < 1 else { throw ValidationError("--min-score must be between 0 and 1") }
     }
 
-    struct Output: Encodable {
-        var model: String, layout: String, input: String, runtime: String, threads: Int
-        var detections: [Found]
-        var runs: Int, medianMs: Double, p95Ms: Double
-        struct Found: Encodable {
-            var label: String, score: Double, box: [Double]
-        }
-    }
-
     func run() throws {
         let config = try global.load()
-        let model: DetectorModel
-        do { model = try config.detect.load() } catch { throw CommandFailure("\(error)") }
         let bytes: [UInt8]
         do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: picture))) } catch {
             throw CommandFailure("cannot read \(picture): \(error.localizedDescription)")
         }
-        let rgb: [UInt8]
-        do { rgb = try JPEGDecoder.rgb(bytes, width: model.inputWidth, height: model.inputHeight) } catch {
-            throw CommandFailure("\(picture): \(error)")
+        let out: PictureDetection
+        do { out = try PictureDetection(jpeg: bytes, options: config.detect, minScore: minScore, runs: runs) } catch {
+            switch error {
+            case .picture(let why): throw CommandFailure("\(picture): \(why)")
+            case .detector(let why): throw CommandFailure(why)
+            }
         }
-        var found: [Detection] = []
-        var times: [Double] = []
-        for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
-            found = try rgb.withUnsafeBufferPointer { try model.detect(rgb: $0, minScore: minScore) }
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        times.sort()
-        let median = times[times.count / 2]
-        let p95 = times[min(times.count - 1, Int((Double(times.count) * 0.95).rounded(.up)) - 1)]
-        let out = Output(
-            model: model.source, layout: model.layout.name, input: "\(model.inputWidth)x\(model.inputHeight)",
-            runtime: "ONNX Runtime \(model.runtimeVersion) (\(model.runtimePath))", threads: config.detect.threads,
-            detections: found.map {
-                .init(label: $0.label, score: $0.score, box: [$0.box.x, $0.box.y, $0.box.width, $0.box.height])
-            }, runs: times.count, medianMs: median, p95Ms: p95)
         if json {
             try printJSON(out)
             return
         }
         print("model    \(out.model) (\(out.layout), \(out.input)) on \(out.runtime)")
-        if found.isEmpty { print("found    nothing at a score of \(minScore) or more") }
-        for d in found {
+        if out.detections.isEmpty { print("found    nothing at a score of \(minScore) or more") }
+        for d in out.detections {
             print(
                 String(
-                    format: "found    %@ %.3f at x %.2f y %.2f w %.2f h %.2f", d.label, d.score, d.box.x, d.box.y,
-                    d.box.width, d.box.height))
+                    format: "found    %@ %.3f at x %.2f y %.2f w %.2f h %.2f", d.label, d.score, d.box[0], d.box[1],
+                    d.box[2], d.box[3]))
         }
         print(
             String(
-                format: "time     median %.1f ms, p95 %.1f ms over %d run(s), %d thread(s)", median, p95, times.count,
-                out.threads))
+                format: "time     median %.1f ms, p95 %.1f ms over %d run(s), %d thread(s)", out.medianMs, out.p95Ms,
+                out.runs, out.threads))
     }
 }

@@ -21,7 +21,8 @@ struct API: Sendable {
 
     init(
         index: any IndexStore, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
-        sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init()
+        sessionDays: Int = 30, secureCookies: Bool = false, connectionLimits: ConnectionLimits = .init(),
+        tlsCertificate: String? = nil
     ) {
         connections = ConnectionRegistry(limits: connectionLimits)
         sessions = SessionStore(index: index, lifetimeDays: sessionDays)
@@ -45,8 +46,11 @@ struct API: Sendable {
                 audit: audit,
                 secureCookies: secureCookies),
             CameraAdminRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
+            CardRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
+            DetectRoutes(detection: recorder?.options.detection ?? DetectionOptions()),
+            TLSRoutes(storage: storage, certificate: tlsCertificate, audit: audit),
             AccountRoutes(index: index, accounts: accounts, sessions: sessions, tokens: tokens, audit: audit),
-            RetentionRoutes(index: index, storage: storage, audit: audit),
+            RetentionRoutes(index: index, storage: storage, audit: audit, retention: recorder?.retention),
             MetricsRoutes(index: index, recorder: recorder, metrics: metrics, connections: connections),
             live,
         ]

@@ -84,8 +84,9 @@ public final class HTTPServer: Sendable {
         self.api = API(
             index: index, storage: storage, recorder: recorder, plugins: plugins,
             maxViewSeconds: options.maxViewSeconds,
-            sessionDays: options.sessionDays, secureCookies: options.usesTLS, connectionLimits: options.connectionLimits
-        )
+            sessionDays: options.sessionDays, secureCookies: options.usesTLS,
+            connectionLimits: options.connectionLimits,
+            tlsCertificate: options.usesTLS ? options.tlsCert : nil)
     }
 
     /// Serves until `shutdown()`: requests in flight finish first. `onBound` gets the port

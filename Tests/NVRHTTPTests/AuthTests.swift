@@ -81,7 +81,10 @@ import Testing
             #expect(a.status == 403, "viewer \(op.method) \(op.path): \(a.status) \(a.text)")
         }
         // Admin-only reads too.
-        for path in ["/api/users", "/api/audit", "/api/retention", "/api/cameras/yard/config", "/api/discover"] {
+        for path in [
+            "/api/users", "/api/audit", "/api/retention", "/api/cameras/yard/config", "/api/discover", "/api/tls",
+            "/api/cameras/yard/card/file?file=x",
+        ] {
             #expect(try await server.request("GET", path, token: token).status == 403, "\(path)")
         }
         // Only the cameras it is given: the others do not exist for it.

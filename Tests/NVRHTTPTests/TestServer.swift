@@ -46,10 +46,13 @@ final class TestServer: Sendable {
         func header(_ name: String) -> String? { headers.first { $0.key.lowercased() == name.lowercased() }?.value }
     }
 
-    /// GETs (or HEADs) a path with a real HTTP client.
-    func get(_ path: String, headers: [String: String] = [:], method: String = "GET") async throws -> Answer {
+    /// GETs (or HEADs, or any `method` with a `body`) a path with a real HTTP client.
+    func get(_ path: String, headers: [String: String] = [:], method: String = "GET", body: Data? = nil)
+        async throws -> Answer
+    {
         var r = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         r.httpMethod = method
+        r.httpBody = body
         for (k, v) in headers { r.setValue(v, forHTTPHeaderField: k) }
         r.timeoutInterval = 60
         let (data, response) = try await URLSession.shared.data(for: r)

@@ -11,6 +11,8 @@ struct RetentionRoutes: IndexedRoutes {
     let index: any IndexStore
     let storage: StorageLayout
     let audit: AuditLog
+    /// The recorder's retention (nil without a recorder: a pass of its own).
+    let retention: Retention?
 
     func register(on router: Router<NVRContext>) {
         router.get("/api/retention") { _, c in
@@ -19,6 +21,30 @@ struct RetentionRoutes: IndexedRoutes {
         }
         router.put("/api/retention") { r, c in try await setRetention(r, c) }
         router.post("/api/db/check") { r, c in try await checkIndex(r, c) }
+        router.post("/api/retention/run") { r, c in try await runRetention(r, c) }
+    }
+
+    /// POST /api/retention/run[?dryRun=true]: one retention pass now, as `nvr retention run`;
+    /// with dryRun, only what would go. In `nvr serve` it is the recorder's own pass (one at a
+    /// time: a pass already running is waited for).
+    func runRetention(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let dryRun: Bool
+        switch Query(request: r).string("dryRun") {
+        case nil, "false": dryRun = false
+        case "true": dryRun = true
+        case let v?: throw APIError.badRequest("dryRun='\(v.prefix(16))' must be true or false")
+        }
+        let report = try await offload { [index, storage, retention] in
+            try (retention ?? Retention(index: index, storage: storage, logger: .init(label: "nvr"))).enforce(
+                dryRun: dryRun)
+        }
+        if !dryRun {
+            audit.record(
+                who.name, "retention.run",
+                detail: ["segments": String(report.segments), "bytes": String(report.bytes)], address: c.remoteAddress)
+        }
+        return try JSON.response(report)
     }
 
     struct CheckJSON: Encodable {

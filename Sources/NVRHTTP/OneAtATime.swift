@@ -1,0 +1,11 @@
+import Synchronization
+
+/// Jobs that must not overlap, by key (a camera's card sync, the detector's picture): `claim`
+/// says whether this caller may start one; the caller releases it when done.
+final class OneAtATime: Sendable {
+    private let held = Mutex<Set<String>>([])
+
+    func claim(_ key: String) -> Bool { held.withLock { $0.insert(key).inserted } }
+
+    func release(_ key: String) { _ = held.withLock { $0.remove(key) } }
+}

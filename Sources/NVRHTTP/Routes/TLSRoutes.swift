@@ -1,0 +1,124 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NVRAccess
+import NVRPlayback
+import SwiftASN1
+import X509
+
+/// HTTPS (admin): whether this server speaks it and with which certificate, and a self-signed
+/// certificate made for this machine, as `nvr tls self-signed` makes it. The server reads its
+/// certificate at start (nvr.toml's [http] tls_cert and tls_key), so a new one is used after
+/// those are set and nvr restarts: the answer gives the lines.
+struct TLSRoutes: APIRoutes {
+    let storage: StorageLayout
+    /// The certificate file this server speaks HTTPS with; nil: plain HTTP.
+    let certificate: String?
+    let audit: AuditLog
+
+    func register(on router: Router<NVRContext>) {
+        router.get("/api/tls") { _, c in
+            try admin(c)
+            return try await offload { [certificate, folder] in
+                try JSON.response(try Self.status(certificate, made: folder + "/cert.pem"))
+            }
+        }
+        router.post("/api/tls/self-signed") { r, c in try await makeSelfSigned(r, c) }
+    }
+
+    struct CertificateJSON: Encodable {
+        var path: String
+        /// SHA-256 of the certificate (DER), colon-separated hex: what a browser's warning shows.
+        var fingerprint: String
+        var notAfter: String
+        /// Its subject alternative names (DNS names and IP addresses).
+        var names: [String]
+    }
+
+    struct StatusJSON: Encodable {
+        var https: Bool
+        var certificate: CertificateJSON?
+        /// A certificate made here (by the page) and where it is, used or not.
+        var made: CertificateJSON?
+    }
+
+    /// Where the page's certificate goes: tls/ in the storage root, which the server may write.
+    var folder: String { storage.root + "/tls" }
+
+    static func describe(_ path: String) throws -> CertificateJSON {
+        let pem = try String(contentsOfFile: path, encoding: .utf8)
+        let cert = try Certificate(pemEncoded: pem)
+        var der = DER.Serializer()
+        try der.serialize(cert)
+        let names =
+            (try? cert.extensions.subjectAlternativeNames)??.map { name -> String in
+                switch name {
+                case .dnsName(let n): return n
+                case .ipAddress(let a): return Self.address(Array(a.bytes))
+                default: return "\(name)"
+                }
+            } ?? []
+        return CertificateJSON(
+            path: path,
+            fingerprint: SHA256.hash(data: der.serializedBytes).map { String(format: "%02X", $0) }.joined(
+                separator: ":"),
+            notAfter: ISO8601DateFormatter().string(from: cert.notValidAfter), names: names)
+    }
+
+    static func address(_ bytes: [UInt8]) -> String {
+        var out = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = bytes.count == 4 ? AF_INET : AF_INET6
+        guard bytes.count == 4 || bytes.count == 16,
+            bytes.withUnsafeBytes({ inet_ntop(family, $0.baseAddress, &out, socklen_t(out.count)) }) != nil
+        else { return bytes.map { String($0) }.joined(separator: ".") }
+        return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func status(_ certificate: String?, made: String? = nil) throws -> StatusJSON {
+        StatusJSON(
+            https: certificate != nil, certificate: try certificate.map(describe),
+            made: made.flatMap { FileManager.default.fileExists(atPath: $0) ? try? describe($0) : nil })
+    }
+
+    struct MadeJSON: Encodable {
+        var certificate: CertificateJSON
+        var key: String
+        /// What to put in nvr.toml, then restart nvr.
+        var config: String
+    }
+
+    /// POST /api/tls/self-signed[?force=true]: cert.pem and key.pem (owner-only) in the storage
+    /// root's tls/ folder, for this machine's names and addresses; 409 when they exist and
+    /// force is not given.
+    func makeSelfSigned(_ r: Request, _ c: NVRContext) async throws -> Response {
+        let who = try admin(c)
+        let force: Bool
+        switch Query(request: r).string("force") {
+        case nil, "false": force = false
+        case "true": force = true
+        case let v?: throw APIError.badRequest("force='\(v.prefix(16))' must be true or false")
+        }
+        let (cert, key) = (folder + "/cert.pem", folder + "/key.pem")
+        let made = try await offload { [folder] () throws -> MadeJSON in
+            for f in [cert, key] where FileManager.default.fileExists(atPath: f) && !force {
+                throw APIError(.conflict, "exists", "\(f) exists; make a new one to replace it (force=true)")
+            }
+            let local = SelfSignedCertificate.localNamesAndAddresses()
+            let made = try SelfSignedCertificate(names: local.names, addresses: local.addresses)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // The key is owner-only from its first byte: made empty with 0600, then written.
+            FileManager.default.createFile(atPath: key, contents: nil, attributes: [.posixPermissions: 0o600])
+            chmod(key, 0o600)
+            try Data(made.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: key))
+            try Data(made.certificatePEM.utf8).write(to: URL(fileURLWithPath: cert), options: .atomic)
+            return MadeJSON(
+                certificate: try Self.describe(cert), key: key,
+                config: "[http]\ntls_cert = \"\(cert)\"\ntls_key = \"\(key)\"\n")
+        }
+        audit.record(
+            who.name, "tls.self-signed", detail: ["fingerprint": made.certificate.fingerprint], address: c.remoteAddress
+        )
+        return try JSON.response(made, status: .created)
+    }
+}
