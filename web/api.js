@@ -12,10 +12,12 @@ export class APIError extends Error {
 }
 
 export async function api(method, path, body) {
+  // A Blob (a picture) is sent as it is, with its own type; anything else as JSON.
+  const raw = body instanceof Blob;
   const headers = {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body !== undefined) headers['Content-Type'] = raw ? (body.type || 'application/octet-stream') : 'application/json';
   if (method !== 'GET' && method !== 'HEAD' && csrf) headers['X-CSRF-Token'] = csrf;
-  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const r = await fetch(path, { method, headers, body: body === undefined ? undefined : raw ? body : JSON.stringify(body), credentials: 'same-origin' });
   if (r.status === 204) return null;
   let data = null;
   try { data = await r.json(); } catch { /* not JSON */ }
@@ -27,6 +29,9 @@ export async function api(method, path, body) {
 }
 
 export const get = (path) => api('GET', path);
+
+/// The CSRF header for a request the page makes itself (a download read with fetch).
+export const csrfHeaders = () => (csrf ? { 'X-CSRF-Token': csrf } : {});
 
 /// A camera name in a URL path.
 export const cam = (name) => encodeURIComponent(name);

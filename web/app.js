@@ -12,6 +12,7 @@ import { cameraSettingsView } from './camera-settings.js';
 import { usersView } from './users.js';
 import { accountView } from './account.js';
 import { storageView } from './storage.js';
+import { serverView } from './server.js';
 import { momentView } from './moment.js';
 import { discoverView } from './discover.js';
 import { reviewView } from './review.js';
@@ -118,6 +119,7 @@ async function route() {
     else if (path === '/settings' && session.role === 'admin') await settingsView(ctx);
     else if (path === '/settings/users' && session.role === 'admin') await usersView(ctx);
     else if (path === '/settings/storage' && session.role === 'admin') await storageView(ctx);
+    else if (path === '/settings/server' && session.role === 'admin') await serverView(ctx);
     else if (path.startsWith('/settings/camera/') && session.role === 'admin') await cameraSettingsView(ctx, decodeURIComponent(path.slice(17)));
     else await gridView(ctx);
     main.focus({ preventScroll: true });

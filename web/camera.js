@@ -1,12 +1,14 @@
 // One camera large: live, or recorded playback from any moment of its day on the timeline;
-// its events with their clips; a download of any range; detection settings for admins.
+// its events with their clips; a download of any range; for admins: deleting a range or an
+// event, the memory card, detection settings.
 import { api, get, cam } from './api.js';
 import { LivePlayer } from './live.js';
 import { RecordingPlayer } from './player.js';
 import { Timeline } from './timeline.js';
 import { detectionPanel } from './detection.js';
-import { showEvents } from './events.js';
-import { h, toast, badge, stateLine, narrowScreen } from './dom.js';
+import { showEvents, deleteEvent } from './events.js';
+import { cardPanel } from './card.js';
+import { h, toast, badge, stateLine, narrowScreen, formatBytes } from './dom.js';
 import { HZ, ticks, dayString, parseDay, dateTime, zone, localInput, fromLocalInput } from './time.js';
 
 /// Draws camera `name` into `main`; `params` are the route's (day=YYYY-MM-DD, t=ticks to play from).
@@ -24,12 +26,14 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   const next = h('button', { type: 'button', title: 'Day after', 'aria-label': 'Day after' }, '›');
   const timelineBox = h('div.timeline-box');
   const eventsBox = h('div.events');
-  const downloadBox = downloadForm(name);
+  const admin = session.role === 'admin';
+  const downloadBox = downloadForm(name, admin ? () => loadDay().catch((e) => toast(e.message)) : null);
+  const card = admin ? cardPanel(name, () => loadDay().catch((e) => toast(e.message))) : null;
   const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
   main.replaceChildren(h('section.camera', {},
     h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, stage, where, timelineBox,
-    h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox,
-    session.role === 'admin' ? h('details.settings', {}, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
+    h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox, card?.box,
+    admin ? h('details.settings', {}, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
 
   let live = null, recorded = null;
   const timeline = new Timeline(timelineBox, { onPick: (t) => playFrom(t) });
@@ -75,7 +79,8 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
     ]);
     if (load !== dayLoads || !isCurrent()) return;
     timeline.show(tl.start90k, tl.end90k, tl.slices, ev.events);
-    showEvents(eventsBox, ev.events, (e) => playClip(e));
+    showEvents(eventsBox, ev.events, (e) => playClip(e), admin ? deleteEvent : undefined);
+    card?.show(start, end);
     dayInput.value = dayString(day);
   }
 
@@ -109,7 +114,8 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   if (params.get('t')) await playFrom(Number(params.get('t'))); else goLive();
 }
 
-function downloadForm(name) {
+/// `onDeleted` (admins): a "Delete" of the range too, then `onDeleted` redraws the day.
+function downloadForm(name, onDeleted) {
   const now = ticks(Date.now());
   const from = h('input', { type: 'datetime-local', step: 1, value: localInput(now - 10 * 60 * HZ), 'aria-label': 'From' });
   const to = h('input', { type: 'datetime-local', step: 1, value: localInput(now), 'aria-label': 'To' });
@@ -135,8 +141,20 @@ function downloadForm(name) {
     link.classList.toggle('disabled', !ok);
     more.href = `#/export?cameras=${cam(name)}` + (ok ? `&start=${s}&end=${e}` : '');
   };
+  // Delete: the segments wholly inside the range go (never a kept clip's); nothing else.
+  const remove = onDeleted ? h('button', { type: 'button', id: 'delete-range', onclick: async () => {
+    keepError.textContent = '';
+    const s = fromLocalInput(from.value), e = fromLocalInput(to.value);
+    if (!(Number.isFinite(s) && Number.isFinite(e) && e > s)) { keepError.textContent = 'Choose a range whose end is after its start.'; return; }
+    if (!confirm(`Delete ${name}'s recordings from ${dateTime(s)} to ${dateTime(e)}? Segments wholly inside the range go for good; kept clips stay.`)) return;
+    try {
+      const r = await api('DELETE', `/api/cameras/${cam(name)}/recordings?start=${s}&end=${e}`);
+      toast(`Deleted ${r.segmentsDeleted} segments (${formatBytes(r.bytesDeleted)})${r.segmentsKept ? `; ${r.segmentsKept} kept by a clip` : ''}.`);
+      onDeleted();
+    } catch (err) { keepError.textContent = err.message; }
+  } }, 'Delete recordings') : null;
   from.addEventListener('change', update); to.addEventListener('change', update);
   update();
   return h('div', {}, h('div.download', {}, h('label', {}, 'From ', from), h('label', {}, 'To ', to), link, more),
-    h('div.download', {}, note, keep), keepError);
+    h('div.download', {}, note, keep, remove), keepError);
 }

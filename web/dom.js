@@ -39,3 +39,12 @@ export function badge(c) {
 /// The live view's stream for this screen: the sub-stream on a phone-sized screen (it is
 /// smaller, and usually H.264), the main stream otherwise.
 export const narrowScreen = () => window.matchMedia('(max-width: 600px)').matches;
+
+/// A size in bytes, in decimal units (as disks are sold).
+export function formatBytes(n) {
+  if (n === null || n === undefined) return '—';
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
+  return `${i ? n.toFixed(1) : n} ${units[i]}`;
+}

@@ -1,22 +1,16 @@
 // Export: the same range from several cameras as one ZIP (an MP4 per camera, nothing
 // re-encoded), or as timelapses. The form says what the download will be (its size, from a
-// HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong; the
-// browser shows the download's progress (the ZIP's length is known before it starts).
+// HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong. The
+// page downloads it itself to show its progress (the ZIP's length is known before it
+// starts), then hands the file to the browser; a plain link still works without scripts.
 import { get } from './api.js';
-import { h } from './dom.js';
+import { h, formatBytes } from './dom.js';
 import { HZ, ticks, localInput, fromLocalInput } from './time.js';
 
 const SPEEDS = [[60, '60× (an hour in a minute)'], [720, '720× (a day in two minutes)']];
 
-function formatBytes(n) {
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
-  return `${i ? n.toFixed(1) : n} ${units[i]}`;
-}
-
 /// Draws the view into `main`; `params` may preset cameras=a,b, start= and end= (ticks).
-export async function exportView({ main, isCurrent }, params) {
+export async function exportView({ main, isCurrent, onCleanup }, params) {
   const { cameras } = await get('/api/cameras');
   if (!isCurrent()) return;
   const wanted = new Set((params.get('cameras') ?? '').split(',').filter(Boolean));
@@ -32,6 +26,9 @@ export async function exportView({ main, isCurrent }, params) {
   const speedError = h('p.error', { id: 'export-speed-error', role: 'alert' });
   const summary = h('p.muted', { id: 'export-summary', 'aria-live': 'polite' });
   const link = h('a.button.primary.disabled', { id: 'export-download', download: '' }, 'Download ZIP');
+  const progress = h('progress', { id: 'export-progress', hidden: true, max: 1, value: 0 });
+  const progressText = h('span.muted', { id: 'export-progress-text', 'aria-live': 'polite' });
+  const cancel = h('button', { type: 'button', id: 'export-cancel', hidden: true }, 'Cancel');
   main.replaceChildren(h('section.camera.export', {},
     h('h1', {}, 'Export'),
     h('p.muted', {}, 'The same time from several cameras in one ZIP: an MP4 per camera, as recorded, and export.txt with what each holds. '
@@ -41,7 +38,48 @@ export async function exportView({ main, isCurrent }, params) {
       camerasError),
     h('fieldset', {}, h('legend', {}, 'Time'), h('label', {}, 'From ', from), h('label', {}, 'To ', to), rangeError),
     h('fieldset', {}, h('legend', {}, 'Speed'), speed, ' ', otherSpeed, speedError),
-    summary, link));
+    summary, link, h('div.fields', {}, progress, progressText, cancel)));
+
+  // The download read here, its progress shown, then saved by the browser under the
+  // archive's name. Leaving the view or Cancel stops it.
+  let reading = null;
+  onCleanup(() => reading?.abort());
+  link.addEventListener('click', async (ev) => {
+    if (!link.href || reading) { ev.preventDefault(); return; }
+    ev.preventDefault();
+    const stop = reading = new AbortController();
+    progress.hidden = cancel.hidden = false;
+    progress.value = 0;
+    progressText.textContent = 'Starting…';
+    cancel.onclick = () => stop.abort();
+    try {
+      const r = await fetch(link.href, { credentials: 'same-origin', signal: stop.signal });
+      if (!r.ok) throw new Error((await r.json().catch(() => null))?.message ?? `the NVR answered ${r.status}`);
+      const total = Number(r.headers.get('Content-Length')) || 0;
+      const name = /filename="([^"]+)"/.exec(r.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export.zip';
+      progress.max = total || 1;
+      const parts = [];
+      let got = 0;
+      for (const reader = r.body.getReader(); ;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        got += value.length;
+        progress.value = got;
+        progressText.textContent = total ? `${formatBytes(got)} of ${formatBytes(total)} (${Math.floor(100 * got / total)} %)` : formatBytes(got);
+      }
+      if (total && got !== total) throw new Error(`the download ended after ${formatBytes(got)} of ${formatBytes(total)}`);
+      const file = URL.createObjectURL(new Blob(parts, { type: 'application/zip' }));
+      h('a', { href: file, download: name }).click();
+      setTimeout(() => URL.revokeObjectURL(file), 60000);
+      progressText.textContent = `Done: ${name}, ${formatBytes(got)}.`;
+    } catch (err) {
+      progressText.textContent = stop.signal.aborted ? 'Cancelled.' : `Not downloaded: ${err.message}`;
+    } finally {
+      reading = null;
+      cancel.hidden = true;
+    }
+  });
 
   /// The download's URL, or nothing with the reasons said next to their fields.
   function request() {

@@ -38,7 +38,7 @@ export async function settingsView({ main, isCurrent }) {
       h('span.muted', {}, ` ${c.plugin} · ${stateLine(c)}`))));
   main.replaceChildren(h('section.camera.settings-page', {},
     h('h1', {}, 'Settings'),
-    h('nav.subnav', {}, h('a', { href: '#/settings' }, 'Cameras'), h('a', { href: '#/settings/users' }, 'Users'), h('a', { href: '#/settings/storage' }, 'Storage')),
+    h('nav.subnav', {}, h('a', { href: '#/settings' }, 'Cameras'), h('a', { href: '#/settings/users' }, 'Users'), h('a', { href: '#/settings/storage' }, 'Storage'), h('a', { href: '#/settings/server' }, 'Server')),
     h('h2', {}, 'Cameras'), list,
     h('h2', {}, 'Add a camera'), addForm(plugins.filter((p) => !p.error))));
 }

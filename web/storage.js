@@ -4,16 +4,8 @@
 // notes; and the integrity check (`nvr db check`) with what it found. Limits are saved
 // together (PUT /api/retention); what the server refuses is said under the form.
 import { api, get } from './api.js';
-import { h, toast } from './dom.js';
+import { h, toast, formatBytes } from './dom.js';
 import { HZ, ticks, dateTime } from './time.js';
-
-export function formatBytes(n) {
-  if (n === null || n === undefined) return '—';
-  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  while (n >= 1000 && i < units.length - 1) { n /= 1000; i++; }
-  return `${i ? n.toFixed(1) : n} ${units[i]}`;
-}
 
 /// A size field in GB ("" = no cap) → bytes or null; NaN when it is not a size.
 const gigabytes = (s) => (s.trim() === '' ? null : Number(s) >= 0 ? Math.round(Number(s) * 1e9) : NaN);
@@ -38,6 +30,21 @@ export async function storageView({ main, isCurrent }) {
   const fs = r.storage.fileSystemBytes ? `${formatBytes(r.storage.freeBytes)} free of ${formatBytes(r.storage.fileSystemBytes)}` : 'unknown';
   const checkResult = h('div', { id: 'check-result', 'aria-live': 'polite' });
   const deep = h('input', { type: 'checkbox', id: 'check-deep' });
+  const passResult = h('div', { id: 'retention-result', 'aria-live': 'polite' });
+  // One pass (POST /api/retention/run), or its preview: what goes, per camera.
+  async function runRetention(button, dryRun) {
+    if (!dryRun && !confirm('Delete now what the limits say must go? This cannot be undone.')) return;
+    button.disabled = true;
+    try {
+      const r = await api('POST', `/api/retention/run?dryRun=${dryRun}`);
+      const verb = dryRun ? 'would delete' : 'deleted';
+      const reasons = Object.entries(r.reasons).map(([k, n]) => `${n} for ${k}`).join(', ');
+      passResult.replaceChildren(h('p', { id: 'retention-summary' }, `A pass now ${verb} ${r.segments} segments (${formatBytes(r.bytes)})${reasons ? `: ${reasons}` : ''}.`),
+        r.segments ? h('ul', {}, r.cameras.filter((c) => c.segments).map((c) => h('li', {},
+          `${c.camera}: ${c.segments} segments, ${formatBytes(c.bytes)}; oldest left ${c.oldestRemaining90k ? dateTime(c.oldestRemaining90k) : 'none'}`))) : null);
+    } catch (err) { passResult.replaceChildren(h('p.error', {}, err.message)); }
+    button.disabled = false;
+  }
   main.replaceChildren(h('section.camera.settings-page', {},
     h('h1', {}, h('a', { href: '#/settings' }, 'Settings'), ' › Storage'),
     h('p', { id: 'storage-summary' }, `Recordings: ${formatBytes(total)}. File system: ${fs}.`),
@@ -75,6 +82,12 @@ export async function storageView({ main, isCurrent }) {
           if (!confirm('Stop keeping this clip? Retention may then delete it.')) return;
           try { await api('DELETE', `/api/clips/${k.id}`); e.target.closest('li').remove(); toast('No longer kept.'); } catch (err) { toast(err.message); }
         } }, 'Stop keeping')))),
+    h('h2', {}, 'Retention now'),
+    h('p.muted', {}, 'Retention runs by itself every minute. Preview says what a pass would delete now; Run now deletes it.'),
+    h('div.fields', {},
+      h('button', { type: 'button', id: 'retention-preview', onclick: (e) => runRetention(e.target, true) }, 'Preview'),
+      h('button', { type: 'button', id: 'retention-run', onclick: (e) => runRetention(e.target, false) }, 'Run now')),
+    passResult,
     h('h2', {}, 'Integrity'),
     h('div.fields', {}, h('label.check', {}, deep, ' also read every file (slower)'),
       h('button', { type: 'button', id: 'check-run', onclick: async (e) => {

@@ -41,6 +41,10 @@ def download(page, path):
     with page.expect_download(timeout=60000) as d:
         page.click("#export-download")
     d.value.save_as(path)
+    # The page read it itself to show its progress: the bar is full and says so.
+    page.wait_for_function("() => document.querySelector('#export-progress-text').textContent.startsWith('Done')", timeout=10000)
+    bar = page.evaluate("() => { const p = document.querySelector('#export-progress'); return [p.value, p.max]; }")
+    check(bar[0] == bar[1] == os.path.getsize(path), f"progress {bar} for a file of {os.path.getsize(path)} bytes")
     return path
 
 

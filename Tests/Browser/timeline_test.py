@@ -4,8 +4,9 @@ recording of --camera at --start…--end (a couple of minutes of a day) and a "p
 --event. Opens the camera on that day and checks: the recording is drawn at least 3 pixels
 wide on the whole day's bar; the wheel zooms to an hour and then ten minutes around the
 pointer; a click at ten minutes plays the moment under the pointer; the event's mark says its
-label; "24 h" goes back to the whole day; a range kept with a note is listed under Settings ›
-Storage and released from there. Exits non-zero on the first thing that is wrong,
+label; "24 h" goes back to the whole day; a two-finger pinch and + and - zoom too; a range kept
+with a note is listed under Settings › Storage and released from there; the event and then
+the range are deleted from the camera view. Exits non-zero on the first thing that is wrong,
 leaving a screenshot in --shots.
 
   timeline_test.py --base URL --user U --password PW --shots DIR --camera NAME
@@ -32,7 +33,7 @@ def main():
     seconds = (end - start) / 90000
     with sync_playwright() as p:
         browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page = browser.new_page(viewport={"width": 1280, "height": 900}, has_touch=True)
         try:
             log_in(page, a)
             day = page.evaluate("async (t) => (await import('/app/time.js')).dayString(new Date(t / 90))", start)
@@ -84,6 +85,30 @@ def main():
             wait_level(page, "24 h")
             check(abs(page.evaluate(SPAN)["width"] - span["width"]) < 1, "24 h is not the whole day again")
 
+            # Two fingers spread on the bar zoom in, pinched together zoom out (touch events as
+            # a phone sends them, through the DevTools protocol); + and - do the same from the keyboard.
+            cdp = page.context.new_cdp_session(page)
+            box = page.evaluate("() => { const r = document.querySelector('.timeline').getBoundingClientRect(); return {x: r.left + r.width / 2, y: r.top + r.height / 2}; }")
+
+            def pinch(start_gap, end_gap):
+                points = lambda gap: [{"x": box["x"] - gap / 2, "y": box["y"], "id": 0}, {"x": box["x"] + gap / 2, "y": box["y"], "id": 1}]
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": points(start_gap)})
+                for k in range(1, 11):
+                    cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": points(start_gap + (end_gap - start_gap) * k / 10)})
+                    time.sleep(0.02)
+                cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+            pinch(60, 100)  # one level: a wider spread goes on to the next
+            wait_level(page, "1 h")
+            page.focus(".timeline")
+            page.keyboard.press("+")
+            wait_level(page, "10 min")
+            page.keyboard.press("-")
+            wait_level(page, "1 h")
+            pinch(100, 60)
+            wait_level(page, "24 h")
+            print("ok: a pinch zooms in and out, and so do + and -")
+
             # Keep a range with a note: listed under Settings › Storage, and no longer kept from there.
             page.on("dialog", lambda d: d.accept())
             local = "async (t) => (await import('/app/time.js')).localInput(t)"
@@ -101,6 +126,26 @@ def main():
             page.click(f"li[data-clip='{clip['id']}'] button")
             page.wait_for_function("async () => (await (await fetch('/api/clips')).json()).clips.length === 0", timeout=10000)
             print("ok: a range kept with a note from the camera view, listed and released under Storage")
+
+            # An admin deletes the event from its list, then the recording's range: both are gone
+            # from the day, and nothing else was asked for.
+            found = page.evaluate(f"async () => (await (await fetch('/api/events?camera={a.camera}&start={event - 90000}&end={event + 90000}')).json()).events")
+            check(len(found) == 1, f"events at the mark: {found}")
+            mark["id"] = found[0]["id"]
+            page.goto(f"{a.base}/#/camera/{a.camera}?day={day}")
+            page.wait_for_selector(f".event-list li[data-event-item='{mark['id']}'] .delete-event", timeout=10000)
+            page.click(f".event-list li[data-event-item='{mark['id']}'] .delete-event")
+            page.wait_for_function("(id) => !document.querySelector(`.event-list li[data-event-item='${id}']`)", arg=mark["id"], timeout=10000)
+            gone = page.evaluate(f"async () => (await fetch('/api/events/{mark['id']}')).status")
+            check(gone == 404, f"the deleted event answers {gone}")
+            for sel, t in [(".download input[aria-label=From]", start - 60 * 90000), (".download input[aria-label=To]", end + 60 * 90000)]:
+                page.fill(sel, page.evaluate(local, t))
+                page.dispatch_event(sel, "change")
+            page.click("#delete-range")
+            page.wait_for_function("() => !document.querySelector('.timeline .span.disk')", timeout=10000)
+            left = page.evaluate(f"async () => (await (await fetch('/api/cameras/{a.camera}/recordings?start={start - 60 * 90000}&end={end + 60 * 90000}')).json())")
+            check(not left.get("recordings") and not left.get("segments"), f"recordings left after the delete: {str(left)[:300]}")
+            print("ok: an event and then the range deleted from the camera view")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             fail_with_screenshot(page, a.shots, "timeline", e)
         finally:

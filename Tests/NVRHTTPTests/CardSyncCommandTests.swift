@@ -248,3 +248,40 @@ import Testing
             (listed["warnings"] as? [String])?.contains { $0.contains("camera gave no clock") } == true, "\(listed)")
     }
 }
+
+/// The card from the page (Tests/Browser/card_test.py): listed, synced and a file downloaded
+/// through `nvr serve`'s API, in Chromium.
+@Suite(.serialized, .tags(.system)) struct CardPageTests {
+    @Test func theCardListedSyncedAndDownloadedFromThePage() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: PageTests.python),
+            "playwright is missing: run scripts/install-deps.sh test")
+        let sim = try await GoProFixture { o in o.recordToCard = false }
+        let (file, end) = try await CardSyncCommandTests.cardVideo(sim, name: "GH010021.MP4", seconds: 30)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64)
+        let s = try await TestEnvironment.blocking { try LiveChangeTests.Served() }
+        // Disabled: no session, so nothing syncs the card but the page.
+        let add = try s.api(
+            "POST", "/api/cameras",
+            json: #"{"name":"gp","plugin":"gopro","enabled":false,"options":{"base_url":"\#(sim.baseURL)"}}"#)
+        #expect(add.status == 201, "\(add.body)")
+        let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let out = s.root + "/download"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let r = try await TestEnvironment.blocking {
+            try runProcess(
+                PageTests.python,
+                [
+                    TestEnvironment.repoRoot + "/Tests/Browser/card_test.py", "--base", "http://127.0.0.1:\(s.port)",
+                    "--user", "boss", "--password", "correct horse", "--shots", shots, "--camera", "gp",
+                    "--file", "GH010021.MP4", "--size", String(size), "--start", String(Int64(end - 30) * 90_000),
+                    "--out", out,
+                ])
+        }
+        print(r.stdout)
+        #expect(
+            r.status == 0,
+            "the card failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))\n\(s.logText.suffix(3000))")
+    }
+}

@@ -19,7 +19,7 @@ import Testing
         let event: Int64
         let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
 
-        init() throws {
+        init(extraConfig: String = "") throws {
             try #require(
                 FileManager.default.isExecutableFile(atPath: PageTests.python),
                 "playwright is missing: run scripts/install-deps.sh test")
@@ -39,7 +39,7 @@ import Testing
                             source: .detection, score: 0.9, preRoll90k: 0, postRoll90k: 0))
                 }
             }
-            served = try LiveChangeTests.Served(storageRoot: harness.root)
+            served = try LiveChangeTests.Served(extraConfig: extraConfig, storageRoot: harness.root)
             try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         }
 
@@ -76,6 +76,25 @@ import Testing
             ])
         print(r.stdout)
         #expect(r.status == 0, "the day bar failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
+    }
+
+    /// Settings › Server (a certificate, the detector on a picture) and a retention pass, from
+    /// the page (admin_tools_test.py).
+    @Test func theServerSettingsAndARetentionPassFromThePage() throws {
+        let f = try Footage(extraConfig: "[detect]\nruntime = \"\(try DetectionFixture.runtime)\"")
+        let out = f.harness.root + "/download"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let r = try f.run(
+            "admin_tools_test.py",
+            [
+                "--camera", "door", "--picture", try DetectionFixture.picture("person"), "--root", f.harness.root,
+                "--out", out,
+            ])
+        print(r.stdout)
+        #expect(
+            r.status == 0,
+            "the server settings or retention failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))\n\(f.served.logText.suffix(2000))"
+        )
     }
 
     @Test func everyCameraAtOneMoment() throws {
