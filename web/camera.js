@@ -33,7 +33,7 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   main.replaceChildren(h('section.camera', {},
     h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, stage, where, timelineBox,
     h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox, card?.box,
-    admin ? h('details.settings', {}, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
+    admin ? h('details.settings', { id: 'detection-settings' }, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
 
   let live = null, recorded = null;
   const timeline = new Timeline(timelineBox, { onPick: (t) => playFrom(t) });

@@ -32,7 +32,7 @@ def main():
         try:
             log_in(page, a)
             page.goto(f"{a.base}/#/camera/{a.camera}")
-            page.click("details.settings summary")
+            page.click("#detection-settings summary")
             page.wait_for_function("() => document.querySelector('#detection-state').textContent.startsWith('Detection:')",
                                    timeout=10000)
             before = settings()
