@@ -134,7 +134,7 @@ let package = Package(
             name: "NVRHTTP",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
-                "NVRTime", "NVRAccess", "NVRMQTT", "NVRDetect",
+                "NVRTime", "NVRAccess", "NVRMQTT", "NVRDetect", "NVRWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -30,8 +30,5 @@ export async function api(method, path, body) {
 
 export const get = (path) => api('GET', path);
 
-/// The CSRF header for a request the page makes itself (a download read with fetch).
-export const csrfHeaders = () => (csrf ? { 'X-CSRF-Token': csrf } : {});
-
 /// A camera name in a URL path.
 export const cam = (name) => encodeURIComponent(name);

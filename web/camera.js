@@ -79,7 +79,11 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
     ]);
     if (load !== dayLoads || !isCurrent()) return;
     timeline.show(tl.start90k, tl.end90k, tl.slices, ev.events);
-    showEvents(eventsBox, ev.events, (e) => playClip(e), admin ? deleteEvent : undefined);
+    showEvents(eventsBox, ev.events, (e) => playClip(e), admin ? async (e) => {
+      const gone = await deleteEvent(e);
+      if (gone) loadDay().catch(() => {}); // its mark leaves the bar too
+      return gone;
+    } : undefined);
     card?.show(start, end);
     dayInput.value = dayString(day);
   }

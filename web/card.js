@@ -11,7 +11,7 @@ import { HZ, dateTime, duration } from './time.js';
 export function cardPanel(name, onSynced) {
   const list = h('div', { id: 'card-videos' });
   const result = h('p.muted', { id: 'card-result', 'aria-live': 'polite' });
-  let range = null;
+  let range = null, shown = 0;
   const sync = h('button', { type: 'button', id: 'card-sync', onclick: async () => {
     sync.disabled = true;
     result.textContent = 'Listing the card and filling gaps from it…';
@@ -27,12 +27,14 @@ export function cardPanel(name, onSynced) {
     sync.disabled = false;
   } }, 'List and fill gaps now');
   const box = h('details.settings', { id: 'card', hidden: true }, h('summary', {}, 'Memory card'),
-    h('p.muted', {}, 'Videos on the camera\'s card during this day, as last listed. The NVR fills its own gaps from them by itself; a download is the file as the camera has it.'),
+    h('p.muted', {}, 'Videos on the camera\'s card during this day, as last listed (the server lists the card by itself, and fills its gaps from it unless card.backfill is off). A download is the file as the camera has it.'),
     list, h('div.fields', {}, sync), result);
 
   async function show(start, end) {
     range = [start, end];
+    const mine = ++shown; // only the newest answer draws (a day changed meanwhile)
     const r = await get(`/api/cameras/${cam(name)}/card?start=${start}&end=${end}`);
+    if (mine !== shown) return;
     box.hidden = !r.hasCard;
     if (!r.hasCard) return;
     list.replaceChildren(r.videos.length === 0 ? h('p.muted', {}, 'No card videos listed during this day.') : h('table.audit', {},

@@ -1,8 +1,9 @@
 // Export: the same range from several cameras as one ZIP (an MP4 per camera, nothing
 // re-encoded), or as timelapses. The form says what the download will be (its size, from a
-// HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong. The
-// page downloads it itself to show its progress (the ZIP's length is known before it
-// starts), then hands the file to the browser; a plain link still works without scripts.
+// HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong. Up to
+// 1 GB the page downloads it itself to show its progress (the ZIP's length is known before
+// it starts) and then hands the file to the browser; a larger one is the browser's own
+// download straight to disk (with the browser's progress), not held in the page's memory.
 import { get } from './api.js';
 import { h, formatBytes } from './dom.js';
 import { HZ, ticks, localInput, fromLocalInput } from './time.js';
@@ -42,10 +43,12 @@ export async function exportView({ main, isCurrent, onCleanup }, params) {
 
   // The download read here, its progress shown, then saved by the browser under the
   // archive's name. Leaving the view or Cancel stops it.
-  let reading = null;
+  let reading = null, size = 0;
+  const inPage = 1e9;
   onCleanup(() => reading?.abort());
   link.addEventListener('click', async (ev) => {
     if (!link.href || reading) { ev.preventDefault(); return; }
+    if (size > inPage) { progressText.textContent = 'A large export: the browser\'s downloads show its progress.'; return; }
     ev.preventDefault();
     const stop = reading = new AbortController();
     progress.hidden = cancel.hidden = false;
@@ -112,7 +115,8 @@ export async function exportView({ main, isCurrent, onCleanup }, params) {
       if (r.ok) {
         const held = (r.headers.get('X-Export-Cameras') ?? '').split(',').filter(Boolean);
         const empty = (r.headers.get('X-Export-Empty') ?? '').split(',').filter(Boolean);
-        summary.textContent = `${held.length} camera${held.length === 1 ? '' : 's'}, ${formatBytes(Number(r.headers.get('Content-Length')))}`
+        size = Number(r.headers.get('Content-Length')) || 0;
+        summary.textContent = `${held.length} camera${held.length === 1 ? '' : 's'}, ${formatBytes(size)}`
           + (empty.length ? ` (nothing recorded then by ${empty.join(', ')})` : '');
         link.href = url;
         link.classList.remove('disabled');

@@ -20,21 +20,31 @@ export async function serverView({ main, isCurrent }) {
     config ? h('pre', { id: 'tls-config' }, config) : null);
   if (tls.made) showMade(tls.made, tls.https ? null : `[http]\ntls_cert = "${tls.made.path}"\ntls_key = "${tls.made.path.replace(/cert\.pem$/, 'key.pem')}"\n`);
   const tlsError = h('p.error', { id: 'tls-error', role: 'alert' });
+  const ask = 'Replace the certificate made before? Browsers that trusted it will warn again.';
   const make = h('button', { type: 'button', id: 'tls-make', onclick: async () => {
     tlsError.textContent = '';
-    const replace = Boolean(tls.made);
-    if (replace && !confirm('Replace the certificate made before? Browsers that trusted it will warn again.')) return;
+    let replace = Boolean(tls.made);
+    if (replace && !confirm(ask)) return;
+    make.disabled = true;
     try {
-      const r = await api('POST', `/api/tls/self-signed${replace ? '?force=true' : ''}`);
+      let r;
+      try { r = await api('POST', `/api/tls/self-signed${replace ? '?force=true' : ''}`); } catch (err) {
+        // Half of one left from before (a key without its certificate): replace it if asked.
+        if (err.code !== 'exists' || replace || !confirm(ask)) throw err;
+        r = await api('POST', '/api/tls/self-signed?force=true');
+      }
       tls.made = r.certificate;
       showMade(r.certificate, r.config);
+      make.textContent = 'Make a new self-signed certificate';
     } catch (err) { tlsError.textContent = err.message; }
+    make.disabled = false;
   } }, tls.made ? 'Make a new self-signed certificate' : 'Make a self-signed certificate');
 
   // The detector on a picture: the boxes drawn over it, and what the model said.
   const file = h('input', { type: 'file', id: 'detect-file', accept: 'image/jpeg', 'aria-label': 'A JPEG picture' });
   const detectError = h('p.error', { id: 'detect-error', role: 'alert' });
   const found = h('div', { id: 'detect-found', 'aria-live': 'polite' });
+  let shownPicture = null;
   const run = h('button', { type: 'button', id: 'detect-run', onclick: async () => {
     detectError.textContent = '';
     const picture = file.files[0];
@@ -43,7 +53,9 @@ export async function serverView({ main, isCurrent }) {
     found.replaceChildren(h('p.muted', {}, 'Looking…'));
     try {
       const r = await api('POST', '/api/detect', picture.type ? picture : new Blob([picture], { type: 'image/jpeg' }));
-      const img = h('img', { src: URL.createObjectURL(picture), alt: 'the picture looked at' });
+      if (shownPicture) URL.revokeObjectURL(shownPicture);
+      shownPicture = URL.createObjectURL(picture);
+      const img = h('img', { src: shownPicture, alt: 'the picture looked at' });
       const boxes = r.detections.map((d) => h('div.found-box', { style: `left:${d.box[0] * 100}%;top:${d.box[1] * 100}%;width:${d.box[2] * 100}%;height:${d.box[3] * 100}%` }, `${d.label} ${Math.round(d.score * 100)} %`));
       found.replaceChildren(
         h('p', { id: 'detect-summary' }, r.detections.length ? `Found: ${r.detections.map((d) => `${d.label} (${Math.round(d.score * 100)} %)`).join(', ')}.` : 'Found nothing at a score of 50 % or more.'),
@@ -56,7 +68,8 @@ export async function serverView({ main, isCurrent }) {
   main.replaceChildren(h('section.camera.settings-page', {},
     h('h1', {}, h('a', { href: '#/settings' }, 'Settings'), ' › Server'),
     h('h2', {}, 'HTTPS'),
-    tls.https ? h('div', { id: 'tls-status' }, h('p', {}, 'This server speaks HTTPS with:'), h('ul', {}, certificateLines(tls.certificate)))
+    tls.https ? h('div', { id: 'tls-status' }, h('p', {}, 'This server speaks HTTPS with:'),
+      tls.certificate ? h('ul', {}, certificateLines(tls.certificate)) : h('p.muted', {}, 'its certificate (which this page cannot read).'))
       : h('p', { id: 'tls-status' }, 'This server speaks plain HTTP: passwords and video cross the network in clear.'),
     h('div.fields', {}, make), tlsError, made,
     h('h2', {}, 'Object detector'),

@@ -12,7 +12,8 @@ const gigabytes = (s) => (s.trim() === '' ? null : Number(s) >= 0 ? Math.round(N
 const days = (s) => (s.trim() === '' ? null : Number(s) > 0 ? Number(s) : NaN);
 const field = (id, value, label) => h('input', { id, value: value ?? '', size: 6, inputmode: 'decimal', 'aria-label': label });
 
-export async function storageView({ main, isCurrent }) {
+export async function storageView(ctx) {
+  const { main, isCurrent } = ctx;
   const [r, { clips }] = await Promise.all([get('/api/retention'), get('/api/clips')]);
   if (!isCurrent()) return;
   const now = ticks(Date.now());
@@ -39,7 +40,11 @@ export async function storageView({ main, isCurrent }) {
       const r = await api('POST', `/api/retention/run?dryRun=${dryRun}`);
       const verb = dryRun ? 'would delete' : 'deleted';
       const reasons = Object.entries(r.reasons).map(([k, n]) => `${n} for ${k}`).join(', ');
-      passResult.replaceChildren(h('p', { id: 'retention-summary' }, `A pass now ${verb} ${r.segments} segments (${formatBytes(r.bytes)})${reasons ? `: ${reasons}` : ''}.`),
+      // After a pass the sizes above are old: drawn again, with what the pass did.
+      if (!dryRun) { toast(`Retention deleted ${r.segments} segments (${formatBytes(r.bytes)}).`); await storageView(ctx); }
+      if (!dryRun && !isCurrent()) return;
+      const out = dryRun ? passResult : document.getElementById('retention-result');
+      out.replaceChildren(h('p', { id: 'retention-summary' }, `A pass now ${verb} ${r.segments} segments (${formatBytes(r.bytes)})${reasons ? `: ${reasons}` : ''}.`),
         r.segments ? h('ul', {}, r.cameras.filter((c) => c.segments).map((c) => h('li', {},
           `${c.camera}: ${c.segments} segments, ${formatBytes(c.bytes)}; oldest left ${c.oldestRemaining90k ? dateTime(c.oldestRemaining90k) : 'none'}`))) : null);
     } catch (err) { passResult.replaceChildren(h('p.error', {}, err.message)); }

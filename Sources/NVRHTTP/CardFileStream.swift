@@ -1,28 +1,76 @@
 import Foundation
 import NIOCore
 import NVRPluginHost
-import Synchronization
 
 /// A card file read by its plugin on a thread of its own (the plugin's read blocks and pushes
-/// chunks), handed to an async reader a chunk at a time. The plugin's thread waits while
-/// `window` chunks are unread, so a slow client slows the card read instead of filling memory;
-/// `cancel` (a client gone) ends the read at its next chunk.
+/// chunks), handed to an async reader a chunk at a time.
+///
+/// The plugin's thread waits while `window` chunks are unread, so a slow client slows the card
+/// read instead of filling memory. The read ends (the sink answers false, at once and to every
+/// later call) when the stream is cancelled, when this object goes away unread (an answer
+/// whose head could not be sent), or when no chunk is taken for `stallSeconds`.
 final class CardFileStream: @unchecked Sendable {
-    // @unchecked Sendable: `iterator` is used by one reader at a time (the answer's body).
+    // @unchecked Sendable: `iterator` is used by one reader at a time (the answer's body);
+    // `flow` is shared with the plugin's thread under its own lock.
     private var iterator: AsyncThrowingStream<ByteBuffer, any Error>.Iterator
-    private let credits: DispatchSemaphore
-    private let cancelled = Atomic<Bool>(false)
+    private let flow: Flow
 
-    init(plugin: PluginInstance, file: String, window: Int = 4) {
+    /// What the plugin's thread and the reader share: chunks handed over and not yet taken,
+    /// and whether the read is to stop.
+    final class Flow: @unchecked Sendable {
+        // @unchecked Sendable: both fields are guarded by `condition`.
+        private let condition = NSCondition()
+        private var unread = 0
+        private var stopped = false
+        let window: Int
+        let stallSeconds: Double
+
+        init(window: Int, stallSeconds: Double) {
+            self.window = window
+            self.stallSeconds = stallSeconds
+        }
+
+        /// On the plugin's thread: waits for room; false when the read is to stop.
+        func admit() -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            let deadline = Date(timeIntervalSinceNow: stallSeconds)
+            while !stopped && unread >= window {
+                if !condition.wait(until: deadline) { stopped = true }
+            }
+            if stopped { return false }
+            unread += 1
+            return true
+        }
+
+        /// The reader took a chunk.
+        func taken() {
+            condition.lock()
+            unread = max(0, unread - 1)
+            condition.signal()
+            condition.unlock()
+        }
+
+        func stop() {
+            condition.lock()
+            stopped = true
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    init(plugin: PluginInstance, file: String, window: Int = 4, stallSeconds: Double = 60) {
         let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
         iterator = stream.makeAsyncIterator()
-        let credits = DispatchSemaphore(value: window)
-        self.credits = credits
-        Thread.detachNewThread { [self] in
+        let flow = Flow(window: window, stallSeconds: stallSeconds)
+        self.flow = flow
+        continuation.onTermination = { _ in flow.stop() }
+        // The thread holds the flow and the continuation, never this object: dropping it stops
+        // the read (deinit).
+        Thread.detachNewThread {
             do {
                 _ = try plugin.cardRead(id: file, offset: 0, length: -1) { chunk in
-                    credits.wait()
-                    if self.cancelled.load(ordering: .acquiring) { return false }
+                    guard flow.admit() else { return false }
                     continuation.yield(ByteBuffer(bytes: chunk))
                     return true
                 }
@@ -33,16 +81,15 @@ final class CardFileStream: @unchecked Sendable {
         }
     }
 
+    deinit { flow.stop() }
+
     /// The next chunk; nil at the end of the file.
     func next() async throws -> ByteBuffer? {
         let chunk = try await iterator.next()
-        credits.signal()
+        flow.taken()
         return chunk
     }
 
-    /// Ends the read: the plugin's thread returns at its next chunk.
-    func cancel() {
-        cancelled.store(true, ordering: .releasing)
-        credits.signal()
-    }
+    /// Ends the read: the plugin's thread returns at its next chunk (or from its wait).
+    func cancel() { flow.stop() }
 }

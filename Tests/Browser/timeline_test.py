@@ -143,8 +143,8 @@ def main():
                 page.dispatch_event(sel, "change")
             page.click("#delete-range")
             page.wait_for_function("() => !document.querySelector('.timeline .span.disk')", timeout=10000)
-            left = page.evaluate(f"async () => (await (await fetch('/api/cameras/{a.camera}/recordings?start={start - 60 * 90000}&end={end + 60 * 90000}')).json())")
-            check(not left.get("recordings") and not left.get("segments"), f"recordings left after the delete: {str(left)[:300]}")
+            left = page.evaluate(f"async () => {{ const r = await fetch('/api/cameras/{a.camera}/recordings?start={start - 60 * 90000}&end={end + 60 * 90000}'); return [r.status, await r.json()]; }}")
+            check(left[0] == 200 and left[1].get("recordings") == [], f"recordings left after the delete: {str(left)[:300]}")
             print("ok: an event and then the range deleted from the camera view")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             fail_with_screenshot(page, a.shots, "timeline", e)

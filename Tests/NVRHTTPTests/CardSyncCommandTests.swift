@@ -283,5 +283,40 @@ import Testing
         #expect(
             r.status == 0,
             "the card failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))\n\(s.logText.suffix(3000))")
+
+        // The file route under a HEAD and a client that leaves mid-file: the server answers,
+        // stops reading the card, and serves the whole file to the next client.
+        let start90k = Int64(end - 30) * 90_000
+        let listed = try s.api("GET", "/api/cameras/gp/card?start=\(start90k - 90_000)&end=\(start90k + 60 * 90_000)")
+        let videos = (try? JSONSerialization.jsonObject(with: Data(listed.body.utf8)) as? [String: Any])?["videos"]
+        let id = try #require((videos as? [[String: Any]])?.first?["file"] as? String, "\(listed.body)")
+        let path =
+            "/api/cameras/gp/card/file?file="
+            + (id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id)
+        let served0 = sim.sim.stats.cardBytesServed
+        let head = try runProcess(
+            "/usr/bin/curl",
+            ["-s", "-I", "-H", "Authorization: Bearer \(s.token)", "http://127.0.0.1:\(s.port)\(path)"])
+        #expect(head.stdout.hasPrefix("HTTP/1.1 200") && head.stdout.contains("GH010021.MP4"), "\(head.stdout)")
+        #expect(sim.sim.stats.cardBytesServed == served0, "a HEAD read the card")
+        for _ in 0..<3 {
+            let left = try runProcess(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", "/dev/null", "--limit-rate", "200k", "--max-time", "0.5", "-H",
+                    "Authorization: Bearer \(s.token)", "http://127.0.0.1:\(s.port)\(path)",
+                ])
+            #expect(left.status == 28, "curl should have given up mid-file: \(left.status)")
+        }
+        let whole = s.root + "/whole.mp4"
+        let full = try runProcess(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", whole, "-w", "%{http_code}", "-H", "Authorization: Bearer \(s.token)",
+                "http://127.0.0.1:\(s.port)\(path)",
+            ])
+        let got = (try? FileManager.default.attributesOfItem(atPath: whole)[.size] as? Int64) ?? 0
+        #expect(full.stdout == "200" && got == size, "\(full.stdout): \(got) of \(size) bytes")
+        #expect(s.process.isRunning, "nvr serve ended: \(s.logText.suffix(2000))")
     }
 }

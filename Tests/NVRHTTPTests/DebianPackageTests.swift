@@ -146,7 +146,6 @@ import Testing
             "purge says nothing about the recordings: \(removed.stdout)")
     }
 
-    /// Leaves the machine as it was: package, recordings, user.
     /// With no --config, $NVR_CONFIG, ./nvr.toml or /etc/nvr, nvr says it uses the defaults and
     /// where its storage root is; with $NVR_CONFIG the file is found from any folder.
     static func aForgottenConfigIsSaid() throws {
@@ -164,6 +163,7 @@ import Testing
         #expect(found.status == 0 && found.stderr.contains("storage.root of \(config)"), "\(found.stderr)")
     }
 
+    /// Leaves the machine as it was: package, recordings, user.
     static func purge() {
         _ = try? runProcess("/usr/bin/dpkg", ["-P", "nvr"])
         try? FileManager.default.removeItem(atPath: "/var/lib/nvr")

@@ -9,6 +9,7 @@ import NVRPluginHost
 import NVRRecorder
 import NVRStorage
 import NVRTime
+import NVRWorker
 
 /// A camera's memory card: what is on it (as last listed), a sync now, and one file downloaded
 /// as it is. What `nvr card list`, `nvr card sync` and `nvr card get` do, from the page.
@@ -18,8 +19,18 @@ struct CardRoutes: IndexedRoutes {
     let plugins: PluginHost
     let recorder: Recorder?
     let audit: AuditLog
-    /// Cameras whose card is being synced by a request now: one sync per camera at a time.
-    let syncing = OneAtATime()
+    /// Cameras whose card is being synced (the recorder's, shared with its own periodic syncs;
+    /// without a recorder, this server's requests only): one sync per camera at a time.
+    let syncing: OneAtATime
+
+    init(index: any IndexStore, storage: StorageLayout, plugins: PluginHost, recorder: Recorder?, audit: AuditLog) {
+        self.index = index
+        self.storage = storage
+        self.plugins = plugins
+        self.recorder = recorder
+        self.audit = audit
+        syncing = recorder?.cardSyncs ?? OneAtATime()
+    }
 
     func register(on router: Router<NVRContext>) {
         router.get("/api/cameras/{name}/card") { r, c in try await list(r, c) }
@@ -79,7 +90,9 @@ struct CardRoutes: IndexedRoutes {
         let end = try q.time("end") ?? now
         guard start < end else { throw APIError.badRequest("end must be after start") }
         guard syncing.claim(cam.name) else {
-            throw APIError(.conflict, "busy", "a sync of \(cam.name)'s card is running; try again when it ends")
+            throw APIError(
+                .conflict, "busy",
+                "a sync of \(cam.name)'s card is running (the server's own, or another); try again when it ends")
         }
         defer { syncing.release(cam.name) }
         let segmentSeconds = recorder?.options.segmentSeconds ?? 60
@@ -89,10 +102,15 @@ struct CardRoutes: IndexedRoutes {
             logger.logLevel = .warning
             let writer = IndexWriter(index: index, logger: logger)
             defer { writer.close() }
-            let report = try CardSync(
-                camera: cam, writer: writer, storage: storage, segmentSeconds: segmentSeconds, logger: logger
-            ).run(plugin, window: start..<end, backfill: !listOnly)
-            return CardSyncSummary(camera: cam.name, report)
+            do {
+                let report = try CardSync(
+                    camera: cam, writer: writer, storage: storage, segmentSeconds: segmentSeconds, logger: logger
+                ).run(plugin, window: start..<end, backfill: !listOnly)
+                return CardSyncSummary(camera: cam.name, report)
+            } catch {
+                // The camera did not answer, or answered what is not a card listing.
+                throw APIError(.badGateway, "card_failed", "listing \(cam.name)'s card failed: \(error)")
+            }
         }
         audit.record(
             who.name, "card.sync", target: cam.name, detail: ["segments": String(summary.segments)],
@@ -102,6 +120,7 @@ struct CardRoutes: IndexedRoutes {
 
     /// GET …/card/file?file=ID (admin): one file of the card's last listing, as the camera has it,
     /// streamed while it is read (no Content-Length: the card's listed size is the camera's word).
+    /// A client that leaves ends the read (CardFileStream).
     func download(_ r: Request, _ c: NVRContext) async throws -> Response {
         let who = try admin(c)
         let cam = try await camera(c)
@@ -116,6 +135,10 @@ struct CardRoutes: IndexedRoutes {
             throw APIError.notFound("'\(id.prefix(64))' is not a file of \(cam.name)'s card as last listed")
         }
         let plugin = try await offload { try instance(cam, needs: \.offersCard) }
+        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-store"]
+        headers[HTTPField.Name("Content-Disposition")!] = "attachment; filename=\"\(Self.safeName(listed.name))\""
+        // HEAD: what a GET would answer, without reading the card.
+        if r.method == .head { return Response(status: .ok, headers: headers) }
         let stream = CardFileStream(plugin: plugin, file: id)
         // The first bytes (or the camera's refusal) before the answer's status is chosen.
         let first: ByteBuffer?
@@ -123,12 +146,6 @@ struct CardRoutes: IndexedRoutes {
             throw APIError(.badGateway, "card_read_failed", "reading \(listed.name) from \(cam.name): \(error)")
         }
         audit.record(who.name, "card.get", target: cam.name, detail: ["file": listed.name], address: c.remoteAddress)
-        var headers: HTTPFields = [.contentType: "application/octet-stream", .cacheControl: "private, no-store"]
-        headers[HTTPField.Name("Content-Disposition")!] = "attachment; filename=\"\(Self.safeName(listed.name))\""
-        if r.method == .head {
-            stream.cancel()
-            return Response(status: .ok, headers: headers)
-        }
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NVRRecorder
+import NVRWorker
 
 /// POST /api/detect (admin): the server's detector ([detect] in nvr.toml) on a JPEG picture
 /// sent as the body, as `nvr detect` does it: a check that the runtime and model load, and
@@ -32,14 +33,15 @@ struct DetectRoutes: APIRoutes {
             throw APIError(
                 .unsupportedMediaType, "unsupported_media_type", "send a JPEG picture with Content-Type: image/jpeg")
         }
-        let body: ByteBuffer
-        do { body = try await r.body.collect(upTo: Self.maxPictureBytes) } catch {
-            throw APIError(.contentTooLarge, "too_large", "the picture is larger than \(Self.maxPictureBytes >> 20) MB")
-        }
+        // Claimed before the body is read: a second picture is refused without taking it in.
         guard busy.claim("detector") else {
             throw APIError(.conflict, "busy", "the detector is looking at another picture; try again in a moment")
         }
         defer { busy.release("detector") }
+        let body: ByteBuffer
+        do { body = try await r.body.collect(upTo: Self.maxPictureBytes) } catch {
+            throw APIError(.contentTooLarge, "too_large", "the picture is larger than \(Self.maxPictureBytes >> 20) MB")
+        }
         let jpeg = [UInt8](body.readableBytesView)
         let found = try await offload { [detection] () throws -> PictureDetection in
             do { return try PictureDetection(jpeg: jpeg, options: detection, minScore: minScore) } catch let e

@@ -4,6 +4,8 @@ import HTTPTypes
 import Hummingbird
 import NVRAccess
 import NVRPlayback
+import NVRStorage
+import NVRWorker
 import SwiftASN1
 import X509
 
@@ -13,15 +15,26 @@ import X509
 /// those are set and nvr restarts: the answer gives the lines.
 struct TLSRoutes: APIRoutes {
     let storage: StorageLayout
-    /// The certificate file this server speaks HTTPS with; nil: plain HTTP.
-    let certificate: String?
+    /// This server speaks HTTPS (with a certificate from nvr.toml).
+    let https: Bool
+    /// The certificate it loaded at start, as read then (nil: plain HTTP, or unreadable here).
+    let serving: CertificateJSON?
     let audit: AuditLog
+    /// One certificate made at a time.
+    let making = OneAtATime()
+
+    init(storage: StorageLayout, certificate: String?, audit: AuditLog) {
+        self.storage = storage
+        https = certificate != nil
+        serving = certificate.flatMap { try? Self.describe($0) }
+        self.audit = audit
+    }
 
     func register(on router: Router<NVRContext>) {
         router.get("/api/tls") { _, c in
             try admin(c)
-            return try await offload { [certificate, folder] in
-                try JSON.response(try Self.status(certificate, made: folder + "/cert.pem"))
+            return try await offload { [https, serving, folder] in
+                try JSON.response(Self.status(https: https, serving: serving, folder: folder))
             }
         }
         router.post("/api/tls/self-signed") { r, c in try await makeSelfSigned(r, c) }
@@ -46,9 +59,13 @@ struct TLSRoutes: APIRoutes {
     /// Where the page's certificate goes: tls/ in the storage root, which the server may write.
     var folder: String { storage.root + "/tls" }
 
+    /// The first certificate of a PEM file (a chain's leaf).
     static func describe(_ path: String) throws -> CertificateJSON {
         let pem = try String(contentsOfFile: path, encoding: .utf8)
-        let cert = try Certificate(pemEncoded: pem)
+        guard let leaf = try PEMDocument.parseMultiple(pemString: pem).first else {
+            throw ConfigError("no certificate in \(path)")
+        }
+        let cert = try Certificate(derEncoded: leaf.derBytes)
         var der = DER.Serializer()
         try der.serialize(cert)
         let names =
@@ -75,10 +92,16 @@ struct TLSRoutes: APIRoutes {
         return String(decoding: out.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func status(_ certificate: String?, made: String? = nil) throws -> StatusJSON {
-        StatusJSON(
-            https: certificate != nil, certificate: try certificate.map(describe),
-            made: made.flatMap { FileManager.default.fileExists(atPath: $0) ? try? describe($0) : nil })
+    /// What is served, and the certificate made here when both its files are there.
+    static func status(https: Bool, serving: CertificateJSON?, folder: String) -> StatusJSON {
+        let both = ["cert.pem", "key.pem"].allSatisfy { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+        return StatusJSON(
+            https: https, certificate: serving, made: both ? try? describe(folder + "/cert.pem") : nil)
+    }
+
+    /// A path as a TOML basic string.
+    static func toml(_ path: String) -> String {
+        "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     struct MadeJSON: Encodable {
@@ -100,6 +123,10 @@ struct TLSRoutes: APIRoutes {
         case let v?: throw APIError.badRequest("force='\(v.prefix(16))' must be true or false")
         }
         let (cert, key) = (folder + "/cert.pem", folder + "/key.pem")
+        guard making.claim("tls") else {
+            throw APIError(.conflict, "busy", "a certificate is being made; try again in a moment")
+        }
+        defer { making.release("tls") }
         let made = try await offload { [folder] () throws -> MadeJSON in
             for f in [cert, key] where FileManager.default.fileExists(atPath: f) && !force {
                 throw APIError(.conflict, "exists", "\(f) exists; make a new one to replace it (force=true)")
@@ -107,14 +134,24 @@ struct TLSRoutes: APIRoutes {
             let local = SelfSignedCertificate.localNamesAndAddresses()
             let made = try SelfSignedCertificate(names: local.names, addresses: local.addresses)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // The key is owner-only from its first byte: made empty with 0600, then written.
-            FileManager.default.createFile(atPath: key, contents: nil, attributes: [.posixPermissions: 0o600])
-            chmod(key, 0o600)
+            // The key is owner-only from its first byte: made empty with 0600 (checked: some
+            // file systems keep no permissions), then written.
+            try? FileManager.default.removeItem(atPath: key)
+            var st = stat()
+            guard FileManager.default.createFile(atPath: key, contents: nil, attributes: [.posixPermissions: 0o600]),
+                chmod(key, 0o600) == 0, stat(key, &st) == 0, st.st_mode & 0o077 == 0
+            else {
+                try? FileManager.default.removeItem(atPath: key)
+                throw APIError(
+                    .conflict, "permissions",
+                    "cannot make \(key) readable by its owner only (its file system keeps no permissions): use nvr tls self-signed --out-dir on another disk"
+                )
+            }
             try Data(made.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: key))
             try Data(made.certificatePEM.utf8).write(to: URL(fileURLWithPath: cert), options: .atomic)
             return MadeJSON(
                 certificate: try Self.describe(cert), key: key,
-                config: "[http]\ntls_cert = \"\(cert)\"\ntls_key = \"\(key)\"\n")
+                config: "[http]\ntls_cert = \(Self.toml(cert))\ntls_key = \(Self.toml(key))\n")
         }
         audit.record(
             who.name, "tls.self-signed", detail: ["fingerprint": made.certificate.fingerprint], address: c.remoteAddress

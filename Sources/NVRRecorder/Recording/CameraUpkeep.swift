@@ -17,6 +17,9 @@ final class CameraUpkeep: @unchecked Sendable {
     private let index: any IndexStore
     private let writer: IndexWriter
     private let storage: StorageLayout
+    /// Shared with admins' syncs through the API: a camera whose card is being synced there is
+    /// skipped here until it is done.
+    private let cardSyncs: OneAtATime
     private let logger: Logger
     private let sessions: () -> [CameraSession]
     private let worker = Worker(name: "camera upkeep")
@@ -35,9 +38,10 @@ final class CameraUpkeep: @unchecked Sendable {
     var interval: Double = 2
 
     init(
-        options config: Recorder.Options, writer: IndexWriter, storage: StorageLayout, logger: Logger,
-        sessions: @escaping () -> [CameraSession]
+        options config: Recorder.Options, writer: IndexWriter, storage: StorageLayout,
+        cardSyncs: OneAtATime = OneAtATime(), logger: Logger, sessions: @escaping () -> [CameraSession]
     ) {
+        self.cardSyncs = cardSyncs
         self.config = config
         self.index = writer.index
         self.writer = writer
@@ -82,6 +86,9 @@ final class CameraUpkeep: @unchecked Sendable {
         let reconnected = connections != syncedConnections[cameraID]
         let followingUp = followUp[cameraID].map { Date() >= $0 } ?? false
         guard connections > 0, due || reconnected || followingUp else { return }
+        // An admin's sync of this camera is running: this one waits for the next look.
+        guard cardSyncs.claim(session.camera.name) else { return }
+        defer { cardSyncs.release(session.camera.name) }
         followUp[cameraID] = reconnected ? Date(timeIntervalSinceNow: followUpSeconds) : nil
         syncedConnections[cameraID] = connections
         lastCardSync[cameraID] = Date()

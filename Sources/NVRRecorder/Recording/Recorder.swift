@@ -37,6 +37,9 @@ public final class Recorder: @unchecked Sendable {
     private let watcher = Worker(name: "camera changes")
     private var serveLock: ServeLock?
     private var upkeep: CameraUpkeep?
+    /// Cameras whose card is being synced (by the upkeep thread or an admin's request): one
+    /// sync per camera at a time, so two never copy the same gap.
+    public let cardSyncs = OneAtATime()
     /// The server's object detector, started when a camera first asks for it.
     private let detectorLock = Mutex<DetectorWorker?>(nil)
     /// Room kept back for the index to record deletions on a full disk.
@@ -94,7 +97,9 @@ public final class Recorder: @unchecked Sendable {
         for camera in try index.cameras() where camera.enabled {
             startSession(camera)
         }
-        let u = CameraUpkeep(options: options, writer: writer, storage: storage, logger: logger) { [weak self] in
+        let u = CameraUpkeep(
+            options: options, writer: writer, storage: storage, cardSyncs: cardSyncs, logger: logger
+        ) { [weak self] in
             self?.allSessions ?? []
         }
         upkeep = u
@@ -152,7 +157,9 @@ public final class Recorder: @unchecked Sendable {
     private var urgentServed = 0
     private var urgentFreed = false
 
-    /// Retention runs here and only here: periodic passes, and urgent ones for a full disk.
+    /// The recorder's retention passes: periodic ones, and urgent ones for a full disk. An
+    /// admin's `POST /api/retention/run` runs one more on its request's thread; `Retention`
+    /// keeps passes from overlapping.
     private func retentionLoop() {
         while retentionWorker.wait(seconds: retentionInterval, until: { urgentServed != urgentAsked }) {
             let (urgent, isUrgent) = retentionWorker.locked { (urgentAsked, urgentServed != urgentAsked) }

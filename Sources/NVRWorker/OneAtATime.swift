@@ -2,10 +2,12 @@ import Synchronization
 
 /// Jobs that must not overlap, by key (a camera's card sync, the detector's picture): `claim`
 /// says whether this caller may start one; the caller releases it when done.
-final class OneAtATime: Sendable {
+public final class OneAtATime: Sendable {
     private let held = Mutex<Set<String>>([])
 
-    func claim(_ key: String) -> Bool { held.withLock { $0.insert(key).inserted } }
+    public init() {}
 
-    func release(_ key: String) { _ = held.withLock { $0.remove(key) } }
+    public func claim(_ key: String) -> Bool { held.withLock { $0.insert(key).inserted } }
+
+    public func release(_ key: String) { _ = held.withLock { $0.remove(key) } }
 }
