@@ -16,12 +16,14 @@ export function cardPanel(name, onSynced) {
     sync.disabled = true;
     result.textContent = 'Listing the card and filling gaps from it…';
     try {
-      const r = await api('POST', `/api/cameras/${cam(name)}/card/sync`);
+      // The day shown, so an older day's gaps are filled too (its end: now at most).
+      const until = range ? Math.min(range[1], Date.now() * 90) : null;
+      const r = await api('POST', `/api/cameras/${cam(name)}/card/sync${range && until > range[0] ? `?start=${range[0]}&end=${until}` : ''}`);
       const clock = r.clockOffsetSeconds === undefined ? r.warnings.join('; ') : `camera clock ${r.clockOffsetSeconds >= 0 ? '+' : ''}${r.clockOffsetSeconds.toFixed(0)} s from the NVR's`;
       const n = (k, one) => `${k} ${one}${k === 1 ? '' : 's'}`;
       result.textContent = `${n(r.files, 'video')} on the card (${clock}); ${n(r.gaps, 'gap')}, ${n(r.segments, 'segment')} filled `
         + `(${duration(r.backfilledSeconds)} of video, ${formatBytes(r.bytesRead)} read).${r.errors.length ? ' Errors: ' + r.errors.join('; ') : ''}`;
-      if (range) await show(...range);
+      if (range) show(...range).catch(() => {}); // the summary stays; the list says its own
       if (r.segments > 0) onSynced?.();
     } catch (err) { result.textContent = err.message; }
     sync.disabled = false;
@@ -44,5 +46,5 @@ export function cardPanel(name, onSynced) {
         h('td', {}, !v.onTimeline ? 'listed only' : v.seconds > 0 ? `${Math.round(100 * v.coveredSeconds / v.seconds)} %` : '—'),
         h('td', {}, v.source === 'card' ? h('a.button', { href: `/api/cameras/${cam(name)}/card/file?file=${encodeURIComponent(v.file)}`, download: v.name }, 'Download') : v.source)))));
   }
-  return { box, show: (start, end) => show(start, end).catch((err) => toast(err.message)) };
+  return { box, show: (start, end) => { const mine = shown + 1; show(start, end).catch((err) => { if (mine === shown) toast(err.message); }); } };
 }

@@ -1,7 +1,7 @@
 // Export: the same range from several cameras as one ZIP (an MP4 per camera, nothing
 // re-encoded), or as timelapses. The form says what the download will be (its size, from a
 // HEAD of GET /api/export.zip) or why there is none, next to the field that is wrong. Up to
-// 1 GB the page downloads it itself to show its progress (the ZIP's length is known before
+// 500 MB the page downloads it itself to show its progress (the ZIP's length is known before
 // it starts) and then hands the file to the browser; a larger one is the browser's own
 // download straight to disk (with the browser's progress), not held in the page's memory.
 import { get } from './api.js';
@@ -44,11 +44,11 @@ export async function exportView({ main, isCurrent, onCleanup }, params) {
   // The download read here, its progress shown, then saved by the browser under the
   // archive's name. Leaving the view or Cancel stops it.
   let reading = null, size = 0;
-  const inPage = 1e9;
+  const inPage = 5e8; // held twice while it becomes a file (the parts, then the Blob)
   onCleanup(() => reading?.abort());
   link.addEventListener('click', async (ev) => {
     if (!link.href || reading) { ev.preventDefault(); return; }
-    if (size > inPage) { progressText.textContent = 'A large export: the browser\'s downloads show its progress.'; return; }
+    if (size > inPage) { progress.hidden = true; progressText.textContent = 'A large export: the browser\'s downloads show its progress.'; return; }
     ev.preventDefault();
     const stop = reading = new AbortController();
     progress.hidden = cancel.hidden = false;

@@ -1,7 +1,8 @@
 // Settings › Server (admins): HTTPS — whether this server speaks it, its certificate, and a
 // self-signed certificate made for this machine (what `nvr tls self-signed` does; nvr reads
 // its certificate at start, so the page gives the two nvr.toml lines and says to restart) —
-// and the object detector tried on a picture (what `nvr detect PICTURE.jpg` does).
+// the object detector tried on a picture (what `nvr detect PICTURE.jpg` does), and the
+// installed plugins with what they can do or why they did not load (`nvr plugins`).
 import { api, get } from './api.js';
 import { h } from './dom.js';
 
@@ -11,14 +12,15 @@ function certificateLines(c) {
 }
 
 export async function serverView({ main, isCurrent }) {
-  const tls = await get('/api/tls');
+  // The plugins are a list to read: without them the rest of the page still works.
+  const [tls, { plugins }] = await Promise.all([get('/api/tls'), get('/api/plugins').catch(() => ({ plugins: [] }))]);
   if (!isCurrent()) return;
   const made = h('div', { id: 'tls-made', 'aria-live': 'polite' });
   const showMade = (m, config) => made.replaceChildren(
     h('p', {}, 'A self-signed certificate for this machine:'), h('ul', {}, certificateLines(m)),
     config ? h('p', {}, 'Put these lines in nvr.toml, then restart nvr; the page is then at https:// (the browser warns once: compare the fingerprint).') : null,
     config ? h('pre', { id: 'tls-config' }, config) : null);
-  if (tls.made) showMade(tls.made, tls.https ? null : `[http]\ntls_cert = "${tls.made.path}"\ntls_key = "${tls.made.path.replace(/cert\.pem$/, 'key.pem')}"\n`);
+  if (tls.made) showMade(tls.made, tls.https ? null : tls.config);
   const tlsError = h('p.error', { id: 'tls-error', role: 'alert' });
   const ask = 'Replace the certificate made before? Browsers that trusted it will warn again.';
   const make = h('button', { type: 'button', id: 'tls-make', onclick: async () => {
@@ -74,5 +76,9 @@ export async function serverView({ main, isCurrent }) {
     h('div.fields', {}, make), tlsError, made,
     h('h2', {}, 'Object detector'),
     h('p.muted', {}, 'Try the detector ([detect] in nvr.toml) on a picture of your own scene: what it finds and how long it takes.'),
-    h('div.fields', {}, file, run), detectError, found));
+    h('div.fields', {}, file, run), detectError, found,
+    h('h2', {}, 'Plugins'),
+    h('table.audit', { id: 'plugin-list' }, h('tr', {}, ['Plugin', 'Version', 'Can', 'Description'].map((t) => h('th', {}, t))),
+      plugins.map((p) => h('tr', { dataset: { plugin: p.name } }, h('td', {}, p.name), h('td', {}, p.version ?? '—'),
+        h('td', {}, p.error ? h('span.error', {}, `not loaded: ${p.error}`) : p.capabilities.join(', ')), h('td', {}, p.description ?? ''))))));
 }

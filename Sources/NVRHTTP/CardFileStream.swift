@@ -8,7 +8,9 @@ import NVRPluginHost
 /// The plugin's thread waits while `window` chunks are unread, so a slow client slows the card
 /// read instead of filling memory. The read ends (the sink answers false, at once and to every
 /// later call) when the stream is cancelled, when this object goes away unread (an answer
-/// whose head could not be sent), or when no chunk is taken for `stallSeconds`.
+/// whose head could not be sent), or when no chunk is taken for `stallSeconds`; a read ended
+/// so is an error to the reader, never a short file taken for a whole one. A camera that stops
+/// answering mid-file is left to the plugin's own read timeout.
 final class CardFileStream: @unchecked Sendable {
     // @unchecked Sendable: `iterator` is used by one reader at a time (the answer's body);
     // `flow` is shared with the plugin's thread under its own lock.
@@ -30,13 +32,19 @@ final class CardFileStream: @unchecked Sendable {
             self.stallSeconds = stallSeconds
         }
 
-        /// On the plugin's thread: waits for room; false when the read is to stop.
+        /// On the plugin's thread: waits for room; false when the read is to stop. The stall is
+        /// measured on the monotonic clock (a wall clock set by NTP does not end a download).
         func admit() -> Bool {
             condition.lock()
             defer { condition.unlock() }
-            let deadline = Date(timeIntervalSinceNow: stallSeconds)
+            let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(stallSeconds * 1e9)
             while !stopped && unread >= window {
-                if !condition.wait(until: deadline) { stopped = true }
+                let now = DispatchTime.now().uptimeNanoseconds
+                if now >= deadline {
+                    stopped = true
+                    break
+                }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: min(Double(deadline - now) / 1e9, 1)))
             }
             if stopped { return false }
             unread += 1
@@ -69,12 +77,16 @@ final class CardFileStream: @unchecked Sendable {
         // the read (deinit).
         Thread.detachNewThread {
             do {
-                _ = try plugin.cardRead(id: file, offset: 0, length: -1) { chunk in
+                let whole = try plugin.cardRead(id: file, offset: 0, length: -1) { chunk in
                     guard flow.admit() else { return false }
                     continuation.yield(ByteBuffer(bytes: chunk))
                     return true
                 }
-                continuation.finish()
+                if whole {
+                    continuation.finish()
+                } else {
+                    continuation.finish(throwing: PluginError("the card read was stopped before the end of \(file)"))
+                }
             } catch {
                 continuation.finish(throwing: error)
             }

@@ -7,7 +7,7 @@ half-hour-old footage of --camera and a [detect] runtime:
   fingerprint and the nvr.toml lines, and the files exist (--root is the storage root); a
   second one replaces it (a new fingerprint).
 - The detector on a picture: --picture (a person) finds a person, drawn on it; a file that is
-  not a JPEG is refused next to the field.
+  not a JPEG is refused next to the field. The installed plugins are listed, none failing.
 - Settings › Storage: --camera's continuous footage kept 0.01 days (typed in the form); the
   retention preview says what would go, "Run now" deletes it, and the camera then holds none.
 
@@ -58,6 +58,10 @@ def main():
             page.click("#detect-run")
             says(page, "#detect-error", "JPEG")
             print(f"ok: a file that is not a picture: {page.inner_text('#detect-error')}")
+            plugins = page.inner_text("#plugin-list")
+            check(all(p in plugins for p in ["rtsp", "onvif", "gopro", "demo"]) and "not loaded" not in plugins,
+                  f"the plugins listed: {plugins}")
+            print("ok: the installed plugins are listed with what they can do")
 
             page.goto(a.base + "/#/settings/storage")
             field = f"#keep-continuous-{a.camera}"

@@ -299,6 +299,15 @@ import Testing
             ["-s", "-I", "-H", "Authorization: Bearer \(s.token)", "http://127.0.0.1:\(s.port)\(path)"])
         #expect(head.stdout.hasPrefix("HTTP/1.1 200") && head.stdout.contains("GH010021.MP4"), "\(head.stdout)")
         #expect(sim.sim.stats.cardBytesServed == served0, "a HEAD read the card")
+        // Each download reads on a thread of its own, which must end when its client leaves
+        // (else it would wait 60 s for a reader that never comes).
+        let threads = {
+            ((try? String(contentsOfFile: "/proc/\(s.process.processIdentifier)/status", encoding: .utf8)) ?? "")
+                .split(separator: "\n").first { $0.hasPrefix("Threads:") }.flatMap {
+                    Int($0.dropFirst(8).trimmingCharacters(in: .whitespaces))
+                } ?? -1
+        }
+        let before = threads()
         for _ in 0..<3 {
             let left = try runProcess(
                 "/usr/bin/curl",
@@ -308,6 +317,9 @@ import Testing
                 ])
             #expect(left.status == 28, "curl should have given up mid-file: \(left.status)")
         }
+        #expect(
+            TestEnvironment.wait(timeout: 10) { threads() <= before },
+            "nvr serve has \(threads()) threads after the clients left, \(before) before")
         let whole = s.root + "/whole.mp4"
         let full = try runProcess(
             "/usr/bin/curl",

@@ -89,12 +89,13 @@ struct CardRoutes: IndexedRoutes {
         let start = try q.time("start") ?? now - hours * 3600 * 90_000
         let end = try q.time("end") ?? now
         guard start < end else { throw APIError.badRequest("end must be after start") }
-        guard syncing.claim(cam.name) else {
+        let claim = "card-\(cam.id ?? 0)"
+        guard syncing.claim(claim) else {
             throw APIError(
                 .conflict, "busy",
                 "a sync of \(cam.name)'s card is running (the server's own, or another); try again when it ends")
         }
-        defer { syncing.release(cam.name) }
+        defer { syncing.release(claim) }
         let segmentSeconds = recorder?.options.segmentSeconds ?? 60
         let summary = try await offload { [index, storage] in
             let plugin = try instance(cam, needs: \.offersCardList)
@@ -107,9 +108,10 @@ struct CardRoutes: IndexedRoutes {
                     camera: cam, writer: writer, storage: storage, segmentSeconds: segmentSeconds, logger: logger
                 ).run(plugin, window: start..<end, backfill: !listOnly)
                 return CardSyncSummary(camera: cam.name, report)
-            } catch {
-                // The camera did not answer, or answered what is not a card listing.
-                throw APIError(.badGateway, "card_failed", "listing \(cam.name)'s card failed: \(error)")
+            } catch let e as PluginError {
+                // The camera did not answer, or answered what is not a card listing (the
+                // server's own failures, the index's, stay 500s).
+                throw APIError(.badGateway, "card_failed", "listing \(cam.name)'s card failed: \(e)")
             }
         }
         audit.record(
@@ -152,6 +154,9 @@ struct CardRoutes: IndexedRoutes {
                 defer { stream.cancel() }
                 if let first { try await writer.write(first) }
                 while let next = try await stream.next() { try await writer.write(next) }
+                // A cancelled task's stream ends early too: then no final chunk, so the client
+                // sees a failed download, not a short file.
+                try Task.checkCancellation()
                 try await writer.finish(nil)
             })
     }

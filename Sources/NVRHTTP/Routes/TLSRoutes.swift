@@ -51,9 +51,12 @@ struct TLSRoutes: APIRoutes {
 
     struct StatusJSON: Encodable {
         var https: Bool
+        /// nil with https: the file could not be read at start (the server could).
         var certificate: CertificateJSON?
         /// A certificate made here (by the page) and where it is, used or not.
         var made: CertificateJSON?
+        /// The nvr.toml lines that use `made`.
+        var config: String?
     }
 
     /// Where the page's certificate goes: tls/ in the storage root, which the server may write.
@@ -62,7 +65,9 @@ struct TLSRoutes: APIRoutes {
     /// The first certificate of a PEM file (a chain's leaf).
     static func describe(_ path: String) throws -> CertificateJSON {
         let pem = try String(contentsOfFile: path, encoding: .utf8)
-        guard let leaf = try PEMDocument.parseMultiple(pemString: pem).first else {
+        guard
+            let leaf = try PEMDocument.parseMultiple(pemString: pem).first(where: { $0.discriminator == "CERTIFICATE" })
+        else {
             throw ConfigError("no certificate in \(path)")
         }
         let cert = try Certificate(derEncoded: leaf.derBytes)
@@ -95,8 +100,14 @@ struct TLSRoutes: APIRoutes {
     /// What is served, and the certificate made here when both its files are there.
     static func status(https: Bool, serving: CertificateJSON?, folder: String) -> StatusJSON {
         let both = ["cert.pem", "key.pem"].allSatisfy { FileManager.default.fileExists(atPath: folder + "/" + $0) }
+        let made = both ? try? describe(folder + "/cert.pem") : nil
         return StatusJSON(
-            https: https, certificate: serving, made: both ? try? describe(folder + "/cert.pem") : nil)
+            https: https, certificate: serving, made: made,
+            config: made.map { _ in config(cert: folder + "/cert.pem", key: folder + "/key.pem") })
+    }
+
+    static func config(cert: String, key: String) -> String {
+        "[http]\ntls_cert = \(toml(cert))\ntls_key = \(toml(key))\n"
     }
 
     /// A path as a TOML basic string.
@@ -134,24 +145,27 @@ struct TLSRoutes: APIRoutes {
             let local = SelfSignedCertificate.localNamesAndAddresses()
             let made = try SelfSignedCertificate(names: local.names, addresses: local.addresses)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // The key is owner-only from its first byte: made empty with 0600 (checked: some
-            // file systems keep no permissions), then written.
-            try? FileManager.default.removeItem(atPath: key)
+            // Both are written beside the old pair, then renamed over it, key first: a failure
+            // leaves the old pair whole. The key is owner-only from its first byte: made empty
+            // with 0600 (checked: some file systems keep no permissions), then written.
+            let (newKey, newCert) = (key + ".new", cert + ".new")
+            defer { for f in [newKey, newCert] { try? FileManager.default.removeItem(atPath: f) } }
+            try? FileManager.default.removeItem(atPath: newKey)
             var st = stat()
-            guard FileManager.default.createFile(atPath: key, contents: nil, attributes: [.posixPermissions: 0o600]),
-                chmod(key, 0o600) == 0, stat(key, &st) == 0, st.st_mode & 0o077 == 0
+            guard FileManager.default.createFile(atPath: newKey, contents: nil, attributes: [.posixPermissions: 0o600]),
+                chmod(newKey, 0o600) == 0, stat(newKey, &st) == 0, st.st_mode & 0o077 == 0
             else {
-                try? FileManager.default.removeItem(atPath: key)
                 throw APIError(
                     .conflict, "permissions",
                     "cannot make \(key) readable by its owner only (its file system keeps no permissions): use nvr tls self-signed --out-dir on another disk"
                 )
             }
-            try Data(made.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: key))
-            try Data(made.certificatePEM.utf8).write(to: URL(fileURLWithPath: cert), options: .atomic)
-            return MadeJSON(
-                certificate: try Self.describe(cert), key: key,
-                config: "[http]\ntls_cert = \(Self.toml(cert))\ntls_key = \(Self.toml(key))\n")
+            try Data(made.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: newKey))
+            try Data(made.certificatePEM.utf8).write(to: URL(fileURLWithPath: newCert))
+            guard rename(newKey, key) == 0, rename(newCert, cert) == 0 else {
+                throw APIError(.internalServerError, "internal", "cannot put the new certificate in \(folder)")
+            }
+            return MadeJSON(certificate: try Self.describe(cert), key: key, config: Self.config(cert: cert, key: key))
         }
         audit.record(
             who.name, "tls.self-signed", detail: ["fingerprint": made.certificate.fingerprint], address: c.remoteAddress

@@ -86,9 +86,9 @@ final class CameraUpkeep: @unchecked Sendable {
         let reconnected = connections != syncedConnections[cameraID]
         let followingUp = followUp[cameraID].map { Date() >= $0 } ?? false
         guard connections > 0, due || reconnected || followingUp else { return }
-        // An admin's sync of this camera is running: this one waits for the next look.
-        guard cardSyncs.claim(session.camera.name) else { return }
-        defer { cardSyncs.release(session.camera.name) }
+        // An admin's sync of this camera is running: this one is tried again at the next look.
+        guard cardSyncs.claim("card-\(cameraID)") else { return }
+        defer { cardSyncs.release("card-\(cameraID)") }
         followUp[cameraID] = reconnected ? Date(timeIntervalSinceNow: followUpSeconds) : nil
         syncedConnections[cameraID] = connections
         lastCardSync[cameraID] = Date()

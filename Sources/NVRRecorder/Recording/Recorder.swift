@@ -37,8 +37,9 @@ public final class Recorder: @unchecked Sendable {
     private let watcher = Worker(name: "camera changes")
     private var serveLock: ServeLock?
     private var upkeep: CameraUpkeep?
-    /// Cameras whose card is being synced (by the upkeep thread or an admin's request): one
-    /// sync per camera at a time, so two never copy the same gap.
+    /// Cameras whose card is being synced (by the upkeep thread or an admin's request), by
+    /// "card-ID" (the camera's id: a rename does not make a second claim): one sync per camera
+    /// at a time, so two never copy the same gap.
     public let cardSyncs = OneAtATime()
     /// The server's object detector, started when a camera first asks for it.
     private let detectorLock = Mutex<DetectorWorker?>(nil)
