@@ -50,6 +50,11 @@ def main():
             page.click("#detect-run")
             says(page, "#detect-summary", "person", timeout=60000)
             check(page.locator("#detect-found .found-box").count() >= 1, "no box drawn on the picture")
+            # Drawn over the person (person.jpg: x 186–275 of 640 px), not beside the picture.
+            at = page.evaluate("""() => { const p = document.querySelector('#detect-found img').getBoundingClientRect();
+                const b = document.querySelector('#detect-found .found-box').getBoundingClientRect();
+                return [(b.left - p.left) / p.width, (b.right - p.left) / p.width, (b.top - p.top) / p.height, (b.bottom - p.top) / p.height]; }""")
+            check(0.25 < at[0] < 0.33 and 0.39 < at[1] < 0.47 and 0 < at[2] < at[3] <= 1.01, f"the box is drawn at {at} of the picture")
             print(f"ok: the detector on a picture: {page.inner_text('#detect-summary')}")
             bad = os.path.join(a.out, "not-a-picture.jpg")
             with open(bad, "w") as f:
