@@ -45,8 +45,11 @@ public struct IntegrityCheck {
             throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair")
         }
         var problems: [Problem] = []
-        let rows = try index.allSegments()
+        // Files first, then rows: a segment the server starts between the two listings then
+        // has a row but no listed file (a writing row, skipped) rather than a file without a
+        // row (reported as an orphan).
         var files = Set(listFiles())
+        let rows = try index.allSegments()
         for (i, row) in rows.enumerated() {
             progress(i, rows.count)
             let path = storage.absolute(row.path)
@@ -87,8 +90,27 @@ public struct IntegrityCheck {
         for f in files.sorted() {
             problems.append(Problem(kind: .orphanFile, path: f, detail: "no index row", segmentID: nil))
         }
+        if serving { problems = try stillThere(problems) }
         if repair { try mend(&problems) }
         return problems
+    }
+
+    /// While a server records and deletes, a missing file or an orphan may be one it deleted
+    /// (retention, a user's delete) between the two listings: only those seen again in fresh
+    /// listings are kept.
+    private func stillThere(_ problems: [Problem]) throws -> [Problem] {
+        guard problems.contains(where: { $0.kind == .missingFile || $0.kind == .orphanFile }) else { return problems }
+        let rows = try index.allSegments()
+        let complete = Set(rows.filter { $0.state == .complete }.compactMap(\.id))
+        let known = Set(rows.map(\.path))
+        return problems.filter { p in
+            let present = FileManager.default.fileExists(atPath: storage.absolute(p.path))
+            switch p.kind {
+            case .missingFile: return !present && p.segmentID.map(complete.contains) == true
+            case .orphanFile: return present && !known.contains(p.path)
+            default: return true
+            }
+        }
     }
 
     /// Compares a file's fragments with the row and its frame index.

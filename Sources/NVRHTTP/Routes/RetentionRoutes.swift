@@ -5,6 +5,7 @@ import NVRAccess
 import NVRIndex
 import NVRPlayback
 import NVRStorage
+import NVRWorker
 
 /// Retention: the storage-wide cap and free space, per-camera limits (admin).
 struct RetentionRoutes: IndexedRoutes {
@@ -13,6 +14,8 @@ struct RetentionRoutes: IndexedRoutes {
     let audit: AuditLog
     /// The recorder's retention (nil without a recorder: a pass of its own).
     let retention: Retention?
+    /// One integrity check at a time (each reads every row and lists every file).
+    let checking = OneAtATime()
 
     func register(on router: Router<NVRContext>) {
         router.get("/api/retention") { _, c in
@@ -63,6 +66,10 @@ struct RetentionRoutes: IndexedRoutes {
         case "true": deep = true
         case let v?: throw APIError.badRequest("deep='\(v.prefix(16))' must be true or false")
         }
+        guard checking.claim("db-check") else {
+            throw APIError(.conflict, "busy", "an integrity check is running; its answer comes when it ends")
+        }
+        defer { checking.release("db-check") }
         let started = monotonicSeconds()
         let problems = try await offload { [index, storage] in
             try IntegrityCheck(index: index, storage: storage, logger: .init(label: "nvr")).run(
