@@ -126,7 +126,7 @@ public final class LiveHub: @unchecked Sendable {
     /// How long a stream no one watches may wait in the socket between reads: a few frames.
     /// Recording and motion see the frames up to this much later; a viewer who comes stops the
     /// pacing before the next wait.
-    public static let unwatchedReadPacing = 0.05
+    public static let unwatchedReadPacing = 0.1
 
     /// Reads `input` in batches while no one watches this hub (LiveInput.pace).
     public func paceWhileUnwatched(_ input: any LiveInput) {
