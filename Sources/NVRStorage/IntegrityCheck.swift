@@ -44,10 +44,13 @@ public struct IntegrityCheck {
         if repair && serving {
             throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair")
         }
+        // A repair holds the server's lock for its whole length: no server starts meanwhile.
+        let held = repair ? try ServeLock(storage: storage) : nil
+        defer { withExtendedLifetime(held) {} }
         var problems: [Problem] = []
-        // Files first, then rows: a segment the server starts between the two listings then
-        // has a row but no listed file (a writing row, skipped) rather than a file without a
-        // row (reported as an orphan).
+        // Files first, then rows: a segment the server starts after the file listing is not
+        // listed at all. (One started just before has its file listed and its row committed
+        // up to a moment later, by the index writer: `stillThere` gives such fresh files time.)
         var files = Set(listFiles())
         let rows = try index.allSegments()
         for (i, row) in rows.enumerated() {
@@ -63,8 +66,13 @@ public struct IntegrityCheck {
                 }
                 continue
             case .deleting:
-                problems.append(
-                    Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id))
+                // While a server records, a deletion may be under way (retention, a user's
+                // delete); one a crash left is finished when the server next starts.
+                if !serving {
+                    problems.append(
+                        Problem(kind: .leftDeleting, path: row.path, detail: "deletion not finished", segmentID: row.id)
+                    )
+                }
                 continue
             case .complete:
                 break
@@ -75,6 +83,12 @@ public struct IntegrityCheck {
                 continue
             }
             let size = fileSize(path)
+            if size < 0 {
+                // Listed, gone now: deleted meanwhile, or missing (stillThere tells which).
+                problems.append(
+                    Problem(kind: .missingFile, path: row.path, detail: "file is missing", segmentID: row.id))
+                continue
+            }
             if size != row.bytes {
                 problems.append(
                     Problem(
@@ -95,20 +109,31 @@ public struct IntegrityCheck {
         return problems
     }
 
-    /// While a server records and deletes, a missing file or an orphan may be one it deleted
-    /// (retention, a user's delete) between the two listings: only those seen again in fresh
-    /// listings are kept.
-    private func stillThere(_ problems: [Problem]) throws -> [Problem] {
-        guard problems.contains(where: { $0.kind == .missingFile || $0.kind == .orphanFile }) else { return problems }
+    /// While a server records and deletes, a problem may be its work in progress: a segment it
+    /// deleted (retention, a user's delete) while the check ran, or a file it has just begun
+    /// whose row its index writer commits a moment later. Kept: problems of rows still complete
+    /// in a fresh listing, and orphans still there, still without a row, and last written
+    /// `freshSeconds` ago or more (a file being recorded is written every second or so).
+    func stillThere(_ problems: [Problem], freshSeconds: Double = 180) throws -> [Problem] {
+        guard !problems.isEmpty else { return problems }
         let rows = try index.allSegments()
         let complete = Set(rows.filter { $0.state == .complete }.compactMap(\.id))
         let known = Set(rows.map(\.path))
+        let now = Date()
         return problems.filter { p in
-            let present = FileManager.default.fileExists(atPath: storage.absolute(p.path))
+            let path = storage.absolute(p.path)
             switch p.kind {
-            case .missingFile: return !present && p.segmentID.map(complete.contains) == true
-            case .orphanFile: return present && !known.contains(p.path)
-            default: return true
+            case .orphanFile:
+                guard !known.contains(p.path),
+                    let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate]
+                        as? Date
+                else { return false }
+                return now.timeIntervalSince(modified) >= freshSeconds
+            case .missingFile:
+                return !FileManager.default.fileExists(atPath: path) && p.segmentID.map(complete.contains) == true
+            default:
+                // Size, frames, a broken file: only while its row is still complete.
+                return p.segmentID.map(complete.contains) ?? true
             }
         }
     }

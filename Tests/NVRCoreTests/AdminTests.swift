@@ -39,7 +39,7 @@ import Testing
         let storage = StorageLayout(root: root + "/Storage")
         let index = try IndexDatabase(path: storage.indexPath)
         let segs = try index.allSegments()
-        #expect(segs.count >= 5)
+        try #require(segs.count >= 5)
         // Inject: a deleted file, an orphan file, a truncated file, a row left writing.
         unlink(storage.absolute(segs[0].path))
         try FileManager.default.copyItem(
@@ -54,17 +54,38 @@ import Testing
         for kind in ["missing-file", "orphan-file", "size-mismatch", "left-writing"] {
             #expect(r.stdout.contains("\"\(kind)\""), "\(kind) not found in \(r.stdout)")
         }
-        // While a server holds the root (its lock, taken here), the missing file and the orphan
-        // are seen again in fresh listings and stay reported; the writing row is the server's.
+        // While a server holds the root (its lock, taken here), what it may be doing right then
+        // is not a problem: a writing row, a file just begun (its row comes a moment later), a
+        // segment deleted while the check runs. The lasting faults injected above stay reported.
         do {
             let lock = try ServeLock(storage: storage)
+            let stray = storage.recordingsDir + "/demo/stray.mp4"
+            let begun = storage.recordingsDir + "/demo/just-begun.mp4"
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: stray)
+            try FileManager.default.copyItem(atPath: stray, toPath: begun)
+            try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: begun)
+            let gone = segs[4]
+            var deleted = false
             let found = try IntegrityCheck(index: index, storage: storage, logger: TestEnvironment.logger).run(
-                deep: false, repair: false)
+                deep: false, repair: false,
+                progress: { i, _ in
+                    // Retention deletes a segment while the check is on its first row.
+                    if i == 0 && !deleted {
+                        deleted = true
+                        _ = try? SegmentDeleter(index: index, storage: storage).delete([gone], reason: "retention")
+                    }
+                })
             let kinds = Set(found.map(\.kind.rawValue))
             #expect(
                 kinds.isSuperset(of: ["missing-file", "orphan-file", "size-mismatch"])
                     && !kinds.contains("left-writing"),
                 "\(kinds)")
+            #expect(
+                deleted && !found.contains { $0.path.hasSuffix("just-begun.mp4") || $0.segmentID == gone.id },
+                "\(found)")
+            #expect(found.contains { $0.path.hasSuffix("stray.mp4") }, "\(found)")
+            try FileManager.default.removeItem(atPath: begun)
             withExtendedLifetime(lock) {}
         }
         r = try nvr(["db", "check", "--repair"], config)

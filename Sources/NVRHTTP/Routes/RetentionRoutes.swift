@@ -67,7 +67,7 @@ struct RetentionRoutes: IndexedRoutes {
         case let v?: throw APIError.badRequest("deep='\(v.prefix(16))' must be true or false")
         }
         guard checking.claim("db-check") else {
-            throw APIError(.conflict, "busy", "an integrity check is running; its answer comes when it ends")
+            throw APIError(.conflict, "busy", "an integrity check is running; try again when it ends")
         }
         defer { checking.release("db-check") }
         let started = monotonicSeconds()

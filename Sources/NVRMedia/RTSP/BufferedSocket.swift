@@ -27,12 +27,27 @@ final class BufferedSocket {
     /// sleeps until then and takes everything that arrived in one read: one wake-up per period
     /// instead of one per burst of packets (a camera sends a frame as several bursts; thread
     /// switches were the largest item of a perf profile of 16 recording cameras: bench/README.md,
-    /// bench/record --perf). A read that brought `paceLimit` bytes or more is followed at once:
-    /// a heavy stream is never held back, and the kernel never holds much.
+    /// bench/record --perf). A read that brought `paceLimit` bytes or more is followed at once,
+    /// and a sleep is never longer than the time `paceLimit` bytes take to come at the rate the
+    /// last read saw (`pacedWait`): the kernel holds about `paceLimit` at most, whatever the bit
+    /// rate, and a heavy stream is read about as often as it would be unpaced.
     var pacing: (nanos: UInt64, when: () -> Bool)?
     static let paceLimit = 64 * 1024
     private var lastRead: UInt64 = 0
     private var lastReadBytes = 0
+    /// The read before the last one: the last read's bytes came in between the two.
+    private var readBefore: UInt64 = 0
+
+    /// How long a paced reader sleeps before its next read: `interval`, or less when the last
+    /// read's `bytes`, which came in over `span` nanoseconds, say `limit` bytes would arrive
+    /// sooner. Unchecked arithmetic is safe: every input is bounded by the caller (bytes ≤ the
+    /// buffer, span ≤ the time since the previous read).
+    static func pacedWait(interval: UInt64, bytes: Int, span: UInt64, limit: Int = paceLimit) -> UInt64 {
+        guard bytes > 0, span > 0 else { return interval }
+        let (product, overflow) = UInt64(limit).multipliedReportingOverflow(by: span)
+        if overflow { return interval }
+        return min(interval, product / UInt64(bytes))
+    }
 
     /// A connection whose peer sends `bytes` (in pieces of `chunk` bytes) and then closes.
     init(replaying bytes: [UInt8], chunk: Int = 1500, capacity: Int = 256 * 1024) {
@@ -162,7 +177,9 @@ final class BufferedSocket {
         }
         if let pacing, lastReadBytes < Self.paceLimit {
             let now = Interrupter.now()
-            let due = lastRead &+ pacing.nanos
+            let due =
+                lastRead
+                &+ Self.pacedWait(interval: pacing.nanos, bytes: lastReadBytes, span: lastRead &- readBefore)
             if now < due, pacing.when() {
                 var wait = timespec(tv_sec: 0, tv_nsec: Int(min(due - now, 999_999_999)))
                 nanosleep(&wait, nil)
@@ -173,6 +190,7 @@ final class BufferedSocket {
             if n > 0 {
                 end += n
                 if pacing != nil {
+                    readBefore = lastRead
                     lastRead = Interrupter.now()
                     lastReadBytes = n
                 }
