@@ -44,6 +44,15 @@ struct Query {
         return n
     }
 
+    /// A true/false parameter; absent is false, anything else a 400 that says so.
+    func flag(_ name: String) throws -> Bool {
+        switch string(name) {
+        case nil, "false": return false
+        case "true": return true
+        case let v?: throw APIError.badRequest("\(name)='\(v.prefix(16))' must be true or false")
+        }
+    }
+
     func days() throws -> LocalDays {
         do { return try LocalDays(tz: string("tz")) } catch { throw APIError.badRequest("\(error)") }
     }

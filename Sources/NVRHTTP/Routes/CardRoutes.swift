@@ -78,12 +78,7 @@ struct CardRoutes: IndexedRoutes {
         let who = try admin(c)
         let cam = try await camera(c)
         let q = Query(request: r)
-        let listOnly: Bool
-        switch q.string("listOnly") {
-        case nil, "false": listOnly = false
-        case "true": listOnly = true
-        case let v?: throw APIError.badRequest("listOnly='\(v.prefix(16))' must be true or false")
-        }
+        let listOnly = try q.flag("listOnly")
         let now = Time90k.now()
         let hours = Int64(recorder?.options.cardBackfillHours ?? 24)
         let start = try q.time("start") ?? now - hours * 3600 * 90_000

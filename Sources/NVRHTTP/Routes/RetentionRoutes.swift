@@ -32,12 +32,7 @@ struct RetentionRoutes: IndexedRoutes {
     /// time: a pass already running is waited for).
     func runRetention(_ r: Request, _ c: NVRContext) async throws -> Response {
         let who = try admin(c)
-        let dryRun: Bool
-        switch Query(request: r).string("dryRun") {
-        case nil, "false": dryRun = false
-        case "true": dryRun = true
-        case let v?: throw APIError.badRequest("dryRun='\(v.prefix(16))' must be true or false")
-        }
+        let dryRun = try Query(request: r).flag("dryRun")
         let report = try await offload { [index, storage, retention] in
             try (retention ?? Retention(index: index, storage: storage, logger: .init(label: "nvr"))).enforce(
                 dryRun: dryRun)
@@ -60,12 +55,7 @@ struct RetentionRoutes: IndexedRoutes {
     /// stopped): rows without files, files without rows, size mismatches, unfinished rows.
     func checkIndex(_ r: Request, _ c: NVRContext) async throws -> Response {
         let who = try admin(c)
-        let deep: Bool
-        switch Query(request: r).string("deep") {
-        case nil, "false": deep = false
-        case "true": deep = true
-        case let v?: throw APIError.badRequest("deep='\(v.prefix(16))' must be true or false")
-        }
+        let deep = try Query(request: r).flag("deep")
         guard checking.claim("db-check") else {
             throw APIError(.conflict, "busy", "an integrity check is running; try again when it ends")
         }

@@ -127,12 +127,7 @@ struct TLSRoutes: APIRoutes {
     /// force is not given.
     func makeSelfSigned(_ r: Request, _ c: NVRContext) async throws -> Response {
         let who = try admin(c)
-        let force: Bool
-        switch Query(request: r).string("force") {
-        case nil, "false": force = false
-        case "true": force = true
-        case let v?: throw APIError.badRequest("force='\(v.prefix(16))' must be true or false")
-        }
+        let force = try Query(request: r).flag("force")
         let (cert, key) = (folder + "/cert.pem", folder + "/key.pem")
         guard making.claim("tls") else {
             throw APIError(.conflict, "busy", "a certificate is being made; try again in a moment")
