@@ -41,10 +41,12 @@ struct TLSCommand: ParsableCommand {
                 valid \(days) days for: \((local.names + names + local.addresses + addresses).joined(separator: ", "))
                 SHA-256 fingerprint: \(made.fingerprint)
                 in nvr.toml:
-                  [http]
-                  tls_cert = "\(cert.path)"
-                  tls_key = "\(key.path)"
                 """)
+            print(
+                SelfSignedCertificate.configLines(cert: cert.path, key: key.path).split(separator: "\n").map {
+                    "  " + $0
+                }
+                .joined(separator: "\n"))
         }
     }
 }

@@ -55,6 +55,14 @@ public struct SelfSignedCertificate: Sendable {
         return inet_pton(AF_INET6, s, &a) == 1 ? withUnsafeBytes(of: &a) { Array($0) } : nil
     }
 
+    /// The nvr.toml lines that use a certificate and key, each path a TOML basic string.
+    public static func configLines(cert: String, key: String) -> String {
+        let toml = { (path: String) in
+            "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        return "[http]\ntls_cert = \(toml(cert))\ntls_key = \(toml(key))\n"
+    }
+
     /// This machine's names and addresses, for the certificate's subject alternative names.
     public static func localNamesAndAddresses() -> (names: [String], addresses: [String]) {
         var names = ["localhost"]

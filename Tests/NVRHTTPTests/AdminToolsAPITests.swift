@@ -1,4 +1,6 @@
 import Foundation
+import NVRCommands
+import NVRHTTP
 import NVRIndex
 import NVRPlayback
 import TestSupport
@@ -62,6 +64,19 @@ import Testing
         let badScore = try await server.get(
             "/api/detect?minScore=2", headers: ["Content-Type": "image/jpeg"], method: "POST", body: Data("x".utf8))
         #expect(badScore.status == 400 && (badScore.json["message"] as? String)?.contains("minScore") == true)
+    }
+
+    /// The nvr.toml lines the page and `nvr tls self-signed` give read back as the same paths,
+    /// quotes and backslashes included.
+    @Test func theConfigLinesForACertificateReadBackAsItsPaths() throws {
+        let dir = TestEnvironment.tempDir("tls-lines")
+        defer { TestEnvironment.cleanup(dir) }
+        let cert = dir + #"/a "quoted" \ name/cert.pem"#
+        let key = dir + "/key.pem"
+        try SelfSignedCertificate.configLines(cert: cert, key: key).write(
+            toFile: dir + "/nvr.toml", atomically: true, encoding: .utf8)
+        let c = try NVRConfig.load(path: dir + "/nvr.toml", environment: [:])
+        #expect(c.tlsCert == cert && c.tlsKey == key, "\(c.tlsCert ?? "nil") \(c.tlsKey ?? "nil")")
     }
 
     @Test func aSelfSignedCertificateIsMadeOnceThenReplacedWhenAsked() async throws {

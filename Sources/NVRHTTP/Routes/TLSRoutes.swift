@@ -107,12 +107,7 @@ struct TLSRoutes: APIRoutes {
     }
 
     static func config(cert: String, key: String) -> String {
-        "[http]\ntls_cert = \(toml(cert))\ntls_key = \(toml(key))\n"
-    }
-
-    /// A path as a TOML basic string.
-    static func toml(_ path: String) -> String {
-        "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        SelfSignedCertificate.configLines(cert: cert, key: key)
     }
 
     struct MadeJSON: Encodable {
