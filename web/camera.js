@@ -1,6 +1,6 @@
 // One camera large: live, or recorded playback from any moment of its day on the timeline;
-// its events with their clips; a download of any range; for admins: deleting a range or an
-// event, the memory card, detection settings.
+// its events with their clips; a download of any range; pan, tilt and zoom for who may; for
+// admins: deleting a range or an event, the memory card, detection settings.
 import { api, get, cam } from './api.js';
 import { LivePlayer } from './live.js';
 import { RecordingPlayer } from './player.js';
@@ -8,6 +8,7 @@ import { Timeline } from './timeline.js';
 import { detectionPanel } from './detection.js';
 import { showEvents, deleteEvent } from './events.js';
 import { cardPanel } from './card.js';
+import { ptzControls } from './ptz.js';
 import { h, toast, badge, stateLine, narrowScreen, formatBytes } from './dom.js';
 import { HZ, ticks, dayString, parseDay, dateTime, zone, localInput, fromLocalInput } from './time.js';
 
@@ -30,8 +31,10 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   const downloadBox = downloadForm(name, admin ? () => loadDay().catch((e) => toast(e.message)) : null);
   const card = admin ? cardPanel(name, () => loadDay().catch((e) => toast(e.message))) : null;
   const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
+  const ptz = ptzControls(name, stage);
+  onCleanup(() => ptz.setLive(false));
   main.replaceChildren(h('section.camera', {},
-    h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, stage, where, timelineBox,
+    h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, ptz.wrap, ptz.presets, where, timelineBox,
     h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox, card?.box,
     admin ? h('details.settings', { id: 'detection-settings' }, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
 
@@ -42,12 +45,13 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
     timeline.alertLabels = new Set(r.detect?.alert_labels ?? ['person']);
     if (timeline.start !== undefined) timeline.draw();
   }).catch(() => { /* the default: person */ });
-  const stopAll = () => { live?.stop(); live = null; recorded?.stop(); recorded = null; };
+  const stopAll = () => { live?.stop(); live = null; recorded?.stop(); recorded = null; ptz.setLive(false); };
   onCleanup(stopAll);
 
   function goLive() {
     stopAll();
     timeline.setCursor(undefined);
+    ptz.setLive(true);
     where.textContent = 'Live';
     live = new LivePlayer(stage, name, { width: 1280, stream: narrowScreen() ? 'sub' : 'main', onState: (state, why) => { where.textContent = state === 'live' ? `Live (${why})` : why; } });
   }

@@ -1,5 +1,6 @@
-// Users (admins): who may log in, as admin or viewer, and which cameras a viewer sees (ticked);
-// add, change (role, cameras, a new password) and remove them; and the audit log of changes,
+// Users (admins): who may log in, as admin or viewer, which cameras a viewer sees (ticked) and
+// whether it may turn and zoom them (PTZ); add, change (role, cameras, PTZ, a new password) and
+// remove them; and the audit log of changes,
 // filtered by user and action, newest first, older on demand.
 import { api, get } from './api.js';
 import { h, toast } from './dom.js';
@@ -24,6 +25,7 @@ export async function usersView({ main, session, isCurrent }) {
   const role = h('select', { id: 'user-role' }, h('option', { value: 'viewer' }, 'viewer'), h('option', { value: 'admin' }, 'admin'));
   const seen = cameraTicks(cameras, [], 'Cameras of the new user (none ticked: every camera)');
   seen.id = 'user-cameras';
+  const steer = h('input', { type: 'checkbox', id: 'user-ptz' });
   const auditUser = h('input', { id: 'audit-user', placeholder: 'any user', size: 12 });
   const auditAction = h('input', { id: 'audit-action', placeholder: 'any action (camera., user.…)', size: 22 });
   const audit = h('table.audit', { id: 'audit' });
@@ -41,16 +43,20 @@ export async function usersView({ main, session, isCurrent }) {
         addError.textContent = '';
         const body = { name: name.value.trim(), password: password.value, role: role.value };
         if (role.value === 'viewer' && seen.chosen().length) body.cameras = seen.chosen();
+        if (role.value === 'viewer') body.ptz = steer.checked;
         try {
           await api('POST', '/api/users', body);
           toast(`${body.name} can log in now.`);
           name.value = password.value = '';
           seen.clear();
+          steer.checked = false;
           await load();
         } catch (err) { addError.textContent = err.message; }
       },
     }, h('label', {}, 'Name ', name), h('label', {}, 'Password ', password), h('label', {}, 'Role ', role),
-    h('span', {}, 'Cameras (a viewer; none ticked: every camera) ', seen), h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
+    h('span', {}, 'Cameras (a viewer; none ticked: every camera) ', seen),
+    h('label.check', { title: 'A viewer may pan, tilt and zoom its cameras (admins always may)' }, steer, ' May turn and zoom (PTZ)'),
+    h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
     addError,
     h('h2', {}, 'Audit log'),
     h('div.fields', {}, h('label', {}, 'User ', auditUser), h('label', {}, 'Action ', auditAction)),
@@ -59,11 +65,14 @@ export async function usersView({ main, session, isCurrent }) {
   function row(u) {
     const r = h('select', { 'aria-label': `${u.name}'s role` }, ['viewer', 'admin'].map((x) => h('option', { value: x, selected: x === u.role }, x)));
     const c = cameraTicks(cameras, u.cameras ?? [], `${u.name}'s cameras (none ticked: every camera)`);
+    const steers = h('input', { type: 'checkbox', checked: u.role === 'admin' || u.ptz, disabled: u.role === 'admin', 'aria-label': `${u.name} may turn and zoom cameras` });
+    r.addEventListener('change', () => { steers.disabled = r.value === 'admin'; if (r.value === 'admin') steers.checked = true; });
     const p = h('input', { 'aria-label': `${u.name}'s new password`, type: 'password', placeholder: 'new password', autocomplete: 'new-password', size: 14 });
     const error = h('p.error', { role: 'alert' });
     const save = h('button', { type: 'button', onclick: async () => {
       error.textContent = '';
       const body = { role: r.value, cameras: r.value === 'viewer' && c.chosen().length ? c.chosen() : null };
+      if (r.value === 'viewer') body.ptz = steers.checked;
       if (p.value) body.password = p.value;
       try { await api('PATCH', `/api/users/${encodeURIComponent(u.name)}`, body); toast(`${u.name} saved.`); await load(); } catch (err) { error.textContent = err.message; }
     } }, 'Save');
@@ -71,7 +80,7 @@ export async function usersView({ main, session, isCurrent }) {
       if (!confirm(`Remove ${u.name}? Their logins and tokens end.`)) return;
       try { await api('DELETE', `/api/users/${encodeURIComponent(u.name)}`); toast(`${u.name} removed.`); await load(); } catch (err) { error.textContent = err.message; }
     } }, 'Remove');
-    return h('li', { dataset: { user: u.name } }, h('div.fields', {}, h('strong', {}, u.name), r, c, p, save, remove), error);
+    return h('li', { dataset: { user: u.name } }, h('div.fields', {}, h('strong', {}, u.name), r, c, h('label.check', {}, steers, ' PTZ'), p, save, remove), error);
   }
   async function load() {
     const fresh = (await get('/api/users')).users;

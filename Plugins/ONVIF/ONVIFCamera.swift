@@ -9,7 +9,7 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
     // @unchecked Sendable: the mutable state is behind `lock`; the rest is immutable or thread-safe.
     let config: ONVIFConfig
     private let host: PluginHostCallbacks
-    private let client: ONVIFClient
+    let client: ONVIFClient
     private var watcher: ONVIFEventWatcher?
     private let lock = NSLock()
     private var info: ONVIFClient.DeviceInformation?
@@ -18,6 +18,28 @@ final class ONVIFCamera: URLCamera, @unchecked Sendable {
     private var snapshotURI: String?
     private var lastError: String?
     private var stopped = false
+    /// The PTZ service found by the last PTZ request (ONVIFCamera+PTZ), kept until a call fails.
+    private var ptzLink: ONVIFPTZLink?
+
+    /// The PTZ service and what it can do, found once and kept; forgotten when a call fails
+    /// (a camera that rebooted may move its services).
+    func ptzLink(_ find: () throws -> ONVIFPTZLink) throws -> ONVIFPTZLink {
+        lock.lock()
+        let known = ptzLink
+        lock.unlock()
+        if let known { return known }
+        let found = try find()
+        lock.lock()
+        ptzLink = found
+        lock.unlock()
+        return found
+    }
+
+    func forgetPTZLink() {
+        lock.lock()
+        ptzLink = nil
+        lock.unlock()
+    }
 
     init(configJSON: String, host: PluginHostCallbacks) throws {
         config = try ONVIFConfig(json: configJSON)

@@ -150,6 +150,8 @@ public final class ONVIFClient: @unchecked Sendable {
     public struct Services: Sendable, Equatable {
         public var media: String
         public var events: String?
+        /// The PTZ service, when the camera has one.
+        public var ptz: String? = nil
     }
 
     /// GetCapabilities (every Profile S device has it); cameras that refuse it are asked
@@ -159,7 +161,8 @@ public final class ONVIFClient: @unchecked Sendable {
             let r = try call(deviceURL, "<tds:GetCapabilities><tds:Category>All</tds:Category></tds:GetCapabilities>")
             if let media = r.first("Media")?.text("XAddr"), !media.isEmpty {
                 return Services(
-                    media: media, events: r.first("Events")?.text("XAddr").flatMap { $0.isEmpty ? nil : $0 })
+                    media: media, events: r.first("Events")?.text("XAddr").flatMap { $0.isEmpty ? nil : $0 },
+                    ptz: r.first("PTZ")?.text("XAddr").flatMap { $0.isEmpty ? nil : $0 })
             }
         } catch let e as ONVIFError where e.kind == .refused || e.kind == .malformed {
             // Not every camera answers GetCapabilities: GetServices below.
@@ -168,16 +171,18 @@ public final class ONVIFClient: @unchecked Sendable {
             deviceURL, "<tds:GetServices><tds:IncludeCapability>false</tds:IncludeCapability></tds:GetServices>")
         var media: String?
         var events: String?
+        var ptz: String?
         for s in r.all("Service") {
             let ns = s.text("Namespace") ?? ""
             let addr = s.text("XAddr") ?? ""
             if ns == SOAP.namespaces["trt"] { media = addr }
             if ns == SOAP.namespaces["tev"] { events = addr }
+            if ns == SOAP.namespaces["tptz"] && !addr.isEmpty { ptz = addr }
         }
         guard let media, !media.isEmpty else {
             throw ONVIFError(.refused, "the camera offers no media service (not a Profile S camera?)")
         }
-        return Services(media: media, events: events)
+        return Services(media: media, events: events, ptz: ptz)
     }
 
     public struct MediaProfile: Sendable, Equatable {
@@ -186,6 +191,8 @@ public final class ONVIFClient: @unchecked Sendable {
         public var encoding: String
         public var width: Int
         public var height: Int
+        /// The profile's PTZ configuration token: PTZ requests name a profile that has one.
+        public var ptzConfiguration: String? = nil
         public var pixels: Int { width * height }
     }
 
@@ -200,7 +207,10 @@ public final class ONVIFClient: @unchecked Sendable {
             return MediaProfile(
                 token: token, name: String((p.text("Name") ?? token).prefix(64)),
                 encoding: String((enc?.text("Encoding") ?? "").prefix(16)),
-                width: min(max(w, 0), 1 << 16), height: min(max(h, 0), 1 << 16))
+                width: min(max(w, 0), 1 << 16), height: min(max(h, 0), 1 << 16),
+                ptzConfiguration: p.first("PTZConfiguration")?.attributes["token"].flatMap {
+                    $0.isEmpty || $0.count > 64 ? nil : $0
+                })
         }
     }
 

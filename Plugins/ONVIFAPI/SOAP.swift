@@ -8,6 +8,7 @@ public enum SOAP {
         "tds": "http://www.onvif.org/ver10/device/wsdl",
         "trt": "http://www.onvif.org/ver10/media/wsdl",
         "tev": "http://www.onvif.org/ver10/events/wsdl",
+        "tptz": "http://www.onvif.org/ver20/ptz/wsdl",
         "tt": "http://www.onvif.org/ver10/schema",
         "wsnt": "http://docs.oasis-open.org/wsn/b-2",
     ]

@@ -53,12 +53,31 @@ private func urlCamera(_ p: UnsafeMutableRawPointer) -> (any URLCamera)? {
     Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? any URLCamera
 }
 
+/// A camera that pans, tilts or zooms (NVR_CAP_PTZ): one JSON request, one JSON answer
+/// (nvr_plugin.h, nvr_ptz_functions).
+public protocol PTZCamera: AnyObject {
+    func ptz(request: String) throws -> String
+}
+
+/// The ABI's `ptz` for a URLCamera that is also a PTZCamera.
+public let ptzFunctions = nvr_ptz_functions(ptz: { p, json, errorOut in
+    guard let p, let cam = urlCamera(p) as? any PTZCamera else {
+        reportError(PluginConfigError("this camera does not pan, tilt or zoom"), errorOut)
+        return nil
+    }
+    do { return makeCString(try cam.ptz(request: json.map { String(cString: $0) } ?? "{}")) } catch {
+        reportError(error, errorOut)
+        return nil
+    }
+})
+
 /// The entry struct of a URLCamera plugin; `card` and `control` as the plugin offers them.
 public func cameraEntry(
     name: String, version: String, description: String, capabilities: UInt64, create: CreateFunction,
     card: nvr_card_functions = nvr_card_functions(),
     control: nvr_control_functions = nvr_control_functions(),
-    discovery: nvr_discovery_functions = nvr_discovery_functions()
+    discovery: nvr_discovery_functions = nvr_discovery_functions(),
+    ptz: nvr_ptz_functions = nvr_ptz_functions()
 ) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
     let e = UnsafeMutablePointer<nvr_plugin_entry_v1>.allocate(capacity: 1)
     e.initialize(
@@ -88,6 +107,7 @@ public func cameraEntry(
             free_string: freeCString,
             card: card,
             control: control,
-            discovery: discovery))
+            discovery: discovery,
+            ptz: ptz))
     return e
 }

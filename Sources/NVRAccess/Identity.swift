@@ -13,13 +13,16 @@ public struct Identity: Sendable, Equatable {
     public var role: Role
     /// Camera names a viewer may see; nil: every camera.
     public var cameras: Set<String>?
+    /// A viewer given the right to pan, tilt and zoom (admins always may).
+    public var ptz: Bool
     public var via: Via
 
-    public init(userID: Int64?, name: String, role: Role, cameras: Set<String>?, via: Via) {
+    public init(userID: Int64?, name: String, role: Role, cameras: Set<String>?, ptz: Bool = false, via: Via) {
         self.userID = userID
         self.name = name
         self.role = role
         self.cameras = cameras
+        self.ptz = ptz
         self.via = via
     }
 
@@ -31,4 +34,8 @@ public struct Identity: Sendable, Equatable {
 
     /// Whether this identity may watch `camera` (its recordings, live view, events, snapshots).
     public func mayView(camera: String) -> Bool { cameras?.contains(camera) ?? true }
+
+    /// Whether this identity may turn and zoom `camera`: an admin, or a viewer given `ptz`
+    /// who may watch it.
+    public func maySteer(camera: String) -> Bool { isAdmin || (ptz && mayView(camera: camera)) }
 }

@@ -9,9 +9,14 @@ struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Add, list, remove users; set passwords; list and end their sessions.",
         discussion:
-            "Roles: admin (everything) and viewer (watch the cameras given with --cameras, or all). Passwords are read from "
+            "Roles: admin (everything) and viewer (watch the cameras given with --cameras, or all; --ptz lets a viewer "
+            + "turn and zoom them). Passwords are read from "
             + "the terminal (twice, not echoed) or one line of standard input; --generate makes one and prints it once.",
-        subcommands: [Add.self, List.self, Remove.self, Passwd.self, Sessions.self])
+        subcommands: [Add.self, List.self, Set.self, Remove.self, Passwd.self, Sessions.self])
+
+    static func cameraList(_ s: String?) -> [String]? {
+        s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    }
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user.")
@@ -19,21 +24,20 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "User name (letters, digits, . _ - @).") var name: String
         @Option(help: "admin or viewer.") var role: String = "viewer"
         @Option(help: "Cameras a viewer may see, comma-separated (default: all).") var cameras: String?
+        @Flag(help: "A viewer may pan, tilt and zoom its cameras (admins always may).") var ptz = false
         @Flag(help: "Make a random password and print it once.") var generate = false
 
         func run() throws {
             guard let r = Role(rawValue: role) else { throw ValidationError("--role must be admin or viewer") }
             let (_, _, index) = try global.open()
             let password = generate ? String(Secrets.randomToken().prefix(20)) : try readPassword()
-            let list = cameras.map {
-                $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            }
-            do { try Accounts(index: index).add(name: name, password: password, role: r, cameras: list) } catch {
-                throw CommandFailure("\(error)")
-            }
+            let list = UserCommand.cameraList(cameras)
+            do {
+                try Accounts(index: index).add(name: name, password: password, role: r, cameras: list, ptz: ptz)
+            } catch { throw CommandFailure("\(error)") }
             AuditLog(index: index).record(
                 AuditLog.cliUser, "user.add", target: name,
-                detail: ["role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all"])
+                detail: ["role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all", "ptz": String(ptz)])
             print("added \(r.rawValue) \(name)" + (generate ? " with password \(password) (shown once)" : ""))
         }
     }
@@ -47,6 +51,7 @@ struct UserCommand: ParsableCommand {
             var name: String
             var role: String
             var cameras: [String]?
+            var ptz: Bool
             var created: String
             var sessions: Int
             var tokens: Int
@@ -58,7 +63,8 @@ struct UserCommand: ParsableCommand {
                 Row(
                     name: u.name, role: u.role,
                     cameras: Accounts.identity(u, via: .unauthenticated).cameras.map { $0.sorted() },
-                    created: Time90k.rfc3339(u.created90k), sessions: try index.sessions(userID: u.id).count,
+                    ptz: u.ptz || u.role == Role.admin.rawValue, created: Time90k.rfc3339(u.created90k),
+                    sessions: try index.sessions(userID: u.id).count,
                     tokens: try index.tokens(userID: u.id).count)
             }
             if json {
@@ -70,13 +76,55 @@ struct UserCommand: ParsableCommand {
                 return
             }
             printTable(
-                ["NAME", "ROLE", "CAMERAS", "SESSIONS", "TOKENS", "CREATED"],
+                ["NAME", "ROLE", "CAMERAS", "PTZ", "SESSIONS", "TOKENS", "CREATED"],
                 rows.map {
                     [
-                        $0.name, $0.role, $0.cameras?.joined(separator: ",") ?? "all", String($0.sessions),
+                        $0.name, $0.role, $0.cameras?.joined(separator: ",") ?? "all", $0.ptz ? "yes" : "no",
+                        String($0.sessions),
                         String($0.tokens), $0.created,
                     ]
                 })
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a user's role, cameras or PTZ right.")
+        @OptionGroup var global: GlobalOptions
+        @Argument var name: String
+        @Option(help: "admin or viewer.") var role: String?
+        @Option(help: "Cameras a viewer may see, comma-separated, or 'all'.") var cameras: String?
+        @Option(help: "on or off: a viewer may pan, tilt and zoom its cameras.") var ptz: String?
+
+        func run() throws {
+            let r = try role.map { s -> Role in
+                guard let r = Role(rawValue: s) else { throw ValidationError("--role must be admin or viewer") }
+                return r
+            }
+            let p = try ptz.map { s -> Bool in
+                switch s.lowercased() {
+                case "on", "true", "yes": return true
+                case "off", "false", "no": return false
+                default: throw ValidationError("--ptz must be on or off")
+                }
+            }
+            let list: [String]?? = cameras.map { $0 == "all" ? nil : UserCommand.cameraList($0) }
+            guard r != nil || p != nil || list != nil else {
+                throw ValidationError("nothing to change: give --role, --cameras or --ptz")
+            }
+            let (_, _, index) = try global.open()
+            let u: UserRecord
+            do { u = try Accounts(index: index).update(name: name, role: r, cameras: list, ptz: p) } catch {
+                throw CommandFailure("\(error)")
+            }
+            var detail: [String: String] = [:]
+            if let r { detail["role"] = r.rawValue }
+            if let list { detail["cameras"] = list?.joined(separator: ",") ?? "all" }
+            if let p { detail["ptz"] = String(p) }
+            AuditLog(index: index).record(AuditLog.cliUser, "user.update", target: name, detail: detail)
+            let now = Accounts.identity(u, via: .unauthenticated)
+            print(
+                "\(u.name): \(u.role), cameras \(now.cameras?.sorted().joined(separator: ",") ?? "all"), "
+                    + "ptz \(now.isAdmin || u.ptz ? "on" : "off")")
         }
     }
 

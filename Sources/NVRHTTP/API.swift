@@ -47,6 +47,7 @@ struct API: Sendable {
                 secureCookies: secureCookies),
             CameraAdminRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
             CardRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
+            PTZRoutes(index: index, plugins: plugins, recorder: recorder, audit: audit),
             DetectRoutes(detection: recorder?.options.detection ?? DetectionOptions()),
             TLSRoutes(storage: storage, certificate: tlsCertificate, audit: audit),
             AccountRoutes(index: index, accounts: accounts, sessions: sessions, tokens: tokens, audit: audit),

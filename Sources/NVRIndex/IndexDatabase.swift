@@ -38,6 +38,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV11.name, migrate: MigrationV11.migrate)
         m.registerMigration(MigrationV12.name, migrate: MigrationV12.migrate)
         m.registerMigration(MigrationV13.name, migrate: MigrationV13.migrate)
+        m.registerMigration(MigrationV14.name, migrate: MigrationV14.migrate)
         return m
     }
 

@@ -23,6 +23,7 @@ extension MQTTBridge {
     /// `PUT /api/cameras/{name}/recording-settings` changes them.
     func command(_ topic: String, _ payload: [UInt8]) {
         let parts = topic.dropFirst(options.prefix.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 2, parts[1] == "ptz" { return ptz(String(parts[0]), topic, payload) }
         let value = String(decoding: payload, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             .uppercased()
         guard parts.count == 3, parts[2] == "set", value == "ON" || value == "OFF" else {
@@ -78,6 +79,27 @@ extension MQTTBridge {
             publishRetained("\(options.prefix)/\(name)/\(what)/state", value)
         } catch {
             logger.warning("mqtt: \(topic.prefix(200)): \(error)")
+        }
+    }
+
+    /// <prefix>/<camera>/ptz: a word (left, right, up, down, zoom_in, zoom_out, stop,
+    /// preset:TOKEN) or the JSON that `POST /api/cameras/{name}/ptz` takes. Queued behind the
+    /// camera's earlier commands from here and the API, never waited for here.
+    func ptz(_ name: String, _ topic: String, _ payload: [UInt8]) {
+        let command: PTZCommand
+        do { command = try PTZCommand(mqtt: String(decoding: payload, as: UTF8.self)) } catch {
+            return badPayload(topic, error.description)
+        }
+        let cam: CameraRecord
+        do {
+            guard let found = try index.camera(named: name) else { return badPayload(topic, "no camera named \(name)") }
+            cam = found
+        } catch {
+            return logger.warning("mqtt: \(topic.prefix(200)): \(error)")
+        }
+        let logger = logger
+        recorder.ptz.enqueue(command, to: cam, running: recorder.session(named: name)?.pluginInstance) { result in
+            if case .failure(let e) = result { logger.warning("mqtt: \(topic.prefix(200)): \(e)") }
         }
     }
 

@@ -115,14 +115,16 @@ public final class MQTTBridge: @unchecked Sendable {
                     conn.subscribe("\(prefix)/+/recording/set")
                     conn.subscribe("\(prefix)/+/motion/set")
                     conn.subscribe("\(prefix)/+/detect/set")
+                    conn.subscribe("\(prefix)/+/ptz")
                 }
                 conn.publish("\(prefix)/available", "online", retain: true)
                 self?.reannounce.store(true, ordering: .relaxed)
                 self?.worker.locked {}
             },
             onMessage: { [weak self] topic, payload in
-                // A command is a word; a flood waits at most 100 deep (MQTT names no sender to slow down).
-                self?.commands.withLock { c in if c.count < 100 { c.append((topic, Array(payload.prefix(64)))) } }
+                // A command is a word or a short JSON request (PTZ); a flood waits at most 100 deep
+                // (MQTT names no sender to slow down).
+                self?.commands.withLock { c in if c.count < 100 { c.append((topic, Array(payload.prefix(512)))) } }
                 self?.worker.locked {}
             },
             onGoodbye: { conn in conn.publish("\(prefix)/available", "offline", retain: true) })

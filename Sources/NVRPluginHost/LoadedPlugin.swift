@@ -36,6 +36,13 @@ public struct LoadedPlugin: @unchecked Sendable {
             MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.discovery)! + MemoryLayout<nvr_discovery_functions>.size
         return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.discovery : nil
     }
+    /// The PTZ functions, if the plugin's entry struct is recent enough to have them.
+    var ptzFunctions: nvr_ptz_functions? {
+        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.ptz)! + MemoryLayout<nvr_ptz_functions>.size
+        return entry.pointee.struct_size >= UInt32(end) ? entry.pointee.ptz : nil
+    }
+    /// The plugin's cameras may pan, tilt or zoom (each camera says whether it does).
+    public var steers: Bool { has(UInt64(NVR_CAP_PTZ)) && ptzFunctions?.ptz != nil }
     /// The plugin looks for its cameras on the network (`nvr discover`).
     public var findsCameras: Bool { has(UInt64(NVR_CAP_DISCOVERY)) && discoveryFunctions?.discover != nil }
 

@@ -124,6 +124,19 @@ public final class PluginInstance: @unchecked Sendable {
         fn(instance, json)
     }
 
+    /// Sends one PTZ request (nvr_plugin.h, nvr_ptz_functions) and returns the plugin's JSON
+    /// answer; blocks while the camera answers. Throws `.unsupported` when the plugin has no PTZ.
+    public func ptz(request json: String) throws -> String {
+        guard plugin.steers, let fn = plugin.ptzFunctions?.ptz else {
+            throw PluginError("\(plugin.name): plugin cannot pan, tilt or zoom", kind: .unsupported)
+        }
+        var error: UnsafeMutablePointer<CChar>?
+        guard let answer = takeString(fn(instance, json, &error)) else {
+            throw PluginError("\(plugin.name): \(takeString(error) ?? "PTZ request failed")", kind: .transient)
+        }
+        return answer
+    }
+
     /// True when the plugin can list and read its camera's memory card.
     /// True when the plugin can list camera-side recordings (card or cloud), even if it
     /// cannot read them.

@@ -102,6 +102,40 @@ import Testing
         #expect(mine.status == 404 && mine.text.contains("nothing recorded"), "\(mine.status) \(mine.text)")
     }
 
+    /// PTZ: anyone who may watch a camera may ask what it offers; only admins and viewers
+    /// given `ptz` may command, and only the cameras they see. (The demo camera has no PTZ:
+    /// past the right check, it answers 409 no_ptz.)
+    @Test func onlyAdminsAndViewersGivenPTZMayTurnCameras() async throws {
+        let server = try await AuthServer(index: index, storage: storage)
+        defer { Task { await server.stop() } }
+        let kid = try #require(try index.user(named: "kid"))
+        let token = try TokenStore(index: index).create(for: kid, name: "test").token
+        let stop: [String: Any] = ["action": "stop"]
+        var a = try await server.request("GET", "/api/cameras/yard/ptz", token: token)
+        #expect(a.status == 409 && a.text.contains("no_ptz"), "\(a.status) \(a.text)")
+        a = try await server.request("POST", "/api/cameras/yard/ptz", json: stop, token: token)
+        #expect(a.status == 403 && a.text.contains("may not turn"), "\(a.status) \(a.text)")
+        #expect(try await server.request("GET", "/api/session", token: token).json["ptz"] as? Bool == false)
+
+        _ = try Accounts(index: index).update(name: "kid", role: nil, cameras: nil, ptz: true)
+        a = try await server.request("POST", "/api/cameras/yard/ptz", json: stop, token: token)
+        #expect(a.status == 409 && a.text.contains("no_ptz"), "\(a.status) \(a.text)")
+        // A bad command is refused before the camera is asked.
+        a = try await server.request("POST", "/api/cameras/yard/ptz", json: ["action": "move", "pan": 2], token: token)
+        #expect(a.status == 400, "\(a.status) \(a.text)")
+        // Still not a camera it does not see.
+        a = try await server.request("POST", "/api/cameras/demo/ptz", json: stop, token: token)
+        #expect(a.status == 403, "\(a.status) \(a.text)")
+        #expect(try await server.request("GET", "/api/cameras/demo/ptz", token: token).status == 404)
+        #expect(try await server.request("GET", "/api/session", token: token).json["ptz"] as? Bool == true)
+        let users = try await server.request(
+            "GET", "/api/users",
+            token: try TokenStore(index: index).create(for: try #require(try index.user(named: "boss")), name: "b")
+                .token)
+        let listed = (users.json["users"] as? [[String: Any]])?.first { $0["name"] as? String == "kid" }
+        #expect(listed?["ptz"] as? Bool == true, "\(users.text)")
+    }
+
     @Test func cookieChangesNeedTheCSRFTokenAndSessionsSurviveARestartUntilLogout() async throws {
         let first = try await AuthServer(index: index, storage: storage)
         let login = try await first.login("boss", "correct horse")

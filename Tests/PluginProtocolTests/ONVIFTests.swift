@@ -7,8 +7,11 @@ import Testing
 /// ONVIF as the plugin speaks it, against Tests/Support/onvif_camera.py — itself checked by
 /// onvif-zeep, an independent client, so the two sides do not merely agree with each other.
 @Suite(.serialized, .tags(.system)) struct ONVIFTests {
-    static func camera(clockOffset: Double = 0, password: String = "secret") throws -> ONVIFCameraFixture {
+    static func camera(
+        clockOffset: Double = 0, password: String = "secret", ptz: ONVIFCameraFixture.PTZ? = nil
+    ) throws -> ONVIFCameraFixture {
         var o = ONVIFCameraFixture.Options(mainURI: "rtsp://127.0.0.1:8554/main")
+        o.ptz = ptz
         o.subURI = "rtsp://127.0.0.1:8554/sub"
         o.password = password
         o.clockOffset = clockOffset
@@ -247,14 +250,20 @@ import Testing
 
     /// The simulator against onvif-zeep and WSDiscovery (PyPI): digests with onvif-zeep's own
     /// clock adjustment, profiles, stream URIs, a PullPoint long poll, Renew and Unsubscribe, a
-    /// wrong password and an unadjusted clock refused.
-    @Test func theSimulatorSatisfiesAnIndependentONVIFClient() throws {
-        let cam = try Self.camera(clockOffset: 3600)
+    /// wrong password and an unadjusted clock refused; the PTZ service (a move that ends at its
+    /// Timeout or, for a camera that ignores it, does not; Stop; presets; absolute zoom).
+    @Test(arguments: [ONVIFCameraFixture.PTZ.timeout, .ignoresTimeout])
+    func theSimulatorSatisfiesAnIndependentONVIFClient(ptz: ONVIFCameraFixture.PTZ) throws {
+        let cam = try Self.camera(clockOffset: 3600, ptz: ptz)
         let python = TestEnvironment.repoRoot + "/.build/test-venv/bin/python"
         let script = TestEnvironment.repoRoot + "/Tests/Support/onvif_client_check.py"
         let r = try runProcess(
             python,
-            [script, "--port", String(cam.port), "--user", "admin", "--password", "secret", "--clock-offset", "3600"])
-        #expect(r.status == 0 && r.stdout.contains("OK camera"), "\(r.stdout)\n\(r.stderr)")
+            [
+                script, "--port", String(cam.port), "--user", "admin", "--password", "secret", "--clock-offset", "3600",
+                "--ptz", ptz.rawValue,
+            ])
+        #expect(
+            r.status == 0 && r.stdout.contains("OK camera") && r.stdout.contains("OK ptz"), "\(r.stdout)\n\(r.stderr)")
     }
 }

@@ -18,9 +18,18 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
         public var discovery = false
         /// The device's WS-Discovery endpoint id (random when nil).
         public var uuid: String?
+        /// A PTZ service on the main profile, and whether it honours a move's Timeout.
+        public var ptz: PTZ?
         /// Run inside this network namespace (`ip netns exec`).
         public var namespace: String?
         public init(mainURI: String) { self.mainURI = mainURI }
+    }
+
+    public enum PTZ: String, Sendable {
+        /// Stops a continuous move at its Timeout (as ONVIF says).
+        case timeout
+        /// Keeps moving until Stop (as some cameras do).
+        case ignoresTimeout = "ignores-timeout"
     }
 
     public let options: Options
@@ -42,6 +51,7 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
         if let sub = options.subURI { args += ["--sub-uri", sub, "--sub-size", options.subSize] }
         if options.discovery { args.append("--discovery") }
         if let uuid = options.uuid { args += ["--uuid", uuid] }
+        if let ptz = options.ptz { args += ptz == .timeout ? ["--ptz"] : ["--ptz", "--ptz-ignores-timeout"] }
         let (p, text) = try PythonFixture.start(args, namespace: options.namespace)
         guard let bound = PythonFixture.readyPort(text) else {
             p.terminate()
@@ -75,6 +85,20 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
     /// their addresses then answer `fault`.
     public func dropSubscriptions(fault: UnknownSubscriptionFault = .subcode) throws {
         try post("/sim/drop-subscriptions", fault.rawValue)
+    }
+
+    /// Where the PTZ camera points (pan, tilt -1…1, zoom 0…1), whether it is moving, and how
+    /// many ContinuousMoves and Stops it has been sent.
+    public struct PTZState: Decodable, Sendable {
+        public var pan, tilt, zoom: Double
+        public var moving: Bool
+        public var moves, stops: Int
+    }
+
+    public func ptzState() throws -> PTZState {
+        let r = try runProcess("/usr/bin/curl", ["-s", "-f", "-m", "5", "http://\(address)/sim/ptz"])
+        guard r.status == 0 else { throw FixtureError("/sim/ptz: curl exit \(r.status) \(r.stderr)") }
+        return try JSONDecoder().decode(PTZState.self, from: Data(r.stdout.utf8))
     }
 
     /// Subscriptions the camera has made so far, and those still active.

@@ -21,6 +21,13 @@ Run by tests and by hand, e.g.
       --main-uri rtsp://127.0.0.1:8554/stream --clock-offset 3600
 Prints "READY <port>" on stdout once it accepts connections.
 
+With --ptz it has a PTZ service (ONVIF PTZ Service Specification, ver20/ptz/wsdl) on the main
+profile: ContinuousMove (speeds in the generic space, -1..1; the camera moves 0.5 units a
+second at speed 1, and stops at the request's Timeout, or at PT5S, its DefaultPTZTimeout —
+unless --ptz-ignores-timeout, as some cameras do), Stop, AbsoluteMove, GetStatus,
+GetConfigurations, GetPresets, GotoPreset, SetPreset. GET /sim/ptz tells where it points:
+{"pan", "tilt", "zoom", "moving", "moves", "stops"}.
+
 Test controls (no auth, not ONVIF): POST /sim/motion with body "true" or "false" reports
 motion (the time of each report is printed: "MOTION <true|false> <unix time>"); POST
 /sim/drop-subscriptions (body: subcode, detail or detail-unprefixed: how the dropped
@@ -51,6 +58,7 @@ NS = {
     "tds": "http://www.onvif.org/ver10/device/wsdl",
     "trt": "http://www.onvif.org/ver10/media/wsdl",
     "tev": "http://www.onvif.org/ver10/events/wsdl",
+    "tptz": "http://www.onvif.org/ver20/ptz/wsdl",
     "tt": "http://www.onvif.org/ver10/schema",
     "wsnt": "http://docs.oasis-open.org/wsn/b-2",
     "tns1": "http://www.onvif.org/ver10/topics",
@@ -124,6 +132,7 @@ class Camera:
         self.next_sub = 1
         self.motion = False
         self.uuid = a.uuid or str(uuid.uuid4())
+        self.ptz = PTZ(a.ptz_ignores_timeout) if a.ptz else None
 
     def now(self):
         """The camera's clock (off by --clock-offset)."""
@@ -180,11 +189,14 @@ class Camera:
                 "</tt:WSPausableSubscriptionManagerInterfaceSupport></tt:Events>"
                 f"<tt:Media><tt:XAddr>{base}/media_service</tt:XAddr><tt:StreamingCapabilities><tt:RTPMulticast>false</tt:RTPMulticast>"
                 "<tt:RTP_TCP>true</tt:RTP_TCP><tt:RTP_RTSP_TCP>true</tt:RTP_RTSP_TCP></tt:StreamingCapabilities></tt:Media>"
-                "</tds:Capabilities></tds:GetCapabilitiesResponse>")
+                + (f"<tt:PTZ><tt:XAddr>{base}/ptz_service</tt:XAddr></tt:PTZ>" if self.ptz else "")
+                + "</tds:Capabilities></tds:GetCapabilitiesResponse>")
 
     def GetServices(self, req, host):
         base = f"http://{host}/onvif"
         items = [(NS["tds"], "device_service"), (NS["trt"], "media_service"), (NS["tev"], "events_service")]
+        if self.ptz:
+            items.append((NS["tptz"], "ptz_service"))
         return ("<tds:GetServicesResponse>" + "".join(
             f"<tds:Service><tds:Namespace>{ns}</tds:Namespace><tds:XAddr>{base}/{path}</tds:XAddr>"
             "<tds:Version><tt:Major>2</tt:Major><tt:Minor>60</tt:Minor></tds:Version></tds:Service>" for ns, path in items)
@@ -209,7 +221,9 @@ class Camera:
                      "<tt:Quality>4</tt:Quality><tt:RateControl><tt:FrameRateLimit>15</tt:FrameRateLimit><tt:EncodingInterval>1</tt:EncodingInterval>"
                      "<tt:BitrateLimit>800</tt:BitrateLimit></tt:RateControl><tt:H264><tt:GovLength>15</tt:GovLength>"
                      "<tt:H264Profile>Main</tt:H264Profile></tt:H264><tt:SessionTimeout>PT60S</tt:SessionTimeout>"
-                     "</tt:VideoEncoderConfiguration></trt:Profiles>")
+                     "</tt:VideoEncoderConfiguration>"
+                     + (self.ptz.configuration() if self.ptz and token == "main" else "")
+                     + "</trt:Profiles>")
         return f"<trt:GetProfilesResponse>{body}</trt:GetProfilesResponse>"
 
     def GetStreamUri(self, req, host):
@@ -315,6 +329,173 @@ class Camera:
         print("DROPPED", flush=True)
 
 
+SPACE = "http://www.onvif.org/ver10/tptz"
+
+
+class PTZ:
+    """Where the camera points and how it moves: pan and tilt -1..1, zoom 0..1."""
+    RATE = 0.5  # units a second at speed 1
+    DEFAULT_TIMEOUT = 5.0
+
+    def __init__(self, ignores_timeout):
+        self.lock = threading.Lock()
+        self.ignores_timeout = ignores_timeout
+        self.pos = [0.0, 0.0, 0.0]
+        self.velocity = [0.0, 0.0, 0.0]
+        self.since = time.monotonic()
+        self.until = None  # when the move ends by its Timeout
+        self.presets = {"1": ("Home", [0.0, 0.0, 0.0])}
+        self.next_preset = 2
+        self.moves = 0
+        self.stops = 0
+
+    def configuration(self):
+        return ('<tt:PTZConfiguration token="ptzc"><tt:Name>ptz</tt:Name><tt:UseCount>1</tt:UseCount>'
+                "<tt:NodeToken>ptzn</tt:NodeToken>"
+                f"<tt:DefaultAbsolutePantTiltPositionSpace>{SPACE}/PanTiltSpaces/PositionGenericSpace</tt:DefaultAbsolutePantTiltPositionSpace>"
+                f"<tt:DefaultAbsoluteZoomPositionSpace>{SPACE}/ZoomSpaces/PositionGenericSpace</tt:DefaultAbsoluteZoomPositionSpace>"
+                f"<tt:DefaultContinuousPanTiltVelocitySpace>{SPACE}/PanTiltSpaces/VelocityGenericSpace</tt:DefaultContinuousPanTiltVelocitySpace>"
+                f"<tt:DefaultContinuousZoomVelocitySpace>{SPACE}/ZoomSpaces/VelocityGenericSpace</tt:DefaultContinuousZoomVelocitySpace>"
+                f"<tt:DefaultPTZTimeout>PT{self.DEFAULT_TIMEOUT:g}S</tt:DefaultPTZTimeout>"
+                f"<tt:PanTiltLimits><tt:Range><tt:URI>{SPACE}/PanTiltSpaces/PositionGenericSpace</tt:URI>"
+                "<tt:XRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max></tt:XRange><tt:YRange><tt:Min>-1</tt:Min><tt:Max>1</tt:Max></tt:YRange>"
+                "</tt:Range></tt:PanTiltLimits>"
+                f"<tt:ZoomLimits><tt:Range><tt:URI>{SPACE}/ZoomSpaces/PositionGenericSpace</tt:URI>"
+                "<tt:XRange><tt:Min>0</tt:Min><tt:Max>1</tt:Max></tt:XRange></tt:Range></tt:ZoomLimits>"
+                "</tt:PTZConfiguration>")
+
+    def settle(self):
+        """Brings the position up to now (lock held)."""
+        now = time.monotonic()
+        end = now if self.until is None else min(now, self.until)
+        dt = max(0.0, end - self.since)
+        for i, (lo, hi) in enumerate(((-1, 1), (-1, 1), (0, 1))):
+            self.pos[i] = min(hi, max(lo, self.pos[i] + self.velocity[i] * self.RATE * dt))
+        self.since = now
+        if self.until is not None and now >= self.until:
+            self.velocity = [0.0, 0.0, 0.0]
+            self.until = None
+
+    def moving(self):
+        return any(v != 0 for v in self.velocity)
+
+    def state(self):
+        with self.lock:
+            self.settle()
+            return {"pan": round(self.pos[0], 4), "tilt": round(self.pos[1], 4), "zoom": round(self.pos[2], 4),
+                    "moving": self.moving(), "moves": self.moves, "stops": self.stops}
+
+    def profile(self, req):
+        if req.findtext(".//tptz:ProfileToken", "", NS) != "main":
+            raise SOAPFault("ter:InvalidArgVal", "no such profile (or it has no PTZ configuration)", 400)
+
+    @staticmethod
+    def speed(el, attr, lo=-1.0, hi=1.0):
+        if el is None:
+            return 0.0
+        try:
+            v = float(el.get(attr, "0"))
+        except ValueError:
+            raise SOAPFault("ter:InvalidArgVal", f"{attr} is not a number", 400)
+        if not lo <= v <= hi:
+            raise SOAPFault("ter:InvalidArgVal", "the speed or position is out of the space's range", 400)
+        return v
+
+    def position_xml(self, pos):
+        return (f'<tt:PanTilt x="{pos[0]:.4f}" y="{pos[1]:.4f}" space="{SPACE}/PanTiltSpaces/PositionGenericSpace"/>'
+                f'<tt:Zoom x="{pos[2]:.4f}" space="{SPACE}/ZoomSpaces/PositionGenericSpace"/>')
+
+    def GetConfigurations(self, req, host):
+        return f"<tptz:GetConfigurationsResponse>{self.configuration()}</tptz:GetConfigurationsResponse>"
+
+    def ContinuousMove(self, req, host):
+        self.profile(req)
+        v = req.find("tptz:Velocity", NS)
+        pt = v.find("tt:PanTilt", NS) if v is not None else None
+        z = v.find("tt:Zoom", NS) if v is not None else None
+        velocity = [self.speed(pt, "x"), self.speed(pt, "y"), self.speed(z, "x")]
+        timeout = parse_duration(req.findtext("tptz:Timeout", "", NS), self.DEFAULT_TIMEOUT)
+        with self.lock:
+            self.settle()
+            self.velocity = velocity
+            self.until = None if self.ignores_timeout else time.monotonic() + timeout
+            self.moves += 1
+        return "<tptz:ContinuousMoveResponse/>"
+
+    def Stop(self, req, host):
+        self.profile(req)
+        with self.lock:
+            self.settle()
+            self.velocity = [0.0, 0.0, 0.0]
+            self.until = None
+            self.stops += 1
+        return "<tptz:StopResponse/>"
+
+    def AbsoluteMove(self, req, host):
+        self.profile(req)
+        p = req.find("tptz:Position", NS)
+        pt = p.find("tt:PanTilt", NS) if p is not None else None
+        z = p.find("tt:Zoom", NS) if p is not None else None
+        with self.lock:
+            self.settle()
+            self.velocity = [0.0, 0.0, 0.0]
+            self.until = None
+            if pt is not None:
+                self.pos[0], self.pos[1] = self.speed(pt, "x"), self.speed(pt, "y")
+            if z is not None:
+                self.pos[2] = self.speed(z, "x", 0.0, 1.0)
+        return "<tptz:AbsoluteMoveResponse/>"
+
+    def GetStatus(self, req, host):
+        self.profile(req)
+        st = self.state()
+        moving = "MOVING" if st["moving"] else "IDLE"
+        return ("<tptz:GetStatusResponse><tptz:PTZStatus>"
+                f"<tt:Position>{self.position_xml([st['pan'], st['tilt'], st['zoom']])}</tt:Position>"
+                f"<tt:MoveStatus><tt:PanTilt>{moving}</tt:PanTilt><tt:Zoom>{moving}</tt:Zoom></tt:MoveStatus>"
+                f"<tt:UtcTime>{iso(time.time())}</tt:UtcTime></tptz:PTZStatus></tptz:GetStatusResponse>")
+
+    def GetPresets(self, req, host):
+        self.profile(req)
+        with self.lock:
+            items = sorted(self.presets.items(), key=lambda kv: int(kv[0]))
+        body = "".join(f'<tptz:Preset token="{t}"><tt:Name>{ET_escape(n)}</tt:Name>'
+                       f"<tt:PTZPosition>{self.position_xml(p)}</tt:PTZPosition></tptz:Preset>" for t, (n, p) in items)
+        return f"<tptz:GetPresetsResponse>{body}</tptz:GetPresetsResponse>"
+
+    def GotoPreset(self, req, host):
+        self.profile(req)
+        token = req.findtext("tptz:PresetToken", "", NS)
+        with self.lock:
+            if token not in self.presets:
+                raise SOAPFault("ter:InvalidArgVal", "no such preset", 400)
+            self.settle()
+            self.velocity = [0.0, 0.0, 0.0]
+            self.until = None
+            self.pos = list(self.presets[token][1])
+        return "<tptz:GotoPresetResponse/>"
+
+    def SetPreset(self, req, host):
+        self.profile(req)
+        name = req.findtext("tptz:PresetName", "", NS) or ""
+        token = req.findtext("tptz:PresetToken", "", NS) or ""
+        with self.lock:
+            self.settle()
+            if token and token not in self.presets:
+                raise SOAPFault("ter:InvalidArgVal", "no such preset", 400)
+            if not token:
+                if len(self.presets) >= 16:
+                    raise SOAPFault("ter:TooManyPresets", "the camera holds 16 presets", 400)
+                token = str(self.next_preset)
+                self.next_preset += 1
+            self.presets[token] = (name or f"Preset {token}", list(self.pos))
+        return f"<tptz:SetPresetResponse><tptz:PresetToken>{token}</tptz:PresetToken></tptz:SetPresetResponse>"
+
+
+def ET_escape(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 class SOAPFault(Exception):
     def __init__(self, subcode, reason, status, code="s:Sender", detail=""):
         super().__init__(reason)
@@ -325,6 +506,8 @@ DEVICE = {"GetSystemDateAndTime", "GetDeviceInformation", "GetCapabilities", "Ge
 MEDIA = {"GetProfiles", "GetStreamUri", "GetSnapshotUri"}
 EVENTS = {"CreatePullPointSubscription"}
 SUBSCRIPTION = {"PullMessages", "Renew", "Unsubscribe"}
+PTZ_OPS = {"GetConfigurations", "ContinuousMove", "Stop", "AbsoluteMove", "GetStatus", "GetPresets", "GotoPreset",
+           "SetPreset"}
 PRE_AUTH = {"GetSystemDateAndTime"}
 
 
@@ -347,6 +530,8 @@ def make_handler(cam, snapshot):
                 with cam.lock:
                     stats = {"subscriptions_created": cam.created, "subscriptions_active": len(cam.subscriptions)}
                 return self.reply(200, json.dumps(stats).encode(), "application/json")
+            if self.path == "/sim/ptz" and cam.ptz:
+                return self.reply(200, json.dumps(cam.ptz.state()).encode(), "application/json")
             if self.path == "/snapshot.jpg" and snapshot:
                 self.reply(200, snapshot, "image/jpeg")
             else:
@@ -375,6 +560,8 @@ def make_handler(cam, snapshot):
                     args = ()
                 elif path == "/onvif/events_service" and op in EVENTS:
                     args = ()
+                elif path == "/onvif/ptz_service" and cam.ptz and op in PTZ_OPS:
+                    args = ()
                 elif path.startswith("/onvif/subscription/") and op in SUBSCRIPTION:
                     try:
                         args = (int(path.rsplit("/", 1)[1]),)
@@ -386,7 +573,8 @@ def make_handler(cam, snapshot):
                     why = cam.check_token(root)
                     if why:
                         raise SOAPFault("ter:NotAuthorized", f"Sender not Authorized: {why}", 400)
-                self.reply(200, envelope(getattr(cam, op)(body[0], host, *args)))
+                target = cam.ptz if path == "/onvif/ptz_service" else cam
+                self.reply(200, envelope(getattr(target, op)(body[0], host, *args)))
             except SOAPFault as f:
                 self.reply(f.status, fault(f.subcode, f.reason, f.code, f.detail))
             except ET.ParseError:
@@ -468,6 +656,9 @@ def main():
     p.add_argument("--uuid")
     p.add_argument("--discovery", action="store_true", help="answer WS-Discovery probes on --address")
     p.add_argument("--snapshot", help="a JPEG file to serve as the snapshot")
+    p.add_argument("--ptz", action="store_true", help="offer a PTZ service on the main profile")
+    p.add_argument("--ptz-ignores-timeout", action="store_true",
+                   help="keep moving past a ContinuousMove's Timeout until Stop (as some cameras do)")
     a = p.parse_args()
     # A child spawned from a worker thread of the test runner inherits SIGTERM blocked.
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])

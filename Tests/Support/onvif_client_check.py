@@ -91,6 +91,61 @@ def check_camera(a):
             if "NotAuthorized" not in str(e) and "not Authorized" not in str(e):
                 fail(f"{what}: {e}")
     print("OK camera", info.Manufacturer, info.Model, info.FirmwareVersion, flush=True)
+    if a.ptz:
+        check_ptz(a, cam, profiles)
+
+
+def check_ptz(a, cam, profiles):
+    """The PTZ service (ver20/ptz/wsdl) through onvif-zeep: the main profile's configuration,
+    a continuous move that the camera ends at its Timeout, Stop, presets set and gone to, and
+    an absolute zoom; the position read with GetStatus and from /sim/ptz."""
+    def sim():
+        import json
+        with urllib.request.urlopen(f"http://{a.host}:{a.port}/sim/ptz") as r:
+            return json.load(r)
+    ptz = cam.create_ptz_service()
+    token = next((p.token for p in profiles if p.PTZConfiguration is not None), None)
+    if token is None:
+        fail("no profile has a PTZConfiguration")
+    conf = ptz.GetConfigurations()
+    if not conf or not conf[0].DefaultContinuousPanTiltVelocitySpace:
+        fail(f"GetConfigurations: {conf}")
+    home = ptz.GetStatus({"ProfileToken": token}).Position
+    ptz.ContinuousMove({"ProfileToken": token, "Velocity": {"PanTilt": {"x": 1.0, "y": 0.0}}, "Timeout": "PT0.4S"})
+    time.sleep(0.8)
+    moved = ptz.GetStatus({"ProfileToken": token})
+    state = sim()
+    ignores = a.ptz == "ignores-timeout"
+    if not moved.Position.PanTilt.x > home.PanTilt.x + 0.1:
+        fail(f"ContinuousMove did not pan: {home.PanTilt.x} -> {moved.Position.PanTilt.x}")
+    if state["moving"] != ignores:
+        fail(f"after the Timeout the camera is {'moving' if state['moving'] else 'still'}: {state}")
+    ptz.Stop({"ProfileToken": token, "PanTilt": True, "Zoom": True})
+    if sim()["moving"]:
+        fail("still moving after Stop")
+    # Not more than the Timeout's worth of movement (0.5 units/s) unless the camera ignores it.
+    if not ignores and not 0.15 <= state["pan"] - home.PanTilt.x <= 0.25:
+        fail(f"panned {state['pan'] - home.PanTilt.x} in a 0.4 s move")
+    saved = ptz.SetPreset({"ProfileToken": token, "PresetName": "Gate"})
+    ptz.AbsoluteMove({"ProfileToken": token, "Position": {"PanTilt": {"x": -0.5, "y": 0.5}, "Zoom": {"x": 0.7}}})
+    if abs(sim()["zoom"] - 0.7) > 1e-3:
+        fail(f"AbsoluteMove: {sim()}")
+    names = {p.Name: p.token for p in ptz.GetPresets({"ProfileToken": token})}
+    if names.get("Gate") != saved:
+        fail(f"GetPresets: {names}, SetPreset gave {saved}")
+    ptz.GotoPreset({"ProfileToken": token, "PresetToken": saved})
+    back = sim()
+    if abs(back["pan"] - state["pan"]) > 0.02 or abs(back["zoom"]) > 1e-3:
+        fail(f"GotoPreset: {back}, saved at {state}")
+    try:
+        ptz.ContinuousMove({"ProfileToken": token, "Velocity": {"PanTilt": {"x": 3.0, "y": 0.0}}})
+        fail("a speed of 3 was accepted")
+    except SystemExit:
+        raise
+    except Exception as e:
+        if "range" not in str(e):
+            fail(f"out-of-range speed: {e}")
+    print("OK ptz", flush=True)
 
 
 def check_discovery(a):
@@ -117,6 +172,8 @@ def main():
     p.add_argument("--password", default="admin")
     p.add_argument("--clock-offset", type=float, default=0)
     p.add_argument("--discover", help="host:port the WS-Discovery answer must name")
+    p.add_argument("--ptz", choices=["timeout", "ignores-timeout"],
+                   help="check the PTZ service too (the camera honours Timeouts, or ignores them)")
     a = p.parse_args()
     if a.port:
         check_camera(a)

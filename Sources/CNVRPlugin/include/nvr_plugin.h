@@ -31,6 +31,7 @@ extern "C" {
 #define NVR_CAP_DISCOVERY     (1ull << 6) /* finds cameras on the network */
 #define NVR_CAP_CONTROL       (1ull << 7) /* camera control (capture, settings) */
 #define NVR_CAP_SUBSTREAM     (1ull << 8) /* offers a lower-resolution sub-stream */
+#define NVR_CAP_PTZ           (1ull << 9) /* pan, tilt, zoom and presets (nvr_ptz_functions) */
 
 /* Connection states reported through nvr_host_v1.connection_state. */
 typedef enum {
@@ -151,6 +152,28 @@ typedef struct {
 } nvr_discovery_functions;
 
 /*
+ * Pan, tilt, zoom (appended field: present when struct_size covers it).
+ *
+ * ptz (NVR_CAP_PTZ): one request, as JSON, answered as JSON; blocks while the camera answers
+ *   (a few seconds at most). Called from any thread, possibly while the instance streams.
+ *   {"op": "describe"}  -> {"presets": [{"token": "1", "name": "Door"}], "zoom": true,
+ *                           "absolute_zoom": true, "position": {"pan": 0.1, "tilt": 0, "zoom": 0.5}}
+ *                          ("position" only when the camera tells it)
+ *   {"op": "move", "pan": -1..1, "tilt": -1..1, "zoom": -1..1, "seconds": 0.1..10}
+ *                       -> {}   continuous move at those speeds; the plugin bounds it on the
+ *                               camera (ONVIF: Timeout) so a lost stop cannot leave it turning
+ *   {"op": "stop"}      -> {}
+ *   {"op": "goto", "preset": "1"}             -> {}
+ *   {"op": "set", "name": "Door", "preset": "1" | absent (a new preset)} -> {"preset": "1"}
+ *   {"op": "zoom", "zoom": 0..1}              -> {}   absolute zoom, when "absolute_zoom"
+ *   A camera that turns out to have no PTZ (or not that op) answers {"unsupported": "why"};
+ *   NULL with a message in *error when the camera failed or refused.
+ */
+typedef struct {
+    char *(*ptz)(void *instance, const char *request_json, char **error);
+} nvr_ptz_functions;
+
+/*
  * The plugin's description and entry points. Returned by nvr_plugin_entry();
  * static storage owned by the plugin, never freed.
  * Functions returning char * return strings allocated by the plugin; the host
@@ -191,6 +214,7 @@ typedef struct {
     nvr_card_functions card;
     nvr_control_functions control;
     nvr_discovery_functions discovery;
+    nvr_ptz_functions ptz;
 } nvr_plugin_entry_v1;
 
 

@@ -104,9 +104,12 @@ struct AccountRoutes: IndexedRoutes {
 
     struct UserJSON: Encodable {
         var name: String, role: String, cameras: [String]?, created: String, passwordChanged: String
+        /// A viewer may pan, tilt and zoom its cameras (admins always may).
+        var ptz: Bool
         init(_ u: UserRecord) {
             name = u.name
             role = u.role
+            ptz = u.ptz
             cameras = Accounts.identity(u, via: .unauthenticated).cameras?.sorted()
             created = Time90k.rfc3339(u.created90k)
             passwordChanged = Time90k.rfc3339(u.passwordChanged90k)
@@ -118,6 +121,7 @@ struct AccountRoutes: IndexedRoutes {
         var password: String
         var role: String
         var cameras: [String]?
+        var ptz: Bool?
     }
 
     func addUser(_ r: Request, _ c: NVRContext) async throws -> Response {
@@ -125,11 +129,15 @@ struct AccountRoutes: IndexedRoutes {
         let body = try await decode(AddUserBody.self, r, c)
         guard let role = Role(rawValue: body.role) else { throw APIError.badRequest("role must be admin or viewer") }
         let u = try await accessChange { [accounts] in
-            try accounts.add(name: body.name, password: body.password, role: role, cameras: body.cameras)
+            try accounts.add(
+                name: body.name, password: body.password, role: role, cameras: body.cameras, ptz: body.ptz ?? false)
         }
         audit.record(
             who.name, "user.add", target: u.name,
-            detail: ["role": role.rawValue, "cameras": body.cameras?.joined(separator: ",") ?? "all"],
+            detail: [
+                "role": role.rawValue, "cameras": body.cameras?.joined(separator: ",") ?? "all",
+                "ptz": String(u.ptz),
+            ],
             address: c.remoteAddress)
         return try JSON.response(UserJSON(u), status: .created)
     }
@@ -139,12 +147,14 @@ struct AccountRoutes: IndexedRoutes {
         /// A list, or null for every camera.
         var cameras: Patch<[String]>?
         var password: String?
-        enum CodingKeys: String, CodingKey { case role, cameras, password }
+        var ptz: Bool?
+        enum CodingKeys: String, CodingKey { case role, cameras, password, ptz }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             role = try c.decodeIfPresent(String.self, forKey: .role)
             cameras = try c.patch(.cameras)
             password = try c.decodeIfPresent(String.self, forKey: .password)
+            ptz = try c.decodeIfPresent(Bool.self, forKey: .ptz)
         }
     }
 
@@ -161,12 +171,13 @@ struct AccountRoutes: IndexedRoutes {
         }
         let u = try await accessChange { [accounts] () throws -> UserRecord in
             if let password = body.password { try accounts.setPassword(name: name, password: password) }
-            return try accounts.update(name: name, role: role, cameras: cameras)
+            return try accounts.update(name: name, role: role, cameras: cameras, ptz: body.ptz)
         }
         var detail: [String: String] = [:]
         if let role { detail["role"] = role.rawValue }
         if let cameras { detail["cameras"] = cameras?.joined(separator: ",") ?? "all" }
         if body.password != nil { detail["password"] = "changed" }
+        if let ptz = body.ptz { detail["ptz"] = String(ptz) }
         audit.record(who.name, "user.update", target: name, detail: detail, address: c.remoteAddress)
         return try JSON.response(UserJSON(u))
     }

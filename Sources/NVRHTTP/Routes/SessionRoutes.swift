@@ -42,6 +42,8 @@ struct SessionRoutes: IndexedRoutes {
     /// Who is logged in, what they may do, and (for a cookie session) the CSRF token changes need.
     struct SessionJSON: Encodable {
         var user: String, role: String, cameras: [String]?
+        /// May pan, tilt and zoom the cameras it sees (every admin; viewers given it).
+        var ptz: Bool
         /// "session" (cookie), "token" (Bearer), or "none" (the server asks for no login).
         var via: String
         var csrf: String?
@@ -49,6 +51,7 @@ struct SessionRoutes: IndexedRoutes {
             user = who.name
             role = who.role.rawValue
             cameras = who.cameras?.sorted()
+            ptz = who.isAdmin || who.ptz
             switch who.via {
             case .session(_, let csrf):
                 via = "session"

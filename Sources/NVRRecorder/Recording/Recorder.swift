@@ -41,6 +41,8 @@ public final class Recorder: @unchecked Sendable {
     /// "card-ID" (the camera's id: a rename does not make a second claim): one sync per camera
     /// at a time, so two never copy the same gap.
     public let cardSyncs = OneAtATime()
+    /// Pan, tilt and zoom for the API and MQTT: one queue of commands per camera.
+    public let ptz: PTZControl
     /// The server's object detector, started when a camera first asks for it.
     private let detectorLock = Mutex<DetectorWorker?>(nil)
     /// Room kept back for the index to record deletions on a full disk.
@@ -62,6 +64,7 @@ public final class Recorder: @unchecked Sendable {
         self.index = index
         writer = IndexWriter(index: index, logger: logger)
         plugins = PluginHost(directory: options.pluginsDir)
+        ptz = PTZControl(plugins: plugins)
         retention = Retention(index: index, storage: storage, logger: logger)
         reserve = SpaceReserve(root: storage.root)
         writer.onNoSpace = { [weak self] in self?.askRetentionForSpace() ?? false }
