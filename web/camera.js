@@ -32,7 +32,7 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   const card = admin ? cardPanel(name, () => loadDay().catch((e) => toast(e.message))) : null;
   const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
   const ptz = ptzControls(name, stage);
-  onCleanup(() => ptz.setLive(false));
+  onCleanup(() => ptz.dispose());
   main.replaceChildren(h('section.camera', {},
     h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, ptz.wrap, ptz.presets, where, timelineBox,
     h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox, card?.box,

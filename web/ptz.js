@@ -2,7 +2,9 @@
 // arrow keys and + / - while the picture has focus, and the camera's presets below it.
 // Every move is sent for one second and sent again while held, so a page that goes away
 // leaves the camera still within a second; the server ends each move too (design/ptz.md).
-// Commands go one after another, so a stop never overtakes its move.
+// Commands go one after another, so a stop never overtakes its move; a repeat is not sent
+// while the last move waits for its answer, and a move still waiting when the button is let
+// go is dropped, so a slow camera is not sent a backlog of moves after the stop.
 import { api, get, cam, APIError } from './api.js';
 import { h, toast } from './dom.js';
 
@@ -29,20 +31,28 @@ export function ptzControls(name, stage) {
   const presets = h('div.ptz-presets', { id: 'ptz-presets', hidden: true });
   const path = `/api/cameras/${cam(name)}/ptz`;
   let chain = Promise.resolve();
-  let held = null, repeat = null, live = true, ready = false;
+  let held = null, repeat = null, live = true, ready = false, moving = false;
 
-  // After the commands before it, whether they worked or not.
-  const send = (body) => {
-    const p = chain.then(() => api('POST', path, body));
+  // After the commands before it, whether they worked or not; `wanted` is asked when its turn
+  // comes (a move whose button was let go meanwhile is not sent).
+  const send = (body, wanted = () => true) => {
+    const p = chain.then(() => (wanted() ? api('POST', path, body) : null));
     chain = p.catch(() => {});
     return p;
   };
   const report = (e) => toast(`PTZ: ${e.message}`);
   const move = (dir) => {
+    if (moving) return; // the last one has not been answered: no backlog
+    moving = true;
     const d = DIRECTIONS[dir];
-    // A refused move ends the hold (no toast a second for as long as the button is held).
-    send({ action: 'move', pan: d.pan ?? 0, tilt: d.tilt ?? 0, zoom: d.zoom ?? 0, seconds: MOVE_SECONDS })
-      .catch((e) => { if (held === dir) { held = null; clearInterval(repeat); repeat = null; } report(e); });
+    send({ action: 'move', pan: d.pan ?? 0, tilt: d.tilt ?? 0, zoom: d.zoom ?? 0, seconds: MOVE_SECONDS }, () => held === dir)
+      .catch((e) => {
+        // A refused move ends the hold (no toast a second while it is held), with a stop: the
+        // camera may have taken it.
+        if (held === dir) { held = null; clearInterval(repeat); repeat = null; send({ action: 'stop' }).catch(() => {}); }
+        report(e);
+      })
+      .finally(() => { moving = false; });
   };
   const start = (dir) => {
     if (held === dir) return;
@@ -58,11 +68,13 @@ export function ptzControls(name, stage) {
     send({ action: 'stop' }).catch(report);
   };
 
+  const buttons = {};
   for (const [dir, d] of Object.entries(DIRECTIONS)) {
     const b = h(`button.ptz-${dir}`, { type: 'button', title: `${d.label} (${d.key === '+' || d.key === '-' ? d.key : d.key.replace('Arrow', '') + ' arrow'})`, 'aria-label': d.label, 'data-dir': dir }, d.text);
     b.addEventListener('pointerdown', (e) => { e.preventDefault(); b.setPointerCapture?.(e.pointerId); start(dir); });
     for (const ev of ['pointerup', 'pointercancel', 'lostpointercapture']) b.addEventListener(ev, stop);
     pad.append(b);
+    buttons[dir] = b;
   }
   // Keys while the picture has focus (click it, or Tab to it).
   wrap.tabIndex = 0;
@@ -71,7 +83,7 @@ export function ptzControls(name, stage) {
   byKey['='] = 'in'; byKey._ = 'out';
   wrap.addEventListener('keydown', (e) => {
     const dir = byKey[e.key];
-    if (!ready || !live || !dir) return;
+    if (!ready || !live || !dir || buttons[dir].hidden) return;
     e.preventDefault(); e.stopPropagation();
     if (!e.repeat) start(dir);
   });
@@ -82,6 +94,9 @@ export function ptzControls(name, stage) {
   async function loadPresets() {
     const d = await get(path);
     ready = d.steer;
+    // Only the buttons the camera can use.
+    for (const dir of ['up', 'down', 'left', 'right']) buttons[dir].hidden = !d.panTilt;
+    for (const dir of ['in', 'out']) buttons[dir].hidden = !d.zoom;
     pad.hidden = !ready || !live;
     presets.hidden = !ready;
     if (!ready) return;
@@ -106,6 +121,7 @@ export function ptzControls(name, stage) {
   return {
     wrap, presets,
     setLive(on) { live = on; if (!on) stop(); pad.hidden = !ready || !on; },
-    stop,
+    /// Stops any move and forgets the window (the view is left).
+    dispose() { live = false; stop(); window.removeEventListener('blur', stop); },
   };
 }

@@ -66,7 +66,8 @@ export async function usersView({ main, session, isCurrent }) {
     const r = h('select', { 'aria-label': `${u.name}'s role` }, ['viewer', 'admin'].map((x) => h('option', { value: x, selected: x === u.role }, x)));
     const c = cameraTicks(cameras, u.cameras ?? [], `${u.name}'s cameras (none ticked: every camera)`);
     const steers = h('input', { type: 'checkbox', checked: u.role === 'admin' || u.ptz, disabled: u.role === 'admin', 'aria-label': `${u.name} may turn and zoom cameras` });
-    r.addEventListener('change', () => { steers.disabled = r.value === 'admin'; if (r.value === 'admin') steers.checked = true; });
+    // An admin always may; a viewer has what is stored (an admin made a viewer gains nothing).
+    r.addEventListener('change', () => { steers.disabled = r.value === 'admin'; steers.checked = r.value === 'admin' || u.ptz; });
     const p = h('input', { 'aria-label': `${u.name}'s new password`, type: 'password', placeholder: 'new password', autocomplete: 'new-password', size: 14 });
     const error = h('p.error', { role: 'alert' });
     const save = h('button', { type: 'button', onclick: async () => {

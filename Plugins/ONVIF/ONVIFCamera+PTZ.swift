@@ -28,7 +28,8 @@ extension ONVIFCamera: PTZCamera {
             switch op {
             case "describe":
                 var out: [String: Any] = [
-                    "presets": try ptz.presets().map { ["token": $0.token, "name": $0.name] },
+                    // A camera that refuses presets still turns.
+                    "presets": ((try? ptz.presets()) ?? []).map { ["token": $0.token, "name": $0.name] },
                     "pan_tilt": link.abilities.panTilt, "zoom": link.abilities.zoom,
                     "absolute_zoom": link.abilities.absoluteZoom,
                 ]
@@ -56,9 +57,11 @@ extension ONVIFCamera: PTZCamera {
             default:
                 return jsonText(["unsupported": "no PTZ operation '\(op.prefix(32))'"])
             }
-        } catch let e as ONVIFError where e.kind == .unreachable {
+        } catch {
+            // Found again next time: a camera that rebooted or was reconfigured may have moved
+            // its service or renamed its profiles.
             forgetPTZLink()
-            throw e
+            throw error
         }
         return "{}"
     }

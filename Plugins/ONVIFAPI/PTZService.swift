@@ -69,8 +69,9 @@ public struct PTZService: Sendable {
     public func presets() throws -> [Preset] {
         let r = try call("<tptz:GetPresets>\(token)</tptz:GetPresets>")
         return r.all("Preset").prefix(256).compactMap { p in
-            guard let t = p.attributes["token"], !t.isEmpty, t.count <= 64 else { return nil }
-            return Preset(token: t, name: String((p.text("Name") ?? t).prefix(64)))
+            guard let t = p.attributes["token"], !t.isEmpty, t.unicodeScalars.count <= 64 else { return nil }
+            let name = p.text("Name") ?? t
+            return Preset(token: t, name: String(String.UnicodeScalarView(name.unicodeScalars.prefix(64))))
         }
     }
 
@@ -86,7 +87,8 @@ public struct PTZService: Sendable {
         let r = try call(
             "<tptz:SetPreset>\(token)<tptz:PresetName>\(SOAP.escape(name))</tptz:PresetName>\(replace)</tptz:SetPreset>"
         )
-        guard let t = r.text("PresetToken") ?? (r.name == "PresetToken" ? r.value : nil), !t.isEmpty, t.count <= 64
+        guard let t = r.text("PresetToken") ?? (r.name == "PresetToken" ? r.value : nil), !t.isEmpty,
+            t.unicodeScalars.count <= 64
         else { throw ONVIFError(.malformed, "SetPreset: no PresetToken in the answer") }
         return t
     }
@@ -110,8 +112,12 @@ public struct PTZService: Sendable {
         guard let p = r.first("Position") else { return nil }
         func value(_ v: String?) -> Double? { v.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } }
         let pt = p.first("PanTilt")
-        guard let pan = value(pt?.attributes["x"]), let tilt = value(pt?.attributes["y"]) else { return nil }
-        return Position(pan: pan, tilt: tilt, zoom: value(p.first("Zoom")?.attributes["x"]) ?? 0)
+        let pan = value(pt?.attributes["x"])
+        let tilt = value(pt?.attributes["y"])
+        let zoom = value(p.first("Zoom")?.attributes["x"])
+        // A zoom-only camera gives no PanTilt; one that gives neither says nothing.
+        guard pan != nil || zoom != nil else { return nil }
+        return Position(pan: pan ?? 0, tilt: tilt ?? 0, zoom: zoom ?? 0)
     }
 
     private var token: String { "<tptz:ProfileToken>\(SOAP.escape(profile))</tptz:ProfileToken>" }

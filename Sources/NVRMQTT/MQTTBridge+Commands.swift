@@ -97,9 +97,14 @@ extension MQTTBridge {
         } catch {
             return logger.warning("mqtt: \(topic.prefix(200)): \(error)")
         }
-        let logger = logger
+        let (logger, audit) = (logger, audit)
         recorder.ptz.enqueue(command, to: cam, running: recorder.session(named: name)?.pluginInstance) { result in
-            if case .failure(let e) = result { logger.warning("mqtt: \(topic.prefix(200)): \(e)") }
+            switch result {
+            case .failure(let e): logger.warning("mqtt: \(topic.prefix(200)): \(e)")
+            case .success(.saved(let token)):
+                audit.record("mqtt", "ptz.preset", target: name, detail: ["preset": token, "via": "mqtt"])
+            case .success: break
+            }
         }
     }
 

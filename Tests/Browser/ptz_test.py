@@ -9,7 +9,9 @@ points is read from the simulator (--sim, GET /sim/ptz):
   sends the move again while held), and letting go stops it;
 - the left arrow and + keys, while the picture has focus, turn and zoom it; letting go stops;
 - a preset saved from the page, then the camera moved away: its button brings it back;
-- a page closed while a button is held: the camera stops by itself within two seconds.
+- a page whose connection is lost while a button is held (its repeated moves and its stop
+  never arrive): the camera stops anyway, by the NVR's own stop, within two seconds of the
+  last move that arrived.
 
 Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots.
 
@@ -53,7 +55,7 @@ def main():
             time.sleep(0.2)
             page.mouse.up()
             let_go = eventually("stopped after letting go", lambda: (lambda s: s if not s["moving"] else None)(sim()), 2)
-            check(0.3 < let_go["pan"] < 0.7, f"panned {let_go['pan']} in 1.6 s at 0.6 speed")
+            check(let_go["pan"] > 0.3, f"panned {let_go['pan']} in 1.6 s at 0.6 speed")
             print(f"ok: held 1.6 s it panned to {let_go['pan']} and stopped when let go")
 
             # Keys while the picture has focus.
@@ -86,15 +88,19 @@ def main():
             check(abs(back["pan"] - zoomed["pan"]) < 0.01 and abs(back["zoom"] - zoomed["zoom"]) < 0.01, f"Gate: {back} vs {zoomed}")
             print("ok: a preset saved from the page brought the camera back")
 
-            # A page that goes away in the middle of a move: no stop is ever sent.
+            # The connection lost in the middle of a move: the repeats and the stop never arrive.
+            moves = sim()["moves"]
             page.hover("#ptz-pad .ptz-down")
             page.mouse.down()
-            time.sleep(0.4)
-            check(sim()["moving"], "not moving while held")
-            page.close()
-            closed = time.monotonic()
-            eventually("stopped after the page closed", lambda: not sim()["moving"], 3)
-            print(f"ok: the page closed mid-move; the camera stopped {time.monotonic() - closed:.1f} s later")
+            eventually("the move arrived", lambda: sim()["moves"] > moves, 3)
+            page.route("**/api/cameras/*/ptz", lambda route: route.abort())
+            lost = time.monotonic()
+            time.sleep(0.3)
+            page.mouse.up()
+            state = sim()
+            check(state["moves"] == moves + 1, f"a move arrived after the connection was lost: {state}")
+            eventually("stopped without the page's stop", lambda: not sim()["moving"], 2)
+            print(f"ok: the page's connection lost mid-move; the camera stopped {time.monotonic() - lost:.1f} s later")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             if not page.is_closed():
                 fail_with_screenshot(page, a.shots, "ptz", e)

@@ -93,6 +93,12 @@ public final class ONVIFCameraFixture: @unchecked Sendable {
         public var pan, tilt, zoom: Double
         public var moving: Bool
         public var moves, stops: Int
+        /// The last ContinuousMove's Timeout, in seconds (nil: it had none).
+        public var lastTimeout: Double?
+        enum CodingKeys: String, CodingKey {
+            case pan, tilt, zoom, moving, moves, stops
+            case lastTimeout = "last_timeout"
+        }
     }
 
     public func ptzState() throws -> PTZState {

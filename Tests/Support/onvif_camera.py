@@ -26,7 +26,8 @@ profile: ContinuousMove (speeds in the generic space, -1..1; the camera moves 0.
 second at speed 1, and stops at the request's Timeout, or at PT5S, its DefaultPTZTimeout —
 unless --ptz-ignores-timeout, as some cameras do), Stop, AbsoluteMove, GetStatus,
 GetConfigurations, GetPresets, GotoPreset, SetPreset. GET /sim/ptz tells where it points:
-{"pan", "tilt", "zoom", "moving", "moves", "stops"}.
+{"pan", "tilt", "zoom", "moving", "moves", "stops", "last_timeout"} (the last ContinuousMove's
+Timeout in seconds, null when it had none).
 
 Test controls (no auth, not ONVIF): POST /sim/motion with body "true" or "false" reports
 motion (the time of each report is printed: "MOTION <true|false> <unix time>"); POST
@@ -348,6 +349,7 @@ class PTZ:
         self.next_preset = 2
         self.moves = 0
         self.stops = 0
+        self.last_timeout = None
 
     def configuration(self):
         return ('<tt:PTZConfiguration token="ptzc"><tt:Name>ptz</tt:Name><tt:UseCount>1</tt:UseCount>'
@@ -383,7 +385,8 @@ class PTZ:
         with self.lock:
             self.settle()
             return {"pan": round(self.pos[0], 4), "tilt": round(self.pos[1], 4), "zoom": round(self.pos[2], 4),
-                    "moving": self.moving(), "moves": self.moves, "stops": self.stops}
+                    "moving": self.moving(), "moves": self.moves, "stops": self.stops,
+                    "last_timeout": self.last_timeout}
 
     def profile(self, req):
         if req.findtext(".//tptz:ProfileToken", "", NS) != "main":
@@ -414,8 +417,10 @@ class PTZ:
         pt = v.find("tt:PanTilt", NS) if v is not None else None
         z = v.find("tt:Zoom", NS) if v is not None else None
         velocity = [self.speed(pt, "x"), self.speed(pt, "y"), self.speed(z, "x")]
-        timeout = parse_duration(req.findtext("tptz:Timeout", "", NS), self.DEFAULT_TIMEOUT)
+        given = req.findtext("tptz:Timeout", "", NS)
+        timeout = parse_duration(given, self.DEFAULT_TIMEOUT)
         with self.lock:
+            self.last_timeout = parse_duration(given, None) if given else None
             self.settle()
             self.velocity = velocity
             self.until = None if self.ignores_timeout else time.monotonic() + timeout

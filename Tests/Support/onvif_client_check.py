@@ -114,14 +114,16 @@ def check_ptz(a, cam, profiles):
     ptz.ContinuousMove({"ProfileToken": token, "Velocity": {"PanTilt": {"x": 1.0, "y": 0.0}}, "Timeout": "PT0.4S"})
     time.sleep(0.8)
     moved = ptz.GetStatus({"ProfileToken": token})
-    state = sim()
     ignores = a.ptz == "ignores-timeout"
     if not moved.Position.PanTilt.x > home.PanTilt.x + 0.1:
         fail(f"ContinuousMove did not pan: {home.PanTilt.x} -> {moved.Position.PanTilt.x}")
-    if state["moving"] != ignores:
-        fail(f"after the Timeout the camera is {'moving' if state['moving'] else 'still'}: {state}")
+    if sim()["moving"] != ignores:
+        fail(f"after the Timeout the camera is {'moving' if sim()['moving'] else 'still'}")
+    if sim()["last_timeout"] != 0.4:
+        fail(f"the Timeout sent was not read: {sim()}")
     ptz.Stop({"ProfileToken": token, "PanTilt": True, "Zoom": True})
-    if sim()["moving"]:
+    state = sim()  # where it stopped (a camera that ignores the Timeout turned until Stop)
+    if state["moving"]:
         fail("still moving after Stop")
     # Not more than the Timeout's worth of movement (0.5 units/s) unless the camera ignores it.
     if not ignores and not 0.15 <= state["pan"] - home.PanTilt.x <= 0.25:

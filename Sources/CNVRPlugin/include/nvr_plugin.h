@@ -156,8 +156,9 @@ typedef struct {
  *
  * ptz (NVR_CAP_PTZ): one request, as JSON, answered as JSON; blocks while the camera answers
  *   (a few seconds at most). Called from any thread, possibly while the instance streams.
- *   {"op": "describe"}  -> {"presets": [{"token": "1", "name": "Door"}], "zoom": true,
- *                           "absolute_zoom": true, "position": {"pan": 0.1, "tilt": 0, "zoom": 0.5}}
+ *   {"op": "describe"}  -> {"presets": [{"token": "1", "name": "Door"}], "pan_tilt": true,
+ *                           "zoom": true, "absolute_zoom": true,
+ *                           "position": {"pan": 0.1, "tilt": 0, "zoom": 0.5}}
  *                          ("position" only when the camera tells it)
  *   {"op": "move", "pan": -1..1, "tilt": -1..1, "zoom": -1..1, "seconds": 0.1..10}
  *                       -> {}   continuous move at those speeds; the plugin bounds it on the

@@ -90,6 +90,7 @@ struct PTZRoutes: IndexedRoutes {
             switch e {
             case .unsupported(let why): throw APIError(.conflict, "no_ptz", why)
             case .pluginFailed(let why): throw APIError(.conflict, "plugin_failed", why)
+            case .busy(let why): throw APIError(.conflict, "busy", why)
             case .cameraFailed(let why): throw APIError(.badGateway, "camera_failed", why)
             }
         }

@@ -121,9 +121,15 @@ public enum PTZCommand: Sendable, Equatable {
 
     /// A preset token or name: 1 to 64 characters, no control characters.
     private static func text(_ v: String?, _ name: String) throws(Invalid) -> String {
-        guard let v, !v.isEmpty, v.count <= 64,
+        guard let v, !v.isEmpty, v.unicodeScalars.count <= 64,
             !v.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw Invalid("\(name) must be 1 to 64 characters") }
         return v
     }
+}
+
+extension String {
+    /// At most `n` Unicode scalars: bounded in bytes too (a character may hold any number of
+    /// combining marks, so a prefix of characters is not).
+    func scalarPrefix(_ n: Int) -> String { String(String.UnicodeScalarView(unicodeScalars.prefix(n))) }
 }

@@ -19,8 +19,10 @@ public final class PTZControl: @unchecked Sendable {
         /// nothing came after it.
         var generation: UInt64 = 0
         /// An instance made here, for a camera the recorder is not running (kept while its
-        /// plugin and options stay the same).
+        /// plugin and options stay the same, dropped once the recorder runs the camera).
         var own: (plugin: String, config: String, instance: PluginInstance)?
+        /// Commands queued and not yet answered (guarded by PTZControl's lock).
+        var waiting = 0
         init(id: Int64) { queue = DispatchQueue(label: "nvr.ptz.\(id)") }
     }
 
@@ -57,11 +59,26 @@ public final class PTZControl: @unchecked Sendable {
         case pluginFailed(String)
         /// The camera failed or refused the request.
         case cameraFailed(String)
+        /// `maxWaiting` commands already wait for the camera (a slow camera and a flood).
+        case busy(String)
 
         public var description: String {
             switch self {
-            case .unsupported(let s), .pluginFailed(let s), .cameraFailed(let s): s
+            case .unsupported(let s), .pluginFailed(let s), .cameraFailed(let s), .busy(let s): s
             }
+        }
+    }
+
+    /// Commands that may wait for one camera; more are refused (`Failure.busy`) rather than
+    /// queued behind a camera that takes seconds to answer each.
+    public static let maxWaiting = 8
+
+    /// Whether a command changes where the camera points: it supersedes the NVR's own stop of
+    /// an earlier move (a preset saved or a description asked does not).
+    static func moves(_ c: PTZCommand) -> Bool {
+        switch c {
+        case .describe, .savePreset: false
+        case .move, .stop, .goTo, .zoom: true
         }
     }
 
@@ -82,7 +99,20 @@ public final class PTZControl: @unchecked Sendable {
         done: @escaping @Sendable (Result<Answer, any Error>) -> Void
     ) {
         let cam = entry(camera.id ?? 0)
-        cam.queue.async { [self] in done(Result { try run(command, camera, running, cam) }) }
+        let admitted = lock.withLock {
+            guard cam.waiting < Self.maxWaiting else { return false }
+            cam.waiting += 1
+            return true
+        }
+        guard admitted else {
+            return done(
+                .failure(Failure.busy("camera \(camera.name) has \(Self.maxWaiting) PTZ commands waiting; try again")))
+        }
+        cam.queue.async { [self] in
+            let result = Result { try run(command, camera, running, cam) }
+            lock.withLock { cam.waiting -= 1 }
+            done(result)
+        }
     }
 
     private func entry(_ id: Int64) -> Camera {
@@ -98,10 +128,20 @@ public final class PTZControl: @unchecked Sendable {
     private func run(_ command: PTZCommand, _ camera: CameraRecord, _ running: PluginInstance?, _ cam: Camera) throws
         -> Answer
     {
+        if running != nil { cam.own = nil }
         let instance = try running ?? ownInstance(camera, cam)
-        if command != .describe { cam.generation &+= 1 }
+        guard instance.plugin.steers else {
+            throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+        }
+        let moves = Self.moves(command)
         let answer: String
         do { answer = try instance.ptz(request: command.pluginRequest) } catch let e as PluginError {
+            // The camera may have taken it and failed to answer: stop it now rather than leave
+            // it to a Timeout it may ignore.
+            if moves {
+                cam.generation &+= 1
+                _ = try? instance.ptz(request: PTZCommand.stop.pluginRequest)
+            }
             switch e.kind {
             case .unsupported:
                 throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
@@ -110,6 +150,7 @@ public final class PTZControl: @unchecked Sendable {
             }
         }
         let result = try Self.parse(answer, for: command, camera: camera.name)
+        if moves { cam.generation &+= 1 }
         if case .move(_, _, _, let seconds) = command {
             let sent = cam.generation
             cam.queue.asyncAfter(deadline: .now() + seconds) {
@@ -125,9 +166,17 @@ public final class PTZControl: @unchecked Sendable {
     private func ownInstance(_ camera: CameraRecord, _ cam: Camera) throws -> PluginInstance {
         if let own = cam.own, own.plugin == camera.plugin, own.config == camera.config { return own.instance }
         cam.own = nil
+        let plugin: LoadedPlugin
+        do { plugin = try plugins.plugin(named: camera.plugin) } catch {
+            throw Failure.pluginFailed("camera \(camera.name)'s plugin '\(camera.plugin)': \(error)")
+        }
+        // No instance for a plugin that cannot steer (every camera page asks).
+        guard plugin.steers else {
+            throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+        }
         do {
             let made = try PluginInstance(
-                plugin: try plugins.plugin(named: camera.plugin), configJSON: camera.config,
+                plugin: plugin, configJSON: camera.config,
                 callbacks: SilentCallbacks())
             cam.own = (camera.plugin, camera.config, made)
             return made
@@ -153,19 +202,19 @@ public final class PTZControl: @unchecked Sendable {
         guard let raw = try? JSONDecoder().decode(Raw.self, from: Data(json.utf8)) else {
             throw Failure.cameraFailed("camera \(camera): the plugin's PTZ answer is not what nvr_plugin.h says")
         }
-        if let why = raw.unsupported { throw Failure.unsupported("camera \(camera): \(why.prefix(200))") }
+        if let why = raw.unsupported { throw Failure.unsupported("camera \(camera): \(why.scalarPrefix(200))") }
         switch command {
         case .describe:
             let presets = (raw.presets ?? []).prefix(256).compactMap { p -> Description.Preset? in
-                guard !p.token.isEmpty, p.token.count <= 64 else { return nil }
-                return .init(token: p.token, name: String(p.name.prefix(64)))
+                guard !p.token.isEmpty, p.token.unicodeScalars.count <= 64 else { return nil }
+                return .init(token: p.token, name: p.name.scalarPrefix(64))
             }
             return .described(
                 Description(
                     presets: Array(presets), panTilt: raw.panTilt ?? false, zoom: raw.zoom ?? false,
                     absoluteZoom: raw.absoluteZoom ?? false, position: raw.position))
         case .savePreset:
-            guard let token = raw.preset, !token.isEmpty, token.count <= 64 else {
+            guard let token = raw.preset, !token.isEmpty, token.unicodeScalars.count <= 64 else {
                 throw Failure.cameraFailed("camera \(camera): the plugin did not say the saved preset's token")
             }
             return .saved(preset: token)
