@@ -7,7 +7,7 @@
 set -euo pipefail
 mode=${1:-run}
 # libcurl4-openssl-dev: the plugins that speak HTTP link FoundationNetworking statically in `make deb`.
-pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libturbojpeg0-dev libsqlite3-dev libcurl4-openssl-dev libmosquitto-dev
+pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev libturbojpeg0-dev libsqlite3-dev libcurl4-openssl-dev libmosquitto-dev
       python3-pip unzip)
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp

@@ -10,6 +10,7 @@
 #include <libavutil/log.h>
 #include <libavutil/crc.h>
 #include <libswscale/swscale.h>
+#include <libswresample/swresample.h>
 
 /* Macros Swift cannot import. */
 static inline int nvr_averror(int e) { return AVERROR(e); }

@@ -19,6 +19,10 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         public var password: String?
         /// More arguments for rtsp_camera.py (the scene's --motion, --light, --t0-file).
         public var extraArguments: [String] = []
+        /// An ONVIF audio back-channel (GStreamer's RTSPOnvifMediaFactory) whose G.711 bytes
+        /// are written to this file, in `backchannelCodec` ("pcmu" or "pcma").
+        public var backchannel: String?
+        public var backchannelCodec = "pcmu"
         /// Run inside this network namespace (TestNetwork), reached at `host`.
         public var namespace: String?
         public var host = "127.0.0.1"
@@ -56,6 +60,9 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         ]
         if options.audio { args += ["--audio", options.audioFormat] }
         if options.host != "127.0.0.1" { args += ["--address", options.host] }
+        if let b = options.backchannel {
+            args += ["--backchannel", b, "--backchannel-codec", options.backchannelCodec]
+        }
         args += options.extraArguments
         if let u = options.user, let p = options.password { args += ["--user", u, "--password", p] }
         var lastError = ""

@@ -19,6 +19,12 @@ top at a quarter of the height: object detection's tests know where it is at eve
 the same clock (--t0-file): the picture turns bright at t0 + (2k+1)·period and dark at
 t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each change
 (bench/live measures glass-to-glass latency with it).
+
+--backchannel FILE makes it an ONVIF camera with a speaker: GStreamer's RTSPOnvifServer and
+RTSPOnvifMediaFactory, whose answer to a DESCRIBE with `Require: www.onvif.org/ver20/backchannel`
+adds a sendonly audio section (--backchannel-codec pcmu, payload type 0, or pcma, 8); the G.711
+bytes a client sends there are written to FILE as they come (raw, 8000 Hz mono). Each client
+gets its own pipeline then (ONVIF media are not shared).
 """
 import argparse
 import signal
@@ -217,6 +223,8 @@ def main():
     p.add_argument("--user", help="require this user (with --password)")
     p.add_argument("--password")
     p.add_argument("--auth", choices=["basic", "digest"], default="digest")
+    p.add_argument("--backchannel", help="offer an ONVIF audio back-channel; write what it receives to this file")
+    p.add_argument("--backchannel-codec", choices=["pcmu", "pcma"], default="pcmu")
     a = p.parse_args()
 
     Gst.init(None)
@@ -226,12 +234,22 @@ def main():
         print(f"ERROR cannot build the pipeline ({e.message}); scripts/install-deps.sh test installs what it needs",
               flush=True)
         sys.exit(1)
-    server = GstRtspServer.RTSPServer()
+    server = GstRtspServer.RTSPOnvifServer() if a.backchannel else GstRtspServer.RTSPServer()
     server.set_address(a.address)
     server.set_service(str(a.port))
-    factory = GstRtspServer.RTSPMediaFactory()
-    factory.set_launch(pipeline(a))
-    factory.set_shared(True)  # one encoder for every client, as a camera has
+    if a.backchannel:
+        factory = GstRtspServer.RTSPOnvifMediaFactory()
+        enc, pt, depay = ("PCMU", 0, "rtppcmudepay") if a.backchannel_codec == "pcmu" else ("PCMA", 8, "rtppcmadepay")
+        factory.set_backchannel_launch(
+            f'( capsfilter caps="application/x-rtp, media=audio, payload={pt}, clock-rate=8000, encoding-name={enc}" '
+            f'name=depay_backchannel ! {depay} ! filesink location={a.backchannel} buffer-mode=unbuffered async=false )')
+        factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia)
+        factory.set_launch(pipeline(a))
+        factory.set_shared(False)
+    else:
+        factory = GstRtspServer.RTSPMediaFactory()
+        factory.set_launch(pipeline(a))
+        factory.set_shared(True)  # one encoder for every client, as a camera has
     if a.pattern in ("scene", "flash"):
         scene = Scene(a) if a.pattern == "scene" else Flash(a)
 

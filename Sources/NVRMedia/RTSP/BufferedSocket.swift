@@ -15,6 +15,8 @@ final class BufferedSocket {
     private let replayChunk: Int
     /// Memory mode: what the client wrote.
     private(set) var written: [String] = []
+    /// Memory mode: how many binary bytes the client wrote.
+    private(set) var writtenBytes = 0
     private var buffer: [UInt8]
     /// Unread bytes are buffer[start..<end].
     private(set) var start = 0
@@ -138,7 +140,16 @@ final class BufferedSocket {
             written.append(text)
             return
         }
-        var bytes = Array(text.utf8)
+        try write(bytes: Array(text.utf8))
+    }
+
+    /// Sends all of `bytes` (interleaved RTP). In memory mode they are counted, not kept.
+    func write(bytes: [UInt8]) throws {
+        if replay != nil {
+            writtenBytes += bytes.count
+            return
+        }
+        var bytes = bytes
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeMutableBytes {

@@ -4,15 +4,15 @@ import Foundation
 /// video, AAC audio (RFC 3640 or RFC 3016) and G.711/G.726 audio converted to AAC — that reads the socket in large chunks and depacketizes
 /// RTP straight into MP4 samples. It exists for CPU: libavformat's RTSP reader costs about
 /// three small reads per RTP packet. Other inputs (rtsps, UDP, other protocols) use Demuxer.
-public final class RTSPClient: LiveInput {
+public final class RTSPClient: LiveInput, RTSPConversation {
     public private(set) var streams: [StreamDescription] = []
     public private(set) var frameRate: Double = 0
     public var bitRate: Int64 { 0 }
 
     let url: RTSPURL
     let socket: BufferedSocket
-    private var auth: RTSPAuthenticator?
-    private var cseq = 0
+    var auth: RTSPAuthenticator?
+    var cseq = 0
     var session: String?
     var sessionTimeout: Double = 60
     var lastKeepAlive = Interrupter.now()
@@ -147,21 +147,10 @@ public final class RTSPClient: LiveInput {
             var headers = ["Transport": "RTP/AVP/TCP;unicast;interleaved=\(t.channel)-\(t.channel + 1)"]
             if let session { headers["Session"] = session }
             let r = try exchange("SETUP", url.resolve(t.media.control, base: base), headers)
-            if session == nil, let s = r["session"] {
-                let parts = s.split(separator: ";")
-                session = parts.first.map { String($0).trimmingCharacters(in: .whitespaces) }.flatMap {
-                    $0.isEmpty ? nil : $0
-                }
-                for p in parts.dropFirst() {
-                    let kv = p.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard kv.count == 2, kv[0].trimmingCharacters(in: .whitespaces).lowercased() == "timeout" else {
-                        continue
-                    }
-                    // RFC 2326: seconds; anything not a sane number keeps the default.
-                    if let t = Double(kv[1].trimmingCharacters(in: .whitespaces)), t.isFinite, t >= 1, t <= 86_400 {
-                        sessionTimeout = t
-                    }
-                }
+            if session == nil {
+                let (id, timeout) = Self.session(r["session"])
+                session = id
+                if let timeout { sessionTimeout = timeout }
             }
             if let transport = r["transport"], let range = transport.range(of: "interleaved=") {
                 let ch = transport[range.upperBound...].prefix { $0.isNumber }
@@ -260,126 +249,6 @@ public final class RTSPClient: LiveInput {
             where u == url.resolve(tracks[i].media.control, base: base) || u.hasSuffix("/" + tracks[i].media.control) {
                 tracks[i].rtpInfoTime = rtptime
             }
-        }
-    }
-
-    func request(_ method: String, _ uri: String, _ headers: [String: String]) -> String {
-        cseq += 1
-        var s = "\(method) \(uri) RTSP/1.0\r\nCSeq: \(cseq)\r\nUser-Agent: nvr\r\n"
-        for (k, v) in headers { s += "\(k): \(v)\r\n" }
-        if var a = auth, let h = a.header(method: method, uri: uri) {
-            s += "Authorization: \(h)\r\n"
-            auth = a
-        }
-        return s + "\r\n"
-    }
-
-    /// Sends a request and returns its response, answering one authentication challenge.
-    private func exchange(_ method: String, _ uri: String, _ headers: [String: String]) throws -> RTSPResponse {
-        for attempt in 0..<2 {
-            try socket.write(request(method, uri, headers))
-            let r = try readResponse()
-            if r.status == 401 {
-                guard attempt == 0, var a = auth, let challenge = r["www-authenticate"] else {
-                    throw MediaError(
-                        .open,
-                        auth == nil
-                            ? "authorization required (give a user and password)"
-                            : "authorization failed (wrong user or password)",
-                        code: 401)
-                }
-                let challenges = r.headers.filter { $0.key == "www-authenticate" }.map(\.value) + [challenge]
-                guard challenges.contains(where: { a.challenge($0) }) else {
-                    throw MediaError(
-                        .unsupported, "camera asks for an authentication scheme we do not speak: \(challenge)")
-                }
-                auth = a
-                continue
-            }
-            switch r.status {
-            case 200..<300: return r
-            case 404: throw MediaError(.open, "not found (wrong stream path?)", code: 404)
-            case 403: throw MediaError(.open, "authorization failed (forbidden)", code: 403)
-            default:
-                throw MediaError(
-                    .open, "\(method) answered \(r.status) \(r.reason.prefix(80))", code: Int32(clamping: r.status))
-            }
-        }
-        throw MediaError(.open, "authorization failed (wrong user or password)")
-    }
-
-    /// Largest RTSP answer head and body the client takes (an SDP is a few KB).
-    static let maxHead = 64 * 1024
-    static let maxBody = 64 * 1024
-
-    /// Reads one RTSP response, skipping interleaved packets that arrive before it. The whole
-    /// answer must arrive within the timeout: the deadline is not renewed by each byte.
-    func readResponse() throws -> RTSPResponse {
-        let deadline = Interrupter.now() + UInt64(socket.timeoutSeconds * 1e9)
-        while true {
-            try socket.require(1, deadline: deadline)
-            if socket.peek(0) == 0x24 {  // '$': an interleaved packet before the answer
-                try socket.require(4, deadline: deadline)
-                let n = Int(socket.peek(2)) << 8 | Int(socket.peek(3))
-                try socket.require(4 + n, deadline: deadline)
-                socket.consume(4 + n)
-                continue
-            }
-            // An answer starts with "RTSP/": anything else is not worth waiting for.
-            try socket.require(5, deadline: deadline)
-            guard socket.withBytes(count: 5, { $0.elementsEqual("RTSP/".utf8) }) else {
-                let start = socket.withBytes(count: min(socket.available, 40)) { String(decoding: $0, as: UTF8.self) }
-                throw MediaError(.corrupt, "not an RTSP answer: \(start.debugDescription)")
-            }
-            var scanned = 0
-            var headerLength: Int?
-            while true {
-                headerLength = socket.headerEnd(from: scanned)
-                if headerLength != nil { break }
-                scanned = max(socket.available - 3, 0)
-                guard socket.available <= Self.maxHead else {
-                    throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB")
-                }
-                try socket.fill(deadline: deadline)
-            }
-            guard let headerLength, headerLength <= Self.maxHead else {
-                throw MediaError(.corrupt, "RTSP answer head longer than \(Self.maxHead / 1024) KB")
-            }
-            let head = socket.withBytes(count: headerLength) { String(decoding: $0, as: UTF8.self) }
-            socket.consume(headerLength)
-            let lines = head.components(separatedBy: "\r\n")
-            let status = (lines.first ?? "").split(separator: " ", maxSplits: 2)
-            guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]), (100...999).contains(code)
-            else {
-                throw MediaError(.corrupt, "not an RTSP answer: \((lines.first ?? "").prefix(80))")
-            }
-            var headers: [String: String] = [:]
-            for line in lines.dropFirst() {
-                guard let colon = line.firstIndex(of: ":") else { continue }
-                let name = line[..<colon].lowercased()
-                let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                if name == "www-authenticate", let prior = headers[name] {
-                    // Keep a Digest challenge in preference to Basic.
-                    headers[name] = value.lowercased().hasPrefix("digest") ? value : prior
-                } else {
-                    headers[name] = value
-                }
-            }
-            var length = 0
-            if let text = headers["content-length"] {
-                guard let n = Int(text), n >= 0 else {
-                    throw MediaError(.corrupt, "Content-Length '\(text.prefix(40))' is not a length")
-                }
-                guard n <= Self.maxBody else {
-                    throw MediaError(.corrupt, "RTSP answer body of \(n) bytes (at most \(Self.maxBody / 1024) KB)")
-                }
-                length = n
-            }
-            try socket.require(length, deadline: deadline)
-            let body = socket.withBytes(count: length) { String(decoding: $0, as: UTF8.self) }
-            socket.consume(length)
-            return RTSPResponse(
-                status: code, reason: status.count > 2 ? String(status[2]) : "", headers: headers, body: body)
         }
     }
 }

@@ -10,6 +10,10 @@ package struct SDPMedia {
     package var fmtp: [String: String]  // keys lower-cased
     package var control: String
     package var frameRate: Double?
+    /// a=sendonly, recvonly, sendrecv or inactive, as the camera wrote it (nil: none given). In
+    /// an ONVIF back-channel answer the audio the camera takes is marked sendonly (the client
+    /// sends).
+    package var direction: String? = nil
 
     package init(
         kind: String, payloadType: Int, encoding: String, clockRate: Int, channels: Int, fmtp: [String: String],
@@ -72,6 +76,8 @@ package enum SDP {
                 }
             } else if attr.hasPrefix("control:") {
                 m.control = String(attr.dropFirst(8))
+            } else if ["sendonly", "recvonly", "sendrecv", "inactive"].contains(attr) {
+                m.direction = String(attr)
             } else if attr.hasPrefix("framerate:") {
                 m.frameRate = Double(attr.dropFirst(10).trimmingCharacters(in: .whitespaces)).flatMap {
                     $0.isFinite && $0 > 0 && $0 <= 1000 ? $0 : nil

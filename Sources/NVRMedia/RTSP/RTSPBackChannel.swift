@@ -1,0 +1,165 @@
+import Foundation
+
+/// A camera's audio back-channel (ONVIF Streaming Specification, "Back channel connection"):
+/// a DESCRIBE with `Require: www.onvif.org/ver20/backchannel` makes the camera list, besides
+/// its own streams, an audio section marked `a=sendonly` that it takes from the client. Only
+/// that section is set up (RTP over the RTSP connection, interleaved), played, and sent 20 ms
+/// RTP packets of G.711. Its own connection: recording is never touched.
+public final class RTSPBackChannel: RTSPConversation {
+    /// The audio the camera takes.
+    public struct Audio: Sendable, Equatable {
+        public var encoding: String
+        public var payloadType: Int
+        public var sampleRate: Int
+    }
+
+    public static let require = "www.onvif.org/ver20/backchannel"
+    /// Encodings this sends, in the order it prefers them when a camera offers several.
+    public static let encodings = ["PCMU", "PCMA"]
+
+    public private(set) var audio = Audio(encoding: "", payloadType: 0, sampleRate: 8000)
+    let url: RTSPURL
+    let socket: BufferedSocket
+    var auth: RTSPAuthenticator?
+    var cseq = 0
+    private var session: String?
+    private var sessionTimeout: Double = 60
+    private var lastKeepAlive = Interrupter.now()
+    private var channel: UInt8 = 0
+    private var sequence = UInt16.random(in: 0...UInt16.max)
+    private var timestamp = UInt32.random(in: 0...UInt32.max)
+    private let ssrc = UInt32.random(in: 0...UInt32.max)
+    private var first = true
+    /// Encoded audio not yet a whole packet.
+    private var pending: [UInt8] = []
+    /// What has been sent, for the talker's status.
+    public private(set) var packetsSent = 0
+
+    /// Connects, asks for the back-channel and starts it. A camera that has none, or takes
+    /// audio this cannot send, is said in one line (`MediaError.Kind.unsupported`).
+    public convenience init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
+        let url: RTSPURL
+        do { url = try RTSPURL(string) } catch let e as MediaError {
+            throw MediaError(e.kind, "cannot open \(Demuxer.redact(string)): \(e.message)", code: e.code)
+        }
+        try self.init(url: url) {
+            try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
+        }
+    }
+
+    /// The back-channel over a recorded camera conversation: what the fuzzing target drives.
+    package init(replaying bytes: [UInt8], url string: String = "rtsp://camera/stream", chunk: Int = 1500) throws {
+        url = try RTSPURL(string)
+        socket = BufferedSocket(replaying: bytes, chunk: chunk)
+        try setUp()
+    }
+
+    private init(url: RTSPURL, connect: () throws -> BufferedSocket) throws {
+        self.url = url
+        do {
+            socket = try connect()
+            if let u = url.user { auth = RTSPAuthenticator(user: u, password: url.password ?? "") }
+            try setUp()
+        } catch let e as MediaError {
+            throw MediaError(e.kind, "audio back-channel of \(Demuxer.redact(url.plain)): \(e.message)", code: e.code)
+        }
+    }
+
+    deinit { close() }
+
+    /// Ends the session (TEARDOWN); the camera stops playing what it was sent.
+    public func close() {
+        if let session {
+            try? socket.write(request("TEARDOWN", url.plain, ["Session": session, "Require": Self.require]))
+            self.session = nil
+        }
+    }
+
+    private func setUp() throws {
+        let describe: RTSPResponse
+        do {
+            describe = try exchange(
+                "DESCRIBE", url.plain, ["Accept": "application/sdp", "Require": Self.require])
+        } catch let e as MediaError where e.code == 551 {
+            throw MediaError(
+                .unsupported, "the camera has no audio back-channel (it does not support \(Self.require))", code: 551)
+        }
+        let base = describe["content-base"] ?? describe["content-location"] ?? url.plain
+        let sdp = SDP.parse(describe.body)
+        let offered = sdp.media.filter { $0.kind == "audio" && $0.direction == "sendonly" }
+        guard !offered.isEmpty else {
+            throw MediaError(
+                .unsupported,
+                "the camera has no audio back-channel (no sendonly audio in its answer to a DESCRIBE with Require: \(Self.require))"
+            )
+        }
+        guard
+            let m = Self.encodings.lazy.compactMap({ e in offered.first { $0.encoding == e } }).first,
+            (8_000...48_000).contains(m.clockRate), m.channels == 1
+        else {
+            let what = offered.map {
+                "\($0.encoding.isEmpty ? "unknown" : String($0.encoding.prefix(32)))/\($0.clockRate)"
+            }
+            throw MediaError(
+                .unsupported,
+                "the camera's back-channel takes \(what.joined(separator: ", ")) audio; the NVR sends PCMU or PCMA, mono, 8000 to 48000 Hz"
+            )
+        }
+        audio = Audio(encoding: m.encoding, payloadType: m.payloadType, sampleRate: m.clockRate)
+        let setup = try exchange(
+            "SETUP", url.resolve(m.control, base: base),
+            ["Transport": "RTP/AVP/TCP;unicast;interleaved=0-1", "Require": Self.require])
+        let (id, timeout) = Self.session(setup["session"])
+        guard let id else { throw MediaError(.open, "camera gave no RTSP session") }
+        session = id
+        if let timeout { sessionTimeout = timeout }
+        if let transport = setup["transport"], let range = transport.range(of: "interleaved=") {
+            if let c = UInt8(transport[range.upperBound...].prefix { $0.isNumber }) { channel = c }
+        }
+        let sessionBase = sdp.control.map { url.resolve($0, base: base) } ?? base
+        _ = try exchange("PLAY", sessionBase, ["Session": id, "Range": "npt=0.000-", "Require": Self.require])
+        lastKeepAlive = Interrupter.now()
+    }
+
+    /// Samples in one packet: 20 ms, as G.711 is usually sent (RFC 3551).
+    var packetSamples: Int { audio.sampleRate / 50 }
+
+    /// Sends encoded audio (one byte a sample), in 20 ms packets; what is short of a packet
+    /// waits for the next call.
+    public func send(_ encoded: [UInt8]) throws {
+        pending += encoded
+        var at = 0
+        while pending.count - at >= packetSamples {
+            try sendPacket(pending[at..<(at + packetSamples)])
+            at += packetSamples
+        }
+        pending.removeFirst(at)
+        try keepAliveIfDue()
+    }
+
+    private func sendPacket(_ payload: ArraySlice<UInt8>) throws {
+        let length = 12 + payload.count
+        var p = [UInt8]()
+        p.reserveCapacity(4 + length)
+        p += [0x24, channel, UInt8(length >> 8), UInt8(length & 0xFF)]
+        // Version 2; the marker on the first packet of a talk spurt (RFC 3551 4.1).
+        p += [0x80, UInt8(audio.payloadType & 0x7F) | (first ? 0x80 : 0)]
+        p += [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
+        for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((timestamp >> UInt32(shift)) & 0xFF)) }
+        for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((ssrc >> UInt32(shift)) & 0xFF)) }
+        p += payload
+        try socket.write(bytes: p)
+        first = false
+        sequence &+= 1
+        timestamp &+= UInt32(payload.count)
+        packetsSent += 1
+    }
+
+    /// OPTIONS every third of the session timeout, its answer read here (the camera's RTCP
+    /// reports that came meanwhile are skipped on the way).
+    private func keepAliveIfDue() throws {
+        guard let session, Interrupter.now() - lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
+        lastKeepAlive = Interrupter.now()
+        _ = try exchange("OPTIONS", url.plain, ["Session": session, "Require": Self.require])
+    }
+}

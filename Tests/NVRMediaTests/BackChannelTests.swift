@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NVRMedia
+
+/// The audio back-channel against GStreamer's ONVIF RTSP server (Tests/Support/rtsp_camera.py
+/// --backchannel), which writes the G.711 it receives to a file: a tone sent through
+/// TalkEncoder and RTSPBackChannel is that tone in the file, as ffmpeg decodes it.
+@Suite(.serialized, .tags(.system)) struct BackChannelTests {
+    /// `seconds` of a `hertz` sine at `rate`, as `format` with `channels` interleaved.
+    static func tone(hertz: Double, seconds: Double, rate: Int, channels: Int, format: TalkEncoder.SampleFormat)
+        -> [UInt8]
+    {
+        var out: [UInt8] = []
+        for i in 0..<Int(seconds * Double(rate)) {
+            let v = 0.5 * sin(2 * Double.pi * hertz * Double(i) / Double(rate))
+            for _ in 0..<channels {
+                switch format {
+                case .s16le:
+                    let s = UInt16(bitPattern: Int16(v * 32767))
+                    out += [UInt8(s & 0xFF), UInt8(s >> 8)]
+                case .f32le:
+                    withUnsafeBytes(of: Float(v).bitPattern.littleEndian) { out += $0 }
+                }
+            }
+        }
+        return out
+    }
+
+    @Test(arguments: [
+        ("pcmu", TalkEncoder.SampleFormat.s16le, 48_000, 1), ("pcma", .f32le, 44_100, 2),
+    ])
+    func aToneSentIsTheToneTheCameraGets(codec: String, format: TalkEncoder.SampleFormat, rate: Int, channels: Int)
+        throws
+    {
+        let dir = TestEnvironment.tempDir("talk")
+        defer { TestEnvironment.cleanup(dir) }
+        var o = RTSPCameraFixture.Options()
+        o.width = 320
+        o.height = 180
+        o.backchannel = dir + "/heard.raw"
+        o.backchannelCodec = codec
+        let camera = try RTSPCameraFixture(o)
+        let channel = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
+        #expect(
+            channel.audio == .init(encoding: codec.uppercased(), payloadType: codec == "pcmu" ? 0 : 8, sampleRate: 8000)
+        )
+        let encoder = try TalkEncoder(
+            format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
+            outputRate: channel.audio.sampleRate)
+        // 1.5 s of 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The
+        // cut between messages falls inside a sample frame now and then (an odd byte count).
+        let pcm = Self.tone(hertz: 440, seconds: 1.5, rate: rate, channels: channels, format: format)
+        let step = rate / 25 * channels * (format == .s16le ? 2 : 4) + 3
+        var at = 0
+        while at < pcm.count {
+            let end = min(at + step, pcm.count)
+            try channel.send(try encoder.encode(Array(pcm[at..<end])))
+            at = end
+            Thread.sleep(forTimeInterval: 0.04)
+        }
+        #expect(channel.packetsSent >= 70, "\(channel.packetsSent) packets of 20 ms")
+        channel.close()
+        var heard: HeardTone?
+        #expect(
+            TestEnvironment.wait(timeout: 5) {
+                heard = try? HeardTone(file: o.backchannel ?? "", codec: codec)
+                return (heard?.loudSeconds ?? 0) >= 1.3
+            }, "\(String(describing: heard))")
+        let h = try #require(heard)
+        #expect(abs(h.hertz - 440) < 10, "\(h)")
+    }
+
+    @Test func aCameraWithoutABackChannelSaysSo() throws {
+        var o = RTSPCameraFixture.Options()
+        o.width = 320
+        o.height = 180
+        let camera = try RTSPCameraFixture(o)
+        do {
+            _ = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
+            Issue.record("a camera without a back-channel was talked to")
+        } catch let e as MediaError {
+            #expect(e.kind == .unsupported && e.message.contains("no audio back-channel"), "\(e)")
+        }
+    }
+
+    @Test func inputsItCannotConvertAreRefusedInOneLine() {
+        for (rate, channels) in [(4_000, 1), (48_000, 3), (400_000, 1)] {
+            #expect(throws: MediaError.self) {
+                try TalkEncoder(format: .s16le, rate: rate, channels: channels, encoding: "PCMU", outputRate: 8000)
+            }
+        }
+        #expect(throws: MediaError.self) {
+            try TalkEncoder(format: .s16le, rate: 48_000, channels: 1, encoding: "G726-32", outputRate: 8000)
+        }
+    }
+}
