@@ -1,5 +1,5 @@
 // One camera large: live, or recorded playback from any moment of its day on the timeline;
-// its events with their clips; a download of any range; pan, tilt and zoom for who may; for
+// its events with their clips; a download of any range; pan, tilt, zoom and talk for who may; for
 // admins: deleting a range or an event, the memory card, detection settings.
 import { api, get, cam } from './api.js';
 import { LivePlayer } from './live.js';
@@ -9,6 +9,7 @@ import { detectionPanel } from './detection.js';
 import { showEvents, deleteEvent } from './events.js';
 import { cardPanel } from './card.js';
 import { ptzControls } from './ptz.js';
+import { talkButton } from './talk.js';
 import { h, toast, badge, stateLine, narrowScreen, formatBytes } from './dom.js';
 import { HZ, ticks, dayString, parseDay, dateTime, zone, localInput, fromLocalInput } from './time.js';
 
@@ -33,8 +34,10 @@ export async function cameraView({ main, session, isCurrent, onCleanup }, name, 
   const status = h('p.muted', {}, stateLine(c), c.camera?.summary ? ` — ${c.camera.summary}` : '');
   const ptz = ptzControls(name, stage);
   onCleanup(() => ptz.dispose());
+  const talk = talkButton(name, session);
+  onCleanup(() => talk.dispose());
   main.replaceChildren(h('section.camera', {},
-    h('div.head', {}, title, h('div.tools', {}, liveButton, prev, dayInput, next)), status, ptz.wrap, ptz.presets, where, timelineBox,
+    h('div.head', {}, title, h('div.tools', {}, talk.button, liveButton, prev, dayInput, next)), status, ptz.wrap, ptz.presets, where, timelineBox,
     h('h2', {}, 'Events'), eventsBox, h('h2', {}, 'Download'), downloadBox, card?.box,
     admin ? h('details.settings', { id: 'detection-settings' }, h('summary', {}, 'Detection'), detectionPanel({ h, name, toast })) : null));
 

@@ -26,6 +26,7 @@ export async function usersView({ main, session, isCurrent }) {
   const seen = cameraTicks(cameras, [], 'Cameras of the new user (none ticked: every camera)');
   seen.id = 'user-cameras';
   const steer = h('input', { type: 'checkbox', id: 'user-ptz' });
+  const speak = h('input', { type: 'checkbox', id: 'user-talk' });
   const auditUser = h('input', { id: 'audit-user', placeholder: 'any user', size: 12 });
   const auditAction = h('input', { id: 'audit-action', placeholder: 'any action (camera., user.…)', size: 22 });
   const audit = h('table.audit', { id: 'audit' });
@@ -43,19 +44,21 @@ export async function usersView({ main, session, isCurrent }) {
         addError.textContent = '';
         const body = { name: name.value.trim(), password: password.value, role: role.value };
         if (role.value === 'viewer' && seen.chosen().length) body.cameras = seen.chosen();
-        if (role.value === 'viewer') body.ptz = steer.checked;
+        if (role.value === 'viewer') { body.ptz = steer.checked; body.talk = speak.checked; }
         try {
           await api('POST', '/api/users', body);
           toast(`${body.name} can log in now.`);
           name.value = password.value = '';
           seen.clear();
           steer.checked = false;
+          speak.checked = false;
           await load();
         } catch (err) { addError.textContent = err.message; }
       },
     }, h('label', {}, 'Name ', name), h('label', {}, 'Password ', password), h('label', {}, 'Role ', role),
     h('span', {}, 'Cameras (a viewer; none ticked: every camera) ', seen),
     h('label.check', { title: 'A viewer may pan, tilt and zoom its cameras (admins always may)' }, steer, ' May turn and zoom (PTZ)'),
+    h('label.check', { title: 'A viewer may talk through its cameras\' speakers (admins always may)' }, speak, ' May talk'),
     h('button.primary', { type: 'submit', id: 'user-add-submit' }, 'Add')),
     addError,
     h('h2', {}, 'Audit log'),
@@ -67,13 +70,18 @@ export async function usersView({ main, session, isCurrent }) {
     const c = cameraTicks(cameras, u.cameras ?? [], `${u.name}'s cameras (none ticked: every camera)`);
     const steers = h('input', { type: 'checkbox', checked: u.role === 'admin' || u.ptz, disabled: u.role === 'admin', 'aria-label': `${u.name} may turn and zoom cameras` });
     // An admin always may; a viewer has what is stored (an admin made a viewer gains nothing).
-    r.addEventListener('change', () => { steers.disabled = r.value === 'admin'; steers.checked = r.value === 'admin' || u.ptz; });
+    const talks = h('input', { type: 'checkbox', checked: u.role === 'admin' || u.talk, disabled: u.role === 'admin', 'aria-label': `${u.name} may talk through cameras` });
+    r.addEventListener('change', () => {
+      steers.disabled = talks.disabled = r.value === 'admin';
+      steers.checked = r.value === 'admin' || u.ptz;
+      talks.checked = r.value === 'admin' || u.talk;
+    });
     const p = h('input', { 'aria-label': `${u.name}'s new password`, type: 'password', placeholder: 'new password', autocomplete: 'new-password', size: 14 });
     const error = h('p.error', { role: 'alert' });
     const save = h('button', { type: 'button', onclick: async () => {
       error.textContent = '';
       const body = { role: r.value, cameras: r.value === 'viewer' && c.chosen().length ? c.chosen() : null };
-      if (r.value === 'viewer') body.ptz = steers.checked;
+      if (r.value === 'viewer') { body.ptz = steers.checked; body.talk = talks.checked; }
       if (p.value) body.password = p.value;
       try { await api('PATCH', `/api/users/${encodeURIComponent(u.name)}`, body); toast(`${u.name} saved.`); await load(); } catch (err) { error.textContent = err.message; }
     } }, 'Save');
@@ -81,7 +89,7 @@ export async function usersView({ main, session, isCurrent }) {
       if (!confirm(`Remove ${u.name}? Their logins and tokens end.`)) return;
       try { await api('DELETE', `/api/users/${encodeURIComponent(u.name)}`); toast(`${u.name} removed.`); await load(); } catch (err) { error.textContent = err.message; }
     } }, 'Remove');
-    return h('li', { dataset: { user: u.name } }, h('div.fields', {}, h('strong', {}, u.name), r, c, h('label.check', {}, steers, ' PTZ'), p, save, remove), error);
+    return h('li', { dataset: { user: u.name } }, h('div.fields', {}, h('strong', {}, u.name), r, c, h('label.check', {}, steers, ' PTZ'), h('label.check', {}, talks, ' Talk'), p, save, remove), error);
   }
   async function load() {
     const fresh = (await get('/api/users')).users;

@@ -30,6 +30,22 @@ extension FuzzTargets {
         }
     }
 
+    /// A camera's answers to the audio back-channel's DESCRIBE (with Require), SETUP and PLAY,
+    /// then whatever it sends while the back-channel talks (RTCP, stray answers to its
+    /// keep-alive). The first byte picks how the bytes are cut into reads.
+    static let rtspBackChannel: Target = { data in
+        guard let first = data.first else { return }
+        let rest = Array(data.dropFirst())
+        guard let channel = try? RTSPBackChannel(replaying: rest, chunk: Int(first) + 1) else { return }
+        defer { channel.close() }
+        precondition(RTSPBackChannel.encodings.contains(channel.audio.encoding))
+        precondition((8_000...48_000).contains(channel.audio.sampleRate))
+        precondition((0...127).contains(channel.audio.payloadType) || channel.audio.payloadType > 127)
+        // A second of audio in 20 ms packets: every packet whole, none left behind but a part.
+        try? channel.send([UInt8](repeating: 0xFF, count: channel.audio.sampleRate + 7))
+        precondition(channel.packetsSent == 50)
+    }
+
     /// An SDP description: parsed, and every media section judged the way the client does.
     static let sdp: Target = { data in
         let parsed = SDP.parse(text(Array(data)))

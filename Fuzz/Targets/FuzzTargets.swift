@@ -11,6 +11,7 @@ public enum FuzzTargets {
     /// Every target by name.
     public static let all: [String: Target] = [
         "rtsp-session": rtspSession,
+        "rtsp-backchannel": rtspBackChannel,
         "sdp": sdp,
         "sps": sps,
         "rtp-depacketizer": rtpDepacketizer,

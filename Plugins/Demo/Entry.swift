@@ -50,7 +50,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
             free_string: freeCString,
             card: nvr_card_functions(),
             control: nvr_control_functions(),
-            discovery: nvr_discovery_functions(), ptz: nvr_ptz_functions()))
+            discovery: nvr_discovery_functions(), ptz: nvr_ptz_functions(),
+            talk: nvr_talk_info(why_not: staticCString("a synthetic camera has no speaker"))))
     return e
 }()
 

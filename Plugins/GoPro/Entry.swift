@@ -17,7 +17,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
                 reportError(error, errorOut)
                 return nil
             }
-        }))
+        }),
+        whyNoTalk: "GoPro cameras take no audio from the network (their HTTP API has no speaker)")
 }()
 
 @_cdecl("nvr_plugin_entry")

@@ -26,7 +26,8 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
                 reportError(error, errorOut)
                 return nil
             }
-        }))
+        }),
+        whyNoTalk: "Insta360's OSC API has no way to send audio to the camera")
 }()
 
 @_cdecl("nvr_plugin_entry")

@@ -12,7 +12,7 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
             version: staticCString("1.0.0"),
             description: staticCString(
                 "Generic IP camera over RTSP/RTSPS (Basic or Digest auth, TCP or UDP, optional sub-stream)"),
-            capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_SUBSTREAM),
+            capabilities: UInt64(NVR_CAP_LIVE_URL) | UInt64(NVR_CAP_SUBSTREAM) | UInt64(NVR_CAP_TALK),
             create: { json, _, errorOut in
                 do {
                     let cam = try RTSPCamera(configJSON: json.map { String(cString: $0) } ?? "{}")
@@ -34,7 +34,7 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
             free_string: freeCString,
             card: nvr_card_functions(),
             control: nvr_control_functions(),
-            discovery: nvr_discovery_functions(), ptz: nvr_ptz_functions()))
+            discovery: nvr_discovery_functions(), ptz: nvr_ptz_functions(), talk: nvr_talk_info()))
     return e
 }()
 

@@ -77,7 +77,8 @@ public func cameraEntry(
     card: nvr_card_functions = nvr_card_functions(),
     control: nvr_control_functions = nvr_control_functions(),
     discovery: nvr_discovery_functions = nvr_discovery_functions(),
-    ptz: nvr_ptz_functions = nvr_ptz_functions()
+    ptz: nvr_ptz_functions = nvr_ptz_functions(),
+    whyNoTalk: String? = nil
 ) -> UnsafeMutablePointer<nvr_plugin_entry_v1> {
     let e = UnsafeMutablePointer<nvr_plugin_entry_v1>.allocate(capacity: 1)
     e.initialize(
@@ -108,6 +109,7 @@ public func cameraEntry(
             card: card,
             control: control,
             discovery: discovery,
-            ptz: ptz))
+            ptz: ptz,
+            talk: nvr_talk_info(why_not: whyNoTalk.map(staticCString))))
     return e
 }

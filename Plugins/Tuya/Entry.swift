@@ -17,7 +17,10 @@ nonisolated(unsafe) private let entry: UnsafeMutablePointer<nvr_plugin_entry_v1>
                 reportError(error, errorOut)
                 return nil
             }
-        }))
+        }),
+        whyNoTalk:
+            "Tuya cameras talk only through Tuya's closed P2P SDK (\"real-time calls with cameras\"), which this plugin does not link"
+    )
 }()
 
 @_cdecl("nvr_plugin_entry")

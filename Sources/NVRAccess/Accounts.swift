@@ -34,7 +34,9 @@ public struct Accounts: Sendable {
 
     /// Adds a user. `cameras`: the cameras a viewer may see (nil: all).
     @discardableResult
-    public func add(name: String, password: String, role: Role, cameras: [String]? = nil, ptz: Bool = false) throws
+    public func add(
+        name: String, password: String, role: Role, cameras: [String]? = nil, ptz: Bool = false, talk: Bool = false
+    ) throws
         -> UserRecord
     {
         guard Self.isValidName(name) else {
@@ -49,7 +51,7 @@ public struct Accounts: Sendable {
         do {
             return try index.addUser(
                 UserRecord(
-                    name: name, passwordHash: hash, role: role.rawValue, cameras: list, ptz: ptz,
+                    name: name, passwordHash: hash, role: role.rawValue, cameras: list, ptz: ptz, talk: talk,
                     created90k: Time90k.now()))
         } catch let e as IndexError { throw AccessError.conflict(e.description) }  // added meanwhile by another process
     }
@@ -66,8 +68,10 @@ public struct Accounts: Sendable {
         _ = try index.removeSessions(userID: id)
     }
 
-    /// Changes a user's role, cameras or PTZ right.
-    public func update(name: String, role: Role?, cameras: [String]??, ptz: Bool? = nil) throws -> UserRecord {
+    /// Changes a user's role, cameras, PTZ or talk right.
+    public func update(name: String, role: Role?, cameras: [String]??, ptz: Bool? = nil, talk: Bool? = nil) throws
+        -> UserRecord
+    {
         guard var u = try index.user(named: name) else {
             throw AccessError.notFound("no user named '\(name.prefix(64))'")
         }
@@ -83,6 +87,7 @@ public struct Accounts: Sendable {
             u.cameras = try cameras.map { String(decoding: try JSONEncoder().encode($0.sorted()), as: UTF8.self) }
         }
         if let ptz { u.ptz = ptz }
+        if let talk { u.talk = talk }
         try index.updateUser(u)
         return u
     }
@@ -110,7 +115,8 @@ public struct Accounts: Sendable {
     public static func identity(_ u: UserRecord, via: Identity.Via) -> Identity {
         let cameras = u.cameras.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) }.map(Set.init)
         return Identity(
-            userID: u.id, name: u.name, role: Role(rawValue: u.role) ?? .viewer, cameras: cameras, ptz: u.ptz, via: via)
+            userID: u.id, name: u.name, role: Role(rawValue: u.role) ?? .viewer, cameras: cameras, ptz: u.ptz,
+            talk: u.talk, via: via)
     }
 
     /// With no user at all, makes `admin` with a random password and returns it (printed once

@@ -15,14 +15,20 @@ public struct Identity: Sendable, Equatable {
     public var cameras: Set<String>?
     /// A viewer given the right to pan, tilt and zoom (admins always may).
     public var ptz: Bool
+    /// A viewer given the right to talk through its cameras (admins always may).
+    public var talk: Bool
     public var via: Via
 
-    public init(userID: Int64?, name: String, role: Role, cameras: Set<String>?, ptz: Bool = false, via: Via) {
+    public init(
+        userID: Int64?, name: String, role: Role, cameras: Set<String>?, ptz: Bool = false, talk: Bool = false,
+        via: Via
+    ) {
         self.userID = userID
         self.name = name
         self.role = role
         self.cameras = cameras
         self.ptz = ptz
+        self.talk = talk
         self.via = via
     }
 
@@ -38,4 +44,8 @@ public struct Identity: Sendable, Equatable {
     /// Whether this identity may turn and zoom `camera`: an admin, or a viewer given `ptz`
     /// who may watch it.
     public func maySteer(camera: String) -> Bool { isAdmin || (ptz && mayView(camera: camera)) }
+
+    /// Whether this identity may talk through `camera`'s speaker: an admin, or a viewer given
+    /// `talk` who may watch it.
+    public func mayTalk(camera: String) -> Bool { isAdmin || (talk && mayView(camera: camera)) }
 }

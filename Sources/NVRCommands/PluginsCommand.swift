@@ -16,6 +16,8 @@ struct PluginsCommand: ParsableCommand {
         var abi: UInt32?
         var capabilities: [String]
         var description: String?
+        /// Why its cameras cannot be talked through, as the plugin says it.
+        var noTalk: String?
         var path: String
         var error: String?
     }
@@ -28,10 +30,10 @@ struct PluginsCommand: ParsableCommand {
             case .success(let p):
                 return Row(
                     name: name, version: p.version, abi: p.abiVersion, capabilities: p.capabilityNames,
-                    description: p.description, path: p.path, error: nil)
+                    description: p.description, noTalk: p.whyNoTalk, path: p.path, error: nil)
             case .failure(let e):
                 return Row(
-                    name: name, version: nil, abi: nil, capabilities: [], description: nil,
+                    name: name, version: nil, abi: nil, capabilities: [], description: nil, noTalk: nil,
                     path: host.libraryPath(for: name), error: e.description)
             }
         }
@@ -59,5 +61,10 @@ struct PluginsCommand: ParsableCommand {
         // What each plugin says of itself, limits included (e.g. what it cannot reach).
         print("")
         for r in rows { if let d = r.description, !d.isEmpty { print("\(r.name): \(d)") } }
+        let silent = rows.filter { $0.error == nil && !$0.capabilities.contains("talk") }
+        if !silent.isEmpty {
+            print("")
+            for r in silent { print("\(r.name) cannot talk: \(r.noTalk ?? "the plugin does not say why")") }
+        }
     }
 }

@@ -10,7 +10,7 @@ struct UserCommand: ParsableCommand {
         commandName: "user", abstract: "Add, list, remove users; set passwords; list and end their sessions.",
         discussion:
             "Roles: admin (everything) and viewer (watch the cameras given with --cameras, or all; --ptz lets a viewer "
-            + "turn and zoom them). Passwords are read from "
+            + "turn and zoom them, --talk to talk through their speakers). Passwords are read from "
             + "the terminal (twice, not echoed) or one line of standard input; --generate makes one and prints it once.",
         subcommands: [Add.self, List.self, Set.self, Remove.self, Passwd.self, Sessions.self])
 
@@ -25,6 +25,7 @@ struct UserCommand: ParsableCommand {
         @Option(help: "admin or viewer.") var role: String = "viewer"
         @Option(help: "Cameras a viewer may see, comma-separated (default: all).") var cameras: String?
         @Flag(help: "A viewer may pan, tilt and zoom its cameras (admins always may).") var ptz = false
+        @Flag(help: "A viewer may talk through its cameras' speakers (admins always may).") var talk = false
         @Flag(help: "Make a random password and print it once.") var generate = false
 
         func run() throws {
@@ -33,11 +34,15 @@ struct UserCommand: ParsableCommand {
             let password = generate ? String(Secrets.randomToken().prefix(20)) : try readPassword()
             let list = UserCommand.cameraList(cameras)
             do {
-                try Accounts(index: index).add(name: name, password: password, role: r, cameras: list, ptz: ptz)
+                try Accounts(index: index).add(
+                    name: name, password: password, role: r, cameras: list, ptz: ptz, talk: talk)
             } catch { throw CommandFailure("\(error)") }
             AuditLog(index: index).record(
                 AuditLog.cliUser, "user.add", target: name,
-                detail: ["role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all", "ptz": String(ptz)])
+                detail: [
+                    "role": r.rawValue, "cameras": list?.joined(separator: ",") ?? "all", "ptz": String(ptz),
+                    "talk": String(talk),
+                ])
             print("added \(r.rawValue) \(name)" + (generate ? " with password \(password) (shown once)" : ""))
         }
     }
@@ -52,6 +57,7 @@ struct UserCommand: ParsableCommand {
             var role: String
             var cameras: [String]?
             var ptz: Bool
+            var talk: Bool
             var created: String
             var sessions: Int
             var tokens: Int
@@ -63,7 +69,8 @@ struct UserCommand: ParsableCommand {
                 Row(
                     name: u.name, role: u.role,
                     cameras: Accounts.identity(u, via: .unauthenticated).cameras.map { $0.sorted() },
-                    ptz: u.ptz || u.role == Role.admin.rawValue, created: Time90k.rfc3339(u.created90k),
+                    ptz: u.ptz || u.role == Role.admin.rawValue, talk: u.talk || u.role == Role.admin.rawValue,
+                    created: Time90k.rfc3339(u.created90k),
                     sessions: try index.sessions(userID: u.id).count,
                     tokens: try index.tokens(userID: u.id).count)
             }
@@ -76,10 +83,11 @@ struct UserCommand: ParsableCommand {
                 return
             }
             printTable(
-                ["NAME", "ROLE", "CAMERAS", "PTZ", "SESSIONS", "TOKENS", "CREATED"],
+                ["NAME", "ROLE", "CAMERAS", "PTZ", "TALK", "SESSIONS", "TOKENS", "CREATED"],
                 rows.map {
                     [
                         $0.name, $0.role, $0.cameras?.joined(separator: ",") ?? "all", $0.ptz ? "yes" : "no",
+                        $0.talk ? "yes" : "no",
                         String($0.sessions),
                         String($0.tokens), $0.created,
                     ]
@@ -88,43 +96,51 @@ struct UserCommand: ParsableCommand {
     }
 
     struct Set: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a user's role, cameras or PTZ right.")
+        static let configuration = CommandConfiguration(
+            abstract: "Change a user's role, cameras, PTZ or talk right.")
         @OptionGroup var global: GlobalOptions
         @Argument var name: String
         @Option(help: "admin or viewer.") var role: String?
         @Option(help: "Cameras a viewer may see, comma-separated, or 'all'.") var cameras: String?
         @Option(help: "on or off: a viewer may pan, tilt and zoom its cameras.") var ptz: String?
+        @Option(help: "on or off: a viewer may talk through its cameras' speakers.") var talk: String?
+
+        static func onOff(_ s: String?, _ option: String) throws -> Bool? {
+            try s.map { v -> Bool in
+                switch v.lowercased() {
+                case "on", "true", "yes": return true
+                case "off", "false", "no": return false
+                default: throw ValidationError("--\(option) must be on or off")
+                }
+            }
+        }
 
         func run() throws {
             let r = try role.map { s -> Role in
                 guard let r = Role(rawValue: s) else { throw ValidationError("--role must be admin or viewer") }
                 return r
             }
-            let p = try ptz.map { s -> Bool in
-                switch s.lowercased() {
-                case "on", "true", "yes": return true
-                case "off", "false", "no": return false
-                default: throw ValidationError("--ptz must be on or off")
-                }
-            }
+            let p = try Self.onOff(ptz, "ptz")
+            let t = try Self.onOff(talk, "talk")
             let list: [String]?? = cameras.map { $0 == "all" ? nil : UserCommand.cameraList($0) }
-            guard r != nil || p != nil || list != nil else {
-                throw ValidationError("nothing to change: give --role, --cameras or --ptz")
+            guard r != nil || p != nil || t != nil || list != nil else {
+                throw ValidationError("nothing to change: give --role, --cameras, --ptz or --talk")
             }
             let (_, _, index) = try global.open()
             let u: UserRecord
-            do { u = try Accounts(index: index).update(name: name, role: r, cameras: list, ptz: p) } catch {
+            do { u = try Accounts(index: index).update(name: name, role: r, cameras: list, ptz: p, talk: t) } catch {
                 throw CommandFailure("\(error)")
             }
             var detail: [String: String] = [:]
             if let r { detail["role"] = r.rawValue }
             if let list { detail["cameras"] = list?.joined(separator: ",") ?? "all" }
             if let p { detail["ptz"] = String(p) }
+            if let t { detail["talk"] = String(t) }
             AuditLog(index: index).record(AuditLog.cliUser, "user.update", target: name, detail: detail)
             let now = Accounts.identity(u, via: .unauthenticated)
             print(
                 "\(u.name): \(u.role), cameras \(now.cameras?.sorted().joined(separator: ",") ?? "all"), "
-                    + "ptz \(now.isAdmin || u.ptz ? "on" : "off")")
+                    + "ptz \(now.isAdmin || u.ptz ? "on" : "off"), talk \(now.isAdmin || u.talk ? "on" : "off")")
         }
     }
 

@@ -18,6 +18,8 @@ struct API: Sendable {
     let routes: [any APIRoutes]
     /// The live view's WebSocket, on the upgrade router.
     let live: LiveRoutes
+    /// Talking through a camera's speaker: a WebSocket too.
+    let talk: TalkRoutes
 
     init(
         index: any IndexStore, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
@@ -33,6 +35,7 @@ struct API: Sendable {
         let playback = PlaybackRoutes(
             index: index, storage: storage, snapshots: snapshots, views: ViewCache(), maxViewSeconds: maxViewSeconds)
         live = LiveRoutes(index: index, recorder: recorder)
+        talk = TalkRoutes(index: index, plugins: plugins, recorder: recorder, audit: audit)
         routes = [
             WebRoutes(),
             CameraRoutes(index: index, recorder: recorder),
@@ -48,6 +51,7 @@ struct API: Sendable {
             CameraAdminRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
             CardRoutes(index: index, storage: storage, plugins: plugins, recorder: recorder, audit: audit),
             PTZRoutes(index: index, plugins: plugins, recorder: recorder, audit: audit),
+            talk,
             DetectRoutes(detection: recorder?.options.detection ?? DetectionOptions()),
             TLSRoutes(storage: storage, certificate: tlsCertificate, audit: audit),
             AccountRoutes(index: index, accounts: accounts, sessions: sessions, tokens: tokens, audit: audit),
@@ -61,5 +65,8 @@ struct API: Sendable {
         for group in routes { group.register(on: router) }
     }
 
-    func registerLive(on router: Router<NVRContext>) { live.registerUpgrade(on: router) }
+    func registerLive(on router: Router<NVRContext>) {
+        live.registerUpgrade(on: router)
+        talk.registerUpgrade(on: router)
+    }
 }

@@ -39,6 +39,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV12.name, migrate: MigrationV12.migrate)
         m.registerMigration(MigrationV13.name, migrate: MigrationV13.migrate)
         m.registerMigration(MigrationV14.name, migrate: MigrationV14.migrate)
+        m.registerMigration(MigrationV15.name, migrate: MigrationV15.migrate)
         return m
     }
 

@@ -14,19 +14,21 @@ public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
     public var cameras: String?
     /// A viewer may pan, tilt and zoom the cameras it sees (schema v14).
     public var ptz: Bool
+    /// A viewer may talk through the cameras it sees (schema v15).
+    public var talk: Bool
     public var created90k: Int64
     public var passwordChanged90k: Int64
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case passwordHash = "password_hash"
-        case role, cameras, ptz, created90k
+        case role, cameras, ptz, talk, created90k
         case passwordChanged90k = "password_changed90k"
     }
 
     public init(
         id: Int64? = nil, name: String, passwordHash: String, role: String, cameras: String? = nil,
-        ptz: Bool = false, created90k: Int64
+        ptz: Bool = false, talk: Bool = false, created90k: Int64
     ) {
         self.id = id
         self.name = name
@@ -34,6 +36,7 @@ public struct UserRecord: Codable, Sendable, Equatable, FetchableRecord, Mutable
         self.role = role
         self.cameras = cameras
         self.ptz = ptz
+        self.talk = talk
         self.created90k = created90k
         self.passwordChanged90k = created90k
     }

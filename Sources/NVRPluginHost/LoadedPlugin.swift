@@ -43,6 +43,16 @@ public struct LoadedPlugin: @unchecked Sendable {
     }
     /// The plugin's cameras may pan, tilt or zoom (each camera says whether it does).
     public var steers: Bool { has(UInt64(NVR_CAP_PTZ)) && ptzFunctions?.ptz != nil }
+    /// The plugin's cameras may be talked through (an RTSP back-channel on their live URL).
+    public var talks: Bool { has(UInt64(NVR_CAP_TALK)) && offersLiveURL }
+    /// Why this plugin's cameras cannot be talked through, as the plugin says it (nil when they
+    /// can, or it does not say). Bounded: it is shown to people.
+    public var whyNoTalk: String? {
+        guard !talks else { return nil }
+        let end = MemoryLayout<nvr_plugin_entry_v1>.offset(of: \.talk)! + MemoryLayout<nvr_talk_info>.size
+        guard entry.pointee.struct_size >= UInt32(end), let p = entry.pointee.talk.why_not else { return nil }
+        return String(String(cString: p).unicodeScalars.prefix(300).map(Character.init))
+    }
     /// The plugin looks for its cameras on the network (`nvr discover`).
     public var findsCameras: Bool { has(UInt64(NVR_CAP_DISCOVERY)) && discoveryFunctions?.discover != nil }
 

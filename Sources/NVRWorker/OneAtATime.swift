@@ -10,4 +10,7 @@ public final class OneAtATime: Sendable {
     public func claim(_ key: String) -> Bool { held.withLock { $0.insert(key).inserted } }
 
     public func release(_ key: String) { _ = held.withLock { $0.remove(key) } }
+
+    /// Whether a job with this key runs now (a hint: it may start or end right after).
+    public func isClaimed(_ key: String) -> Bool { held.withLock { $0.contains(key) } }
 }

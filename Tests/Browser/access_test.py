@@ -70,15 +70,18 @@ def main():
             page.select_option("#user-role", "viewer")
             page.check(f"#user-cameras input[value='{a.camera}']")
             page.check("#user-ptz")
+            page.check("#user-talk")
             page.click("#user-add-submit")
             page.wait_for_selector("li[data-user='kid']", timeout=10000)
             kid = [u for u in call(a, "GET", "/api/users")[1]["users"] if u["name"] == "kid"]
-            check(kid and kid[0]["role"] == "viewer" and kid[0]["cameras"] == [a.camera] and kid[0]["ptz"], f"kid: {kid}")
+            check(kid and kid[0]["role"] == "viewer" and kid[0]["cameras"] == [a.camera] and kid[0]["ptz"]
+                  and kid[0]["talk"], f"kid: {kid}")
             # The PTZ right taken away in the row, and saved.
             page.uncheck("li[data-user='kid'] input[aria-label='kid may turn and zoom cameras']")
             page.click("li[data-user='kid'] button:text('Save')")
             eventually("kid's PTZ right taken away", lambda: [u for u in call(a, "GET", "/api/users")[1]["users"]
-                                                            if u["name"] == "kid" and u["ptz"] is False])
+                                                            if u["name"] == "kid" and u["ptz"] is False
+                                                            and u["talk"] is True])
             page.reload()  # the list is drawn again after a save: change the row drawn now
             page.wait_for_selector("li[data-user='kid']", timeout=10000)
             page.select_option("li[data-user='kid'] select", "admin")
@@ -97,7 +100,7 @@ def main():
             check({"user.add", "user.update", "user.remove", "user.password"} <= set(actions)
                   and all(x.startswith("user.") for x in actions) and any(not x.startswith("user.") for x in everything),
                   f"audit filtered by 'user.': {actions} of {everything}")
-            print(f"ok: users (refused name, viewer added with PTZ, PTZ taken away, made admin, removed; audit: {actions})")
+            print(f"ok: users (refused name, viewer added with PTZ and talk, PTZ taken away, made admin, removed; audit: {actions})")
 
             # Storage.
             page.goto(a.base + "/#/settings/storage")

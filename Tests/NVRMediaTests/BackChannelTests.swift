@@ -96,3 +96,33 @@ import Testing
         }
     }
 }
+
+/// The back-channel over recorded camera answers (the fuzzing seeds): what it makes of a real
+/// GStreamer ONVIF answer, and the ways a camera says it has none.
+struct BackChannelReplayTests {
+    static func seed(_ name: String) throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/rtsp-backchannel/\(name)")
+        return Array(try Data(contentsOf: url).dropFirst())  // the first byte is the fuzzer's read size
+    }
+
+    @Test func gstreamersAnswerGivesAPCMUBackChannelAndWholePackets() throws {
+        let channel = try RTSPBackChannel(replaying: try Self.seed("gstreamer-onvif-pcmu"))
+        #expect(channel.audio == .init(encoding: "PCMU", payloadType: 0, sampleRate: 8000))
+        try channel.send([UInt8](repeating: 0xFF, count: 8000 + 7))
+        #expect(channel.packetsSent == 50)
+    }
+
+    @Test(arguments: [
+        ("describe-551", "does not support"), ("no-sendonly", "no sendonly audio"),
+        ("g726-only", "G726-32/8000"), ("pcma-bad-rate", "PCMA/96000"),
+    ])
+    func aCameraWithoutOneThisCanFeedSaysWhy(seed: String, says: String) throws {
+        do {
+            _ = try RTSPBackChannel(replaying: try Self.seed(seed))
+            Issue.record("\(seed) gave a back-channel")
+        } catch let e as MediaError {
+            #expect(e.kind == .unsupported && e.message.contains(says), "\(e)")
+        }
+    }
+}

@@ -23,8 +23,8 @@ t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each c
 --backchannel FILE makes it an ONVIF camera with a speaker: GStreamer's RTSPOnvifServer and
 RTSPOnvifMediaFactory, whose answer to a DESCRIBE with `Require: www.onvif.org/ver20/backchannel`
 adds a sendonly audio section (--backchannel-codec pcmu, payload type 0, or pcma, 8); the G.711
-bytes a client sends there are written to FILE as they come (raw, 8000 Hz mono). Each client
-gets its own pipeline then (ONVIF media are not shared).
+bytes a client sends there are appended to FILE as they come (raw, 8000 Hz mono). Each client
+gets its own pipeline then (ONVIF media are not shared), all appending to the one file.
 """
 import argparse
 import signal
@@ -242,7 +242,7 @@ def main():
         enc, pt, depay = ("PCMU", 0, "rtppcmudepay") if a.backchannel_codec == "pcmu" else ("PCMA", 8, "rtppcmadepay")
         factory.set_backchannel_launch(
             f'( capsfilter caps="application/x-rtp, media=audio, payload={pt}, clock-rate=8000, encoding-name={enc}" '
-            f'name=depay_backchannel ! {depay} ! filesink location={a.backchannel} buffer-mode=unbuffered async=false )')
+            f'name=depay_backchannel ! {depay} ! filesink location={a.backchannel} append=true buffer-mode=unbuffered async=false )')
         factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia)
         factory.set_launch(pipeline(a))
         factory.set_shared(False)

@@ -32,6 +32,7 @@ extern "C" {
 #define NVR_CAP_CONTROL       (1ull << 7) /* camera control (capture, settings) */
 #define NVR_CAP_SUBSTREAM     (1ull << 8) /* offers a lower-resolution sub-stream */
 #define NVR_CAP_PTZ           (1ull << 9) /* pan, tilt, zoom and presets (nvr_ptz_functions) */
+#define NVR_CAP_TALK          (1ull << 10) /* audio to the camera: an RTSP back-channel (nvr_talk_info) */
 
 /* Connection states reported through nvr_host_v1.connection_state. */
 typedef enum {
@@ -175,6 +176,19 @@ typedef struct {
 } nvr_ptz_functions;
 
 /*
+ * Two-way audio (appended field: present when struct_size covers it).
+ *
+ * NVR_CAP_TALK: the camera's live RTSP URL (live_source, main stream) may carry an ONVIF audio
+ *   back-channel (DESCRIBE with "Require: www.onvif.org/ver20/backchannel"); the host opens it
+ *   itself on a connection of its own when someone talks, and says so when the camera has none.
+ * why_not: without NVR_CAP_TALK, one line for people on why this plugin's cameras cannot be
+ *   talked through ("Tuya cameras talk only through Tuya's closed P2P SDK"); NULL: not said.
+ */
+typedef struct {
+    const char *why_not;
+} nvr_talk_info;
+
+/*
  * The plugin's description and entry points. Returned by nvr_plugin_entry();
  * static storage owned by the plugin, never freed.
  * Functions returning char * return strings allocated by the plugin; the host
@@ -216,6 +230,7 @@ typedef struct {
     nvr_control_functions control;
     nvr_discovery_functions discovery;
     nvr_ptz_functions ptz;
+    nvr_talk_info talk;
 } nvr_plugin_entry_v1;
 
 

@@ -106,10 +106,13 @@ struct AccountRoutes: IndexedRoutes {
         var name: String, role: String, cameras: [String]?, created: String, passwordChanged: String
         /// A viewer may pan, tilt and zoom its cameras (admins always may).
         var ptz: Bool
+        /// A viewer may talk through its cameras (admins always may).
+        var talk: Bool
         init(_ u: UserRecord) {
             name = u.name
             role = u.role
             ptz = u.ptz
+            talk = u.talk
             cameras = Accounts.identity(u, via: .unauthenticated).cameras?.sorted()
             created = Time90k.rfc3339(u.created90k)
             passwordChanged = Time90k.rfc3339(u.passwordChanged90k)
@@ -122,6 +125,7 @@ struct AccountRoutes: IndexedRoutes {
         var role: String
         var cameras: [String]?
         var ptz: Bool?
+        var talk: Bool?
     }
 
     func addUser(_ r: Request, _ c: NVRContext) async throws -> Response {
@@ -130,13 +134,14 @@ struct AccountRoutes: IndexedRoutes {
         guard let role = Role(rawValue: body.role) else { throw APIError.badRequest("role must be admin or viewer") }
         let u = try await accessChange { [accounts] in
             try accounts.add(
-                name: body.name, password: body.password, role: role, cameras: body.cameras, ptz: body.ptz ?? false)
+                name: body.name, password: body.password, role: role, cameras: body.cameras, ptz: body.ptz ?? false,
+                talk: body.talk ?? false)
         }
         audit.record(
             who.name, "user.add", target: u.name,
             detail: [
                 "role": role.rawValue, "cameras": body.cameras?.joined(separator: ",") ?? "all",
-                "ptz": String(u.ptz),
+                "ptz": String(u.ptz), "talk": String(u.talk),
             ],
             address: c.remoteAddress)
         return try JSON.response(UserJSON(u), status: .created)
@@ -148,13 +153,15 @@ struct AccountRoutes: IndexedRoutes {
         var cameras: Patch<[String]>?
         var password: String?
         var ptz: Bool?
-        enum CodingKeys: String, CodingKey { case role, cameras, password, ptz }
+        var talk: Bool?
+        enum CodingKeys: String, CodingKey { case role, cameras, password, ptz, talk }
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             role = try c.decodeIfPresent(String.self, forKey: .role)
             cameras = try c.patch(.cameras)
             password = try c.decodeIfPresent(String.self, forKey: .password)
             ptz = try c.decodeIfPresent(Bool.self, forKey: .ptz)
+            talk = try c.decodeIfPresent(Bool.self, forKey: .talk)
         }
     }
 
@@ -171,13 +178,14 @@ struct AccountRoutes: IndexedRoutes {
         }
         let u = try await accessChange { [accounts] () throws -> UserRecord in
             if let password = body.password { try accounts.setPassword(name: name, password: password) }
-            return try accounts.update(name: name, role: role, cameras: cameras, ptz: body.ptz)
+            return try accounts.update(name: name, role: role, cameras: cameras, ptz: body.ptz, talk: body.talk)
         }
         var detail: [String: String] = [:]
         if let role { detail["role"] = role.rawValue }
         if let cameras { detail["cameras"] = cameras?.joined(separator: ",") ?? "all" }
         if body.password != nil { detail["password"] = "changed" }
         if let ptz = body.ptz { detail["ptz"] = String(ptz) }
+        if let talk = body.talk { detail["talk"] = String(talk) }
         audit.record(who.name, "user.update", target: name, detail: detail, address: c.remoteAddress)
         return try JSON.response(UserJSON(u))
     }

@@ -68,6 +68,8 @@ struct CameraAdminRoutes: IndexedRoutes {
 
     struct PluginJSON: Encodable {
         var name: String, version: String?, description: String?, capabilities: [String], error: String?
+        /// Why the plugin's cameras cannot be talked through, as it says it.
+        var noTalk: String?
         init(name: String, _ r: Result<LoadedPlugin, PluginError>) {
             self.name = name
             switch r {
@@ -75,6 +77,7 @@ struct CameraAdminRoutes: IndexedRoutes {
                 version = p.version
                 description = p.description
                 capabilities = p.capabilityNames
+                noTalk = p.whyNoTalk
                 error = nil
             case .failure(let e):
                 version = nil

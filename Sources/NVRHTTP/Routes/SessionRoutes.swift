@@ -44,6 +44,8 @@ struct SessionRoutes: IndexedRoutes {
         var user: String, role: String, cameras: [String]?
         /// May pan, tilt and zoom the cameras it sees (every admin; viewers given it).
         var ptz: Bool
+        /// May talk through the cameras it sees.
+        var talk: Bool
         /// "session" (cookie), "token" (Bearer), or "none" (the server asks for no login).
         var via: String
         var csrf: String?
@@ -52,6 +54,7 @@ struct SessionRoutes: IndexedRoutes {
             role = who.role.rawValue
             cameras = who.cameras?.sorted()
             ptz = who.isAdmin || who.ptz
+            talk = who.isAdmin || who.talk
             switch who.via {
             case .session(_, let csrf):
                 via = "session"

@@ -43,6 +43,8 @@ public final class Recorder: @unchecked Sendable {
     public let cardSyncs = OneAtATime()
     /// Pan, tilt and zoom for the API and MQTT: one queue of commands per camera.
     public let ptz: PTZControl
+    /// Who is talking through which camera ("talk-ID"): one talker per camera.
+    public let talkers = OneAtATime()
     /// The server's object detector, started when a camera first asks for it.
     private let detectorLock = Mutex<DetectorWorker?>(nil)
     /// Room kept back for the index to record deletions on a full disk.

@@ -1,0 +1,197 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+import NVRAccess
+import NVRIndex
+import NVRMedia
+import NVRPluginHost
+import NVRRecorder
+import NVRWorker
+import Synchronization
+
+/// Talking through a camera's speaker: a WebSocket that carries the talker's microphone as
+/// PCM to the camera's audio back-channel (TalkSession), one talker per camera; and the plain
+/// GET of the same path, which asks the camera whether it can be talked through and in what.
+struct TalkRoutes: IndexedRoutes {
+    let index: any IndexStore
+    let plugins: PluginHost
+    let recorder: Recorder?
+    /// Cameras someone is talking through ("talk-ID"), shared with the recorder's.
+    let talkers: OneAtATime
+    let audit: AuditLog
+
+    init(index: any IndexStore, plugins: PluginHost, recorder: Recorder?, audit: AuditLog) {
+        self.index = index
+        self.plugins = plugins
+        self.recorder = recorder
+        talkers = recorder?.talkers ?? OneAtATime()
+        self.audit = audit
+    }
+
+    /// The camera, once this user may talk through it and its plugin can.
+    func check(_ c: NVRContext) async throws -> CameraRecord {
+        let who = try identity(c)
+        let name = c.parameters.get("name") ?? ""
+        // Before the camera is looked up: a viewer learns nothing of cameras it may not see.
+        guard who.mayTalk(camera: name) else {
+            throw APIError(
+                .forbidden, "forbidden",
+                "\(who.name) may not talk through \(name.prefix(64)) (an admin can allow it for the cameras a viewer sees)"
+            )
+        }
+        let cam = try await camera(c)
+        if let plugin = try? plugins.plugin(named: cam.plugin), !plugin.talks {
+            throw APIError(
+                .conflict, "no_talk",
+                "camera \(cam.name) cannot be talked through: \(plugin.whyNoTalk ?? "its plugin '\(cam.plugin)' has no audio back-channel")"
+            )
+        }
+        return cam
+    }
+
+    static func busy(_ name: String) -> APIError {
+        APIError(.conflict, "busy", "someone is talking through \(name); one talker at a time")
+    }
+
+    static func apiError(_ e: TalkSession.Failure) -> APIError {
+        switch e {
+        case .noTalk(let why): APIError(.conflict, "no_talk", why)
+        case .noBackChannel(let why): APIError(.conflict, "no_backchannel", why)
+        case .cameraFailed(let why): APIError(.badGateway, "camera_failed", why)
+        }
+    }
+
+    struct ProbeJSON: Encodable {
+        var camera: String
+        /// What the camera takes (PCMU, PCMA) and at what rate: the NVR converts to it.
+        var codec: String
+        var rate: Int
+    }
+
+    /// GET …/talk without the upgrade: opens the camera's back-channel, says what it takes and
+    /// closes it (the page asks before it shows "Hold to talk").
+    func register(on router: Router<NVRContext>) {
+        router.get("/api/cameras/{name}/talk") { _, c -> Response in
+            let cam = try await check(c)
+            guard !talkers.isClaimed("talk-\(cam.id ?? 0)") else { throw Self.busy(cam.name) }
+            let running = recorder?.session(named: cam.name)?.pluginInstance
+            let audio = try await offload { [plugins] () throws -> RTSPBackChannel.Audio in
+                do {
+                    let s = try TalkSession(camera: cam, plugins: plugins, running: running)
+                    defer { s.close() }
+                    return s.audio
+                } catch let e as TalkSession.Failure { throw Self.apiError(e) }
+            }
+            return try JSON.response(ProbeJSON(camera: cam.name, codec: audio.encoding, rate: audio.sampleRate))
+        }
+    }
+
+    /// GET /api/cameras/{name}/talk (WebSocket). The talker sends a text message
+    /// `{"format": "s16le"|"f32le", "rate": 48000, "channels": 1}`, waits for `{"type": "ready",
+    /// "codec": "PCMU", "rate": 8000}`, then sends binary messages of PCM. Any failure is one
+    /// text message `{"type": "error", "error": code, "message": why}`, then the close. Closing
+    /// the socket ends the camera's back-channel session.
+    func registerUpgrade(on router: Router<NVRContext>) {
+        router.ws(
+            "/api/cameras/{name}/talk",
+            shouldUpgrade: { r, c in
+                if let origin = r.headers[.origin], !LiveRoutes.sameOrigin(origin, authority: r.head.authority) {
+                    throw APIError(
+                        .forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not talk through a camera")
+                }
+                // Busy is said on the socket (a browser cannot read a refused upgrade's answer).
+                _ = try await check(c)
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let name = context.requestContext.parameters.get("name") ?? ""
+                let who = context.requestContext.identity?.name ?? "?"
+                await talk(camera: name, user: who, address: context.requestContext.remoteAddress, inbound, outbound)
+            })
+    }
+
+    struct Format: Decodable {
+        var format: String
+        var rate: Int
+        var channels: Int
+    }
+
+    struct TalkMessage: Encodable {
+        var type: String
+        var codec: String?
+        var rate: Int?
+        var error: String?
+        var message: String?
+    }
+
+    func talk(
+        camera name: String, user: String, address: String?, _ inbound: WebSocketInboundStream,
+        _ outbound: WebSocketOutboundWriter
+    ) async {
+        @Sendable func end(_ code: String, _ why: String) async {
+            try? await send(TalkMessage(type: "error", error: code, message: why), outbound)
+            try? await outbound.close(.normalClosure, reason: nil)
+        }
+        guard let cam = try? await offload({ [index] in try index.camera(named: name) }) else {
+            return await end("not_found", "no camera named '\(name.prefix(64))'")
+        }
+        let key = "talk-\(cam.id ?? 0)"
+        guard talkers.claim(key) else { return await end("busy", Self.busy(cam.name).message) }
+        defer { talkers.release(key) }
+        let running = recorder?.session(named: cam.name)?.pluginInstance
+        let session: TalkSession
+        do {
+            session = try await offload { [plugins] in try TalkSession(camera: cam, plugins: plugins, running: running)
+            }
+        } catch let e as TalkSession.Failure {
+            let api = Self.apiError(e)
+            return await end(api.code, api.message)
+        } catch {
+            return await end("camera_failed", "\(error)")
+        }
+        defer { session.close() }
+        audit.record(user, "camera.talk", target: cam.name, address: address)
+        // A talker that never says what it sends gives the camera back after 10 s.
+        let began = Atomic<Bool>(false)
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(10))
+            if !began.load(ordering: .relaxed) { await end("bad_format", "no format message within 10 s") }
+        }
+        defer { watchdog.cancel() }
+        do {
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                switch message {
+                case .text(let text):
+                    guard !began.load(ordering: .relaxed) else { continue }
+                    do {
+                        let f = try JSONDecoder().decode(Format.self, from: Data(text.utf8))
+                        try session.begin(format: f.format, rate: f.rate, channels: f.channels)
+                    } catch let e as MediaError {
+                        return await end("bad_format", e.message)
+                    } catch {
+                        return await end(
+                            "bad_format",
+                            "the first message must be {\"format\":\"s16le\",\"rate\":48000,\"channels\":1}")
+                    }
+                    began.store(true, ordering: .relaxed)
+                    try await send(
+                        TalkMessage(type: "ready", codec: session.audio.encoding, rate: session.audio.sampleRate),
+                        outbound)
+                case .binary(var buffer):
+                    guard began.load(ordering: .relaxed) else {
+                        return await end("bad_format", "audio came before the format message")
+                    }
+                    let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+                    session.send(bytes) { why in Task { await end("camera_failed", why) } }
+                }
+            }
+        } catch {
+            // The talker went away: the deferred close ends the camera's session.
+        }
+    }
+
+    private func send(_ m: TalkMessage, _ outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(String(decoding: try JSON.encode(m), as: UTF8.self)))
+    }
+}
