@@ -73,4 +73,20 @@ extension IndexedRoutes {
         }
         return cam
     }
+
+    /// The camera named in the path, for a user `allowed` to do `what` to it ("turn or zoom"),
+    /// else 403. The right is checked before the camera is looked up, so a viewer learns
+    /// nothing of cameras it may not see (the right includes seeing the camera).
+    func camera(_ context: NVRContext, allowed: (Identity, String) -> Bool, to what: String) async throws
+        -> CameraRecord
+    {
+        let who = try identity(context)
+        let name = context.parameters.get("name") ?? ""
+        guard allowed(who, name) else {
+            throw APIError(
+                .forbidden, "forbidden",
+                "\(who.name) may not \(what) \(name.prefix(64)) (an admin can allow it for the cameras a viewer sees)")
+        }
+        return try await camera(context)
+    }
 }

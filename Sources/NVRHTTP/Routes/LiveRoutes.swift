@@ -20,12 +20,7 @@ struct LiveRoutes: IndexedRoutes {
         router.ws(
             "/api/cameras/{name}/live",
             shouldUpgrade: { r, c in
-                // A browser says which page opens the socket: only the NVR's own page may (another
-                // site's page would otherwise ride on the viewer's login).
-                if let origin = r.headers[.origin], !Self.sameOrigin(origin, authority: r.head.authority) {
-                    throw APIError(
-                        .forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not open the live view")
-                }
+                try Self.checkOrigin(r, "open the live view")
                 _ = try await camera(c)
                 _ = try Self.wantsSubstream(r)
                 return .upgrade([:])
@@ -53,6 +48,14 @@ struct LiveRoutes: IndexedRoutes {
         case "main": return false
         case "sub": return true
         default: throw APIError.badRequest("stream is main or sub")
+        }
+    }
+
+    /// A browser says which page opens a WebSocket: only the NVR's own page may (another site's
+    /// page would otherwise ride on the viewer's login). 403 `cross_origin` otherwise.
+    static func checkOrigin(_ r: Request, _ what: String) throws {
+        if let origin = r.headers[.origin], !sameOrigin(origin, authority: r.head.authority) {
+            throw APIError(.forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not \(what)")
         }
     }
 

@@ -60,15 +60,7 @@ struct PTZRoutes: IndexedRoutes {
     /// POST …/ptz with a PTZCommand.Body: answered once the camera has taken the command.
     func command(_ r: Request, _ c: NVRContext) async throws -> Response {
         let who = try identity(c)
-        // Before the camera is looked up: a viewer learns nothing of cameras it may not see.
-        let name = c.parameters.get("name") ?? ""
-        guard who.maySteer(camera: name) else {
-            throw APIError(
-                .forbidden, "forbidden",
-                "\(who.name) may not turn or zoom \(name.prefix(64)) (an admin can allow it for the cameras a viewer sees)"
-            )
-        }
-        let cam = try await camera(c)
+        let cam = try await camera(c, allowed: { $0.maySteer(camera: $1) }, to: "turn or zoom")
         let body = try await decode(PTZCommand.Body.self, r, c)
         let command: PTZCommand
         do { command = try PTZCommand(body) } catch { throw APIError.badRequest(error.description) }

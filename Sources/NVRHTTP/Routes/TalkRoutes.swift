@@ -31,16 +31,7 @@ struct TalkRoutes: IndexedRoutes {
 
     /// The camera, once this user may talk through it and its plugin can.
     func check(_ c: NVRContext) async throws -> CameraRecord {
-        let who = try identity(c)
-        let name = c.parameters.get("name") ?? ""
-        // Before the camera is looked up: a viewer learns nothing of cameras it may not see.
-        guard who.mayTalk(camera: name) else {
-            throw APIError(
-                .forbidden, "forbidden",
-                "\(who.name) may not talk through \(name.prefix(64)) (an admin can allow it for the cameras a viewer sees)"
-            )
-        }
-        let cam = try await camera(c)
+        let cam = try await camera(c, allowed: { $0.mayTalk(camera: $1) }, to: "talk through")
         if let plugin = try? plugins.plugin(named: cam.plugin), !plugin.talks {
             throw APIError(
                 .conflict, "no_talk",
@@ -96,10 +87,7 @@ struct TalkRoutes: IndexedRoutes {
         router.ws(
             "/api/cameras/{name}/talk",
             shouldUpgrade: { r, c in
-                if let origin = r.headers[.origin], !LiveRoutes.sameOrigin(origin, authority: r.head.authority) {
-                    throw APIError(
-                        .forbidden, "cross_origin", "a page from \(origin.prefix(100)) may not talk through a camera")
-                }
+                try LiveRoutes.checkOrigin(r, "talk through a camera")
                 // Busy is said on the socket (a browser cannot read a refused upgrade's answer).
                 _ = try await check(c)
                 return .upgrade([:])
