@@ -9,20 +9,28 @@ import { h, toast } from './dom.js';
 export function talkButton(name, session) {
   const button = h('button.talk', { type: 'button', id: 'talk', hidden: true, title: 'Hold to talk through the camera (or hold Space)' }, 'Hold to talk');
   if (!session.talk) return { button, dispose() {} };
-  let held = false, parts = null;
+  // `press` numbers each press: what a press set up after an await is its own, and is undone
+  // at once if the button was let go (or pressed again) meanwhile.
+  let held = false, press = 0, parts = null;
 
   async function start() {
     if (held) return;
     held = true;
+    const mine = ++press;
+    const current = () => held && press === mine;
     button.classList.add('active');
     button.textContent = 'Connecting…';
     // Made here, in the press itself: an AudioContext made after an await may start suspended
     // (the browser's autoplay rule), and then it never hands over a sample.
     const ctx = new AudioContext();
+    let stream = null;
+    const undo = () => { stream?.getTracks().forEach((t) => t.stop()); ctx.close(); };
     try {
-      const stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+      if (!current()) return undo();
       await ctx.audioWorklet.addModule('/app/talk-worklet.js');
       if (ctx.state !== 'running') await ctx.resume();
+      if (!current()) return undo();
       const source = ctx.createMediaStreamSource(stream);
       const node = new AudioWorkletNode(ctx, 'nvr-capture');
       const mute = ctx.createGain();
@@ -31,15 +39,14 @@ export function talkButton(name, session) {
       const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
       const ws = new WebSocket(`${scheme}://${location.host}/api/cameras/${cam(name)}/talk`);
       ws.binaryType = 'arraybuffer';
-      parts = { stream, ctx, node, ws, ready: false, pending: [], count: 0 };
-      const p = parts;
-      if (!held) { stop(); return; }
+      const p = { stream, ctx, node, ws, ready: false, pending: [], count: 0 };
+      parts = p;
       const chunk = Math.round(ctx.sampleRate / 25);
       ws.onopen = () => ws.send(JSON.stringify({ format: 's16le', rate: ctx.sampleRate, channels: 1 }));
       ws.onmessage = (m) => {
         const msg = JSON.parse(m.data);
         if (msg.type === 'ready') { p.ready = true; button.textContent = 'Talking…'; button.title = `Sent as ${msg.codec} at ${msg.rate} Hz`; }
-        else if (msg.type === 'error') { toast(`Talk: ${msg.message}`); stop(); }
+        else if (msg.type === 'error') { toast(`Talk: ${msg.message}`); if (parts === p) stop(); }
       };
       ws.onclose = () => { if (parts === p) stop(); };
       node.port.onmessage = (e) => {
@@ -53,9 +60,9 @@ export function talkButton(name, session) {
         if (ws.readyState === WebSocket.OPEN) ws.send(out.buffer);
       };
     } catch (e) {
+      undo();
       toast(`Talk: ${e.name === 'NotAllowedError' ? 'the browser was not allowed to use the microphone' : e.message}`);
-      if (!parts) ctx.close();
-      stop();
+      if (current()) stop();
     }
   }
 
@@ -84,7 +91,9 @@ export function talkButton(name, session) {
     button.hidden = false;
     button.dataset.codec = t.codec;
   }).catch((e) => {
-    if (!(e instanceof APIError) || e.status !== 409) console.warn('talk:', e.message);
+    // Someone talking now: offered (pressing says busy until they stop).
+    if (e instanceof APIError && e.code === 'busy') button.hidden = false;
+    else if (!(e instanceof APIError) || e.status !== 409) console.warn('talk:', e.message);
   });
 
   return { button, dispose() { stop(); window.removeEventListener('blur', stop); } };

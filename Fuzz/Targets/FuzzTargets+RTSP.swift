@@ -40,7 +40,7 @@ extension FuzzTargets {
         defer { channel.close() }
         precondition(RTSPBackChannel.encodings.contains(channel.audio.encoding))
         precondition((8_000...48_000).contains(channel.audio.sampleRate))
-        precondition((0...127).contains(channel.audio.payloadType) || channel.audio.payloadType > 127)
+        precondition((0...127).contains(channel.audio.payloadType))
         // A second of audio in 20 ms packets: every packet whole, none left behind but a part.
         try? channel.send([UInt8](repeating: 0xFF, count: channel.audio.sampleRate + 7))
         precondition(channel.packetsSent == 50)

@@ -32,9 +32,8 @@ struct TLSCommand: ParsableCommand {
             for f in [cert, key] where FileManager.default.fileExists(atPath: f.path) && !force {
                 throw CommandFailure("\(f.path) exists (--force replaces it)")
             }
-            try Data(made.certificatePEM.utf8).write(to: cert)
-            try Data(made.privateKeyPEM.utf8).write(to: key)
-            chmod(key.path, 0o600)
+            // The key owner-only from its first byte, the old pair whole if anything fails.
+            do { try made.write(cert: cert.path, key: key.path) } catch { throw CommandFailure("\(error)") }
             print(
                 """
                 wrote \(cert.path) and \(key.path)

@@ -56,6 +56,41 @@ public struct SelfSignedCertificate: Sendable {
     }
 
     /// The nvr.toml lines that use a certificate and key, each path a TOML basic string.
+    /// Why the pair could not be written.
+    public enum WriteError: Error, CustomStringConvertible {
+        /// The key's file system keeps no permissions: it cannot be owner-only.
+        case permissions(String)
+        case failed(String)
+        public var description: String {
+            switch self {
+            case .permissions(let s), .failed(let s): s
+            }
+        }
+    }
+
+    /// Writes the pair to `cert` and `key`. Both are written beside the old pair, then renamed
+    /// over it, key first: a failure leaves the old pair whole. The key is owner-only from its
+    /// first byte: made empty with 0600 (checked: some file systems keep no permissions), then
+    /// written.
+    public func write(cert: String, key: String) throws {
+        let (newKey, newCert) = (key + ".new", cert + ".new")
+        defer { for f in [newKey, newCert] { try? FileManager.default.removeItem(atPath: f) } }
+        try? FileManager.default.removeItem(atPath: newKey)
+        var st = stat()
+        guard FileManager.default.createFile(atPath: newKey, contents: nil, attributes: [.posixPermissions: 0o600]),
+            chmod(newKey, 0o600) == 0, stat(newKey, &st) == 0, st.st_mode & 0o077 == 0
+        else {
+            throw WriteError.permissions(
+                "cannot make \(key) readable by its owner only (its file system keeps no permissions)")
+        }
+        try Data(privateKeyPEM.utf8).write(to: URL(fileURLWithPath: newKey))
+        try Data(certificatePEM.utf8).write(to: URL(fileURLWithPath: newCert))
+        guard rename(newKey, key) == 0, rename(newCert, cert) == 0 else {
+            throw WriteError.failed(
+                "cannot put the new certificate in place of \(cert): \(String(cString: strerror(errno)))")
+        }
+    }
+
     public static func configLines(cert: String, key: String) -> String {
         let toml = { (path: String) in
             "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

@@ -97,7 +97,9 @@ public final class TalkEncoder {
         input.removeLast(input.count - whole * frameBytes)
         guard whole > 0, let swr = resampler, let e = encoder, let frame, let packet else { return [] }
         // Room for what the resampler holds back plus what these samples make.
-        let room = Int(swr_get_out_samples(swr, Int32(whole))) + 16
+        let expected = swr_get_out_samples(swr, Int32(whole))
+        guard expected >= 0 else { throw MediaError.av(.codec, "resampling the microphone", expected) }
+        let room = Int(expected) + 16
         var resampled = [Int16](repeating: 0, count: room)
         let made: Int32 = input.withUnsafeBufferPointer { inBuf in
             resampled.withUnsafeMutableBufferPointer { outBuf in

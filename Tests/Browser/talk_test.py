@@ -8,7 +8,8 @@ hears to a file the calling test then checks for the tone):
 - held for --seconds: the page connects, is told "ready", and sends the microphone;
 - meanwhile a second talker (another WebSocket) is told "busy";
 - let go: the socket closes and the camera is free again (the plain GET is not "busy");
-- a talker whose microphone sends what the NVR cannot convert is refused in one line.
+- a talker whose microphone sends what the NVR cannot convert is refused in one line;
+- a talker sending much faster than real time is stopped.
 
 Exits non-zero on the first thing that is wrong, leaving a screenshot in --shots.
 
@@ -26,6 +27,21 @@ SOCKET = """async ([name, first]) => new Promise((done) => {
   const said = [];
   ws.onopen = () => ws.send(first);
   ws.onmessage = (m) => said.push(JSON.parse(m.data));
+  ws.onclose = () => done(said);
+  setTimeout(() => { ws.close(); done(said); }, 8000);
+})"""
+
+
+FLOOD = """async (name) => new Promise((done) => {
+  const ws = new WebSocket(`ws://${location.host}/api/cameras/${encodeURIComponent(name)}/talk`);
+  const said = [];
+  ws.binaryType = 'arraybuffer';
+  ws.onopen = () => ws.send('{"format":"s16le","rate":48000,"channels":1}');
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    said.push(msg);
+    if (msg.type === 'ready') for (let i = 0; i < 40; i++) ws.send(new ArrayBuffer(24000));  // 10 s at once
+  };
   ws.onclose = () => done(said);
   setTimeout(() => { ws.close(); done(said); }, 8000);
 })"""
@@ -66,6 +82,10 @@ def main():
             check(refused and refused[-1].get("error") == "bad_format" and "mp3" in refused[-1].get("message", ""),
                   f"an mp3 microphone: {refused}")
             print(f"ok: let go, the camera is free; an mp3 microphone is refused: {refused[-1]['message']}")
+            flood = eventually("a flood answered", lambda: page.evaluate(FLOOD, a.camera), 20)
+            check(flood[-1].get("error") == "camera_failed" and "faster than real time" in flood[-1].get("message", ""),
+                  f"10 s of audio at once: {flood}")
+            print(f"ok: 10 s of audio sent at once is stopped: {flood[-1]['message']}")
         except Exception as e:  # noqa: BLE001 — any failure: screenshot, then exit 1
             fail_with_screenshot(page, a.shots, "talk", e)
         finally:

@@ -79,6 +79,26 @@ import Testing
         #expect(c.tlsCert == cert && c.tlsKey == key, "\(c.tlsCert ?? "nil") \(c.tlsKey ?? "nil")")
     }
 
+    /// `nvr tls self-signed` writes the pair as the page does (SelfSignedCertificate.write): the
+    /// key owner-only, nothing left beside it, an existing pair kept unless --force.
+    @Test func theCommandWritesAnOwnerOnlyKeyAndKeepsAnExistingPair() throws {
+        let dir = TestEnvironment.tempDir("tls-cli")
+        defer { TestEnvironment.cleanup(dir) }
+        let first = try runProcess(TestEnvironment.nvrExecutable, ["tls", "self-signed", "--out-dir", dir])
+        #expect(first.status == 0, "\(first.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/key.pem")[.posixPermissions] as? Int
+        #expect(mode == 0o600, "key.pem mode \(String(mode ?? 0, radix: 8))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["cert.pem", "key.pem"])
+        let cert = try String(contentsOfFile: dir + "/cert.pem", encoding: .utf8)
+        let again = try runProcess(TestEnvironment.nvrExecutable, ["tls", "self-signed", "--out-dir", dir])
+        #expect(again.status != 0 && again.stderr.contains("exists"), "\(again.stderr)")
+        #expect(try String(contentsOfFile: dir + "/cert.pem", encoding: .utf8) == cert)
+        let forced = try runProcess(TestEnvironment.nvrExecutable, ["tls", "self-signed", "--out-dir", dir, "--force"])
+        let replaced = try String(contentsOfFile: dir + "/cert.pem", encoding: .utf8)
+        #expect(forced.status == 0 && replaced != cert, "\(forced.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["cert.pem", "key.pem"])
+    }
+
     @Test func aSelfSignedCertificateIsMadeOnceThenReplacedWhenAsked() async throws {
         let h = try RecorderHarness()
         let server = try await TestServer(index: h.index, storage: h.recorder.storage)

@@ -66,7 +66,7 @@ import Testing
         #expect(
             TestEnvironment.wait(timeout: 5) {
                 heard = try? HeardTone(file: o.backchannel ?? "", codec: codec)
-                return (heard?.loudSeconds ?? 0) >= 1.3
+                return (heard?.loudSeconds ?? 0) >= 1.0
             }, "\(String(describing: heard))")
         let h = try #require(heard)
         #expect(abs(h.hertz - 440) < 10, "\(h)")

@@ -135,25 +135,11 @@ struct TLSRoutes: APIRoutes {
             let local = SelfSignedCertificate.localNamesAndAddresses()
             let made = try SelfSignedCertificate(names: local.names, addresses: local.addresses)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // Both are written beside the old pair, then renamed over it, key first: a failure
-            // leaves the old pair whole. The key is owner-only from its first byte: made empty
-            // with 0600 (checked: some file systems keep no permissions), then written.
-            let (newKey, newCert) = (key + ".new", cert + ".new")
-            defer { for f in [newKey, newCert] { try? FileManager.default.removeItem(atPath: f) } }
-            try? FileManager.default.removeItem(atPath: newKey)
-            var st = stat()
-            guard FileManager.default.createFile(atPath: newKey, contents: nil, attributes: [.posixPermissions: 0o600]),
-                chmod(newKey, 0o600) == 0, stat(newKey, &st) == 0, st.st_mode & 0o077 == 0
-            else {
+            do { try made.write(cert: cert, key: key) } catch SelfSignedCertificate.WriteError.permissions(let why) {
                 throw APIError(
-                    .conflict, "permissions",
-                    "cannot make \(key) readable by its owner only (its file system keeps no permissions): use nvr tls self-signed --out-dir on another disk"
-                )
-            }
-            try Data(made.privateKeyPEM.utf8).write(to: URL(fileURLWithPath: newKey))
-            try Data(made.certificatePEM.utf8).write(to: URL(fileURLWithPath: newCert))
-            guard rename(newKey, key) == 0, rename(newCert, cert) == 0 else {
-                throw APIError(.internalServerError, "internal", "cannot put the new certificate in \(folder)")
+                    .conflict, "permissions", "\(why): use nvr tls self-signed --out-dir on another disk")
+            } catch SelfSignedCertificate.WriteError.failed(let why) {
+                throw APIError(.internalServerError, "internal", why)
             }
             return MadeJSON(certificate: try Self.describe(cert), key: key, config: Self.config(cert: cert, key: key))
         }

@@ -65,7 +65,11 @@ struct TalkRoutes: IndexedRoutes {
     func register(on router: Router<NVRContext>) {
         router.get("/api/cameras/{name}/talk") { _, c -> Response in
             let cam = try await check(c)
-            guard !talkers.isClaimed("talk-\(cam.id ?? 0)") else { throw Self.busy(cam.name) }
+            // The probe is a session of the camera's too: cameras that take one back-channel at a
+            // time must not meet a probe and a talker at once.
+            let key = "talk-\(cam.id ?? 0)"
+            guard talkers.claim(key) else { throw Self.busy(cam.name) }
+            defer { talkers.release(key) }
             let running = recorder?.session(named: cam.name)?.pluginInstance
             let audio = try await offload { [plugins] () throws -> RTSPBackChannel.Audio in
                 do {
@@ -99,6 +103,12 @@ struct TalkRoutes: IndexedRoutes {
             })
     }
 
+    /// Nanoseconds without a format or audio before the camera is given back, and of a talk.
+    static let idleLimit: UInt64 = 10_000_000_000
+    static let talkLimit: UInt64 = 600_000_000_000
+    /// The largest message taken: 40 ms of 192 kHz stereo float is 61 KB.
+    static let maxMessage = 256 * 1024
+
     struct Format: Decodable {
         var format: String
         var rate: Int
@@ -126,29 +136,49 @@ struct TalkRoutes: IndexedRoutes {
         }
         let key = "talk-\(cam.id ?? 0)"
         guard talkers.claim(key) else { return await end("busy", Self.busy(cam.name).message) }
-        defer { talkers.release(key) }
         let running = recorder?.session(named: cam.name)?.pluginInstance
         let session: TalkSession
         do {
-            session = try await offload { [plugins] in try TalkSession(camera: cam, plugins: plugins, running: running)
+            session = try await offload { [plugins] in
+                try TalkSession(camera: cam, plugins: plugins, running: running)
             }
         } catch let e as TalkSession.Failure {
+            talkers.release(key)
             let api = Self.apiError(e)
             return await end(api.code, api.message)
         } catch {
+            talkers.release(key)
             return await end("camera_failed", "\(error)")
         }
-        defer { session.close() }
         audit.record(user, "camera.talk", target: cam.name, address: address)
-        // A talker that never says what it sends gives the camera back after 10 s.
+        // The camera is given back when the talker leaves: after TEARDOWN, then the claim.
+        defer {
+            Task {
+                try? await offload { session.close() }
+                talkers.release(key)
+            }
+        }
+        // A talker that says no format within 10 s, sends no audio for 10 s, or talks for more
+        // than 10 minutes gives the camera back.
         let began = Atomic<Bool>(false)
+        let lastAudio = Atomic<UInt64>(Interrupter.now())
+        let opened = Interrupter.now()
         let watchdog = Task {
-            try? await Task.sleep(for: .seconds(10))
-            if !began.load(ordering: .relaxed) { await end("bad_format", "no format message within 10 s") }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                let now = Interrupter.now()
+                if !began.load(ordering: .relaxed), now - opened > Self.idleLimit {
+                    return await end("bad_format", "no format message within 10 s")
+                }
+                if began.load(ordering: .relaxed), now - lastAudio.load(ordering: .relaxed) > Self.idleLimit {
+                    return await end("idle", "no audio for 10 s: the camera is given back")
+                }
+                if now - opened > Self.talkLimit { return await end("too_long", "a talk lasts at most 10 minutes") }
+            }
         }
         defer { watchdog.cancel() }
         do {
-            for try await message in inbound.messages(maxSize: 1 << 20) {
+            for try await message in inbound.messages(maxSize: Self.maxMessage) {
                 switch message {
                 case .text(let text):
                     guard !began.load(ordering: .relaxed) else { continue }
@@ -171,6 +201,7 @@ struct TalkRoutes: IndexedRoutes {
                         return await end("bad_format", "audio came before the format message")
                     }
                     let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+                    lastAudio.store(Interrupter.now(), ordering: .relaxed)
                     session.send(bytes) { why in Task { await end("camera_failed", why) } }
                 }
             }

@@ -109,6 +109,10 @@ final class BufferedSocket {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         var tv = timeval(tv_sec: 0, tv_usec: 250_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        // A peer that stops reading fails a write after `timeout`, instead of blocking it until
+        // TCP gives up (minutes).
+        var stv = timeval(tv_sec: Int(max(timeout, 1)), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stv, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -156,7 +160,10 @@ final class BufferedSocket {
                 send(fd, $0.baseAddress! + off, $0.count - off, Int32(MSG_NOSIGNAL))
             }
             if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK {
+                    throw MediaError(.timeout, "the camera stopped taking data (timed out)", code: errno)
+                }
                 throw MediaError(.read, "connection lost: \(String(cString: strerror(errno)))", code: errno)
             }
             off += n

@@ -93,10 +93,11 @@ public final class RTSPBackChannel: RTSPConversation {
                 "the camera has no audio back-channel (no sendonly audio in its answer to a DESCRIBE with Require: \(Self.require))"
             )
         }
-        guard
-            let m = Self.encodings.lazy.compactMap({ e in offered.first { $0.encoding == e } }).first,
-            (8_000...48_000).contains(m.clockRate), m.channels == 1
-        else {
+        // What this can feed (mono G.711, 8–48 kHz, a real payload type), then the preferred.
+        let usable = offered.filter {
+            (8_000...48_000).contains($0.clockRate) && $0.channels == 1 && (0...127).contains($0.payloadType)
+        }
+        guard let m = Self.encodings.lazy.compactMap({ e in usable.first { $0.encoding == e } }).first else {
             let what = offered.map {
                 "\($0.encoding.isEmpty ? "unknown" : String($0.encoding.prefix(32)))/\($0.clockRate)"
             }
@@ -143,7 +144,7 @@ public final class RTSPBackChannel: RTSPConversation {
         p.reserveCapacity(4 + length)
         p += [0x24, channel, UInt8(length >> 8), UInt8(length & 0xFF)]
         // Version 2; the marker on the first packet of a talk spurt (RFC 3551 4.1).
-        p += [0x80, UInt8(audio.payloadType & 0x7F) | (first ? 0x80 : 0)]
+        p += [0x80, UInt8(clamping: audio.payloadType) & 0x7F | (first ? 0x80 : 0)]
         p += [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
         for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((timestamp >> UInt32(shift)) & 0xFF)) }
         for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((ssrc >> UInt32(shift)) & 0xFF)) }
@@ -156,10 +157,12 @@ public final class RTSPBackChannel: RTSPConversation {
     }
 
     /// OPTIONS every third of the session timeout, its answer read here (the camera's RTCP
-    /// reports that came meanwhile are skipped on the way).
+    /// reports that came meanwhile are skipped on the way). Any answer will do: a camera that
+    /// refuses OPTIONS with Require has still seen the session alive.
     private func keepAliveIfDue() throws {
         guard let session, Interrupter.now() - lastKeepAlive > UInt64(sessionTimeout / 3 * 1e9) else { return }
         lastKeepAlive = Interrupter.now()
-        _ = try exchange("OPTIONS", url.plain, ["Session": session, "Require": Self.require])
+        try socket.write(request("OPTIONS", url.plain, ["Session": session, "Require": Self.require]))
+        _ = try readResponse()
     }
 }

@@ -8,8 +8,8 @@ import NVRPluginHost
 /// microphone, converted as it comes. The camera's socket is written on the session's own
 /// queue, never on the caller's (an HTTP server's event loop).
 public final class TalkSession: @unchecked Sendable {
-    // @unchecked Sendable: `encoder`, `backlog` and `failed` are used on `queue` only (backlog
-    // also under `lock`); the rest is immutable.
+    // @unchecked Sendable: `encoder` is used on `queue` only; `backlog`, `failed` and the rate
+    // budget under `lock`; the rest is immutable.
     public enum Failure: Error, CustomStringConvertible, Sendable {
         /// The camera's plugin cannot talk (its reason), or its stream is not RTSP.
         case noTalk(String)
@@ -33,9 +33,16 @@ public final class TalkSession: @unchecked Sendable {
     private let lock = NSLock()
     private var backlog = 0
     private var failed = false
-    /// Messages that may wait for the camera; past it the talker is told the camera is too
-    /// slow (a page sends about 25 a second).
-    static let maxBacklog = 100
+    /// Input bytes a second of audio is (set by `begin`), and what has come since.
+    private var bytesPerSecond = 0
+    private var began: UInt64 = 0
+    private var received = 0
+    /// Messages that may wait for the camera (two seconds of a page's); past it the talker is
+    /// told the camera is too slow.
+    static let maxBacklog = 50
+    /// How much faster than real time a talker may send (with a second's burst): audio is
+    /// played as it comes, so more is a client flooding the camera.
+    static let rateAllowance = 1.5
 
     /// The URL a camera is talked to on: its plugin's main live source, which must be rtsp://.
     static func backChannelURL(_ camera: CameraRecord, plugins: PluginHost, running: PluginInstance?) throws -> String {
@@ -95,35 +102,49 @@ public final class TalkSession: @unchecked Sendable {
             format: f, rate: rate, channels: channels, encoding: channel.audio.encoding,
             outputRate: channel.audio.sampleRate)
         queue.sync { encoder = e }
+        lock.withLock {
+            bytesPerSecond = rate * channels * (f == .s16le ? 2 : 4)
+            began = Interrupter.now()
+        }
     }
 
     /// Converts and sends `pcm` on the session's queue; `onFailure` is called once, with why,
     /// when the camera stops taking audio (or takes it too slowly).
     public func send(_ pcm: [UInt8], onFailure: @escaping @Sendable (String) -> Void) {
-        let queued = lock.withLock { () -> Bool in
-            guard backlog < Self.maxBacklog else { return false }
+        let refusal = lock.withLock { () -> String? in
+            guard !failed else { return "" }
+            received += pcm.count
+            let seconds = Double(Interrupter.now() - began) / 1e9
+            if Double(received) > (seconds + 1) * Double(bytesPerSecond) * Self.rateAllowance {
+                return "the microphone sends faster than real time"
+            }
+            guard backlog < Self.maxBacklog else { return "camera \(camera) takes audio more slowly than it is sent" }
             backlog += 1
-            return true
+            return nil
         }
-        guard queued else {
-            queue.async { [self] in fail("camera \(camera) takes audio more slowly than it is sent", onFailure) }
+        if let refusal {
+            if !refusal.isEmpty { fail(refusal, onFailure) }
             return
         }
         queue.async { [self] in
             lock.withLock { backlog -= 1 }
-            guard !failed, let encoder else { return }
+            guard !lock.withLock({ failed }), let encoder else { return }
             do { try channel.send(try encoder.encode(pcm)) } catch { fail("camera \(camera): \(error)", onFailure) }
         }
     }
 
+    /// Says why once; anything sent after is dropped.
     private func fail(_ why: String, _ onFailure: @Sendable (String) -> Void) {
-        guard !failed else { return }
-        failed = true
-        onFailure(why)
+        let first = lock.withLock { () -> Bool in
+            defer { failed = true }
+            return !failed
+        }
+        if first { onFailure(why) }
     }
 
-    /// Ends the back-channel (TEARDOWN) once what was sent before has gone.
-    public func close() { queue.async { [self] in channel.close() } }
+    /// Ends the back-channel (TEARDOWN) after what was sent before; blocks until then (at most
+    /// the socket's timeout per write behind it).
+    public func close() { queue.sync { channel.close() } }
 
     /// 20 ms packets sent so far.
     public var packetsSent: Int { queue.sync { channel.packetsSent } }
