@@ -41,9 +41,15 @@ extension FuzzTargets {
         precondition(RTSPBackChannel.encodings.contains(channel.audio.encoding))
         precondition((8_000...48_000).contains(channel.audio.sampleRate))
         precondition((0...127).contains(channel.audio.payloadType))
-        // A second of audio in 20 ms packets: every packet whole, none left behind but a part.
-        try? channel.send([UInt8](repeating: 0xFF, count: channel.audio.sampleRate + 7))
-        precondition(channel.packetsSent == 50)
+        if channel.isAAC {
+            // Frames one a packet; one too large for a 13-bit size is refused, not cut.
+            try? channel.send([[UInt8](repeating: 0x21, count: 300), [UInt8](repeating: 0, count: 9000)])
+            precondition(channel.packetsSent == 1)
+        } else {
+            // A second of audio in 20 ms packets: every packet whole, none left behind but a part.
+            try? channel.send([[UInt8](repeating: 0xFF, count: channel.audio.sampleRate + 7)])
+            precondition(channel.packetsSent == 50)
+        }
     }
 
     /// An SDP description: parsed, and every media section judged the way the client does.

@@ -69,6 +69,8 @@ def main():
             # A second talker meanwhile.
             second = page.evaluate(SOCKET, [a.camera, '{"format":"s16le","rate":48000,"channels":1}'])
             check(second and second[-1].get("error") == "busy", f"a second talker: {second}")
+            asked, _ = call(a, "GET", f"/api/cameras/{a.camera}/talk")
+            check(asked == 409, f"the plain GET while someone talks: {asked}")
             time.sleep(max(0.0, float(a.seconds) - (time.monotonic() - began)))
             page.screenshot(path=f"{a.shots}/talk-held.png")
             page.mouse.up()

@@ -136,6 +136,27 @@ import Testing
         #expect(listed?["ptz"] as? Bool == true, "\(users.text)")
     }
 
+    /// Talk, the same way: only admins and viewers given `talk`, only for the cameras they see.
+    /// (The demo camera cannot talk: past the right check, it answers 409 no_talk.)
+    @Test func onlyAdminsAndViewersGivenTalkMayTalkThroughCameras() async throws {
+        let server = try await AuthServer(index: index, storage: storage)
+        defer { Task { await server.stop() } }
+        let kid = try #require(try index.user(named: "kid"))
+        let token = try TokenStore(index: index).create(for: kid, name: "test").token
+        var a = try await server.request("GET", "/api/cameras/yard/talk", token: token)
+        #expect(a.status == 403 && a.text.contains("may not talk through"), "\(a.status) \(a.text)")
+        #expect(try await server.request("GET", "/api/session", token: token).json["talk"] as? Bool == false)
+        _ = try Accounts(index: index).update(name: "kid", role: nil, cameras: nil, talk: true)
+        a = try await server.request("GET", "/api/cameras/yard/talk", token: token)
+        #expect(a.status == 409 && a.text.contains("synthetic camera has no speaker"), "\(a.status) \(a.text)")
+        #expect(try await server.request("GET", "/api/cameras/demo/talk", token: token).status == 403)
+        #expect(try await server.request("GET", "/api/session", token: token).json["talk"] as? Bool == true)
+        // The right to talk is not the right to turn.
+        #expect(
+            try await server.request("POST", "/api/cameras/yard/ptz", json: ["action": "stop"], token: token).status
+                == 403)
+    }
+
     @Test func cookieChangesNeedTheCSRFTokenAndSessionsSurviveARestartUntilLogout() async throws {
         let first = try await AuthServer(index: index, storage: storage)
         let login = try await first.login("boss", "correct horse")

@@ -63,6 +63,7 @@ import Testing
         let back = try porch.ptzState()
         #expect(m.status == 200 && abs(back.pan - turned.pan) < 0.01 && back.zoom == 0, "\(m.body) \(back)")
         #expect(try s.api("GET", "/api/cameras/porch/ptz").body.contains(#""name":"Gate""#))
+        #expect(try s.api("GET", "/api/audit?limit=20").body.contains(#""action":"ptz.preset""#))
 
         // Refused: out of range, no speed, too long, an unknown action; a camera without PTZ.
         for bad in [

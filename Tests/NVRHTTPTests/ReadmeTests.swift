@@ -44,7 +44,7 @@ import Testing
             "/bin/sh",
             [
                 "-c",
-                "ss -Htln '( sport = :8080 or sport = :8081 or sport = :8082 or sport = :8083 or sport = :8554 or sport = :1935 )'",
+                "ss -Htln '( sport = :8080 or sport = :8081 or sport = :8082 or sport = :8083 or sport = :8554 or sport = :1935 or sport = :8000 or sport = :8001 or sport = :8555 )'",
             ])
         try #require(
             busy.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("pcmu", TalkEncoder.SampleFormat.s16le, 48_000, 1), ("pcma", .f32le, 44_100, 2),
+        ("pcmu", TalkEncoder.SampleFormat.s16le, 48_000, 1), ("pcma", .f32le, 44_100, 2), ("aac", .s16le, 48_000, 1),
     ])
     func aToneSentIsTheToneTheCameraGets(codec: String, format: TalkEncoder.SampleFormat, rate: Int, channels: Int)
         throws
@@ -43,9 +43,11 @@ import Testing
         o.backchannelCodec = codec
         let camera = try RTSPCameraFixture(o)
         let channel = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
-        #expect(
-            channel.audio == .init(encoding: codec.uppercased(), payloadType: codec == "pcmu" ? 0 : 8, sampleRate: 8000)
-        )
+        let expected: RTSPBackChannel.Audio =
+            codec == "aac"
+            ? .init(encoding: "MPEG4-GENERIC", payloadType: 96, sampleRate: 16_000)
+            : .init(encoding: codec.uppercased(), payloadType: codec == "pcmu" ? 0 : 8, sampleRate: 8000)
+        #expect(channel.audio == expected)
         let encoder = try TalkEncoder(
             format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
             outputRate: channel.audio.sampleRate)
@@ -60,7 +62,8 @@ import Testing
             at = end
             Thread.sleep(forTimeInterval: 0.04)
         }
-        #expect(channel.packetsSent >= 70, "\(channel.packetsSent) packets of 20 ms")
+        // 1.5 s: 75 packets of 20 ms, or 23 AAC frames of 64 ms (the encoder holds one or two back).
+        #expect(channel.packetsSent >= (codec == "aac" ? 20 : 70), "\(channel.packetsSent) packets")
         channel.close()
         var heard: HeardTone?
         #expect(
@@ -109,8 +112,16 @@ struct BackChannelReplayTests {
     @Test func gstreamersAnswerGivesAPCMUBackChannelAndWholePackets() throws {
         let channel = try RTSPBackChannel(replaying: try Self.seed("gstreamer-onvif-pcmu"))
         #expect(channel.audio == .init(encoding: "PCMU", payloadType: 0, sampleRate: 8000))
-        try channel.send([UInt8](repeating: 0xFF, count: 8000 + 7))
+        try channel.send([[UInt8](repeating: 0xFF, count: 8000 + 7)])
         #expect(channel.packetsSent == 50)
+    }
+
+    @Test func anAACBackChannelSendsOneFrameAPacketAndRefusesWhatA13BitSizeCannotSay() throws {
+        let channel = try RTSPBackChannel(replaying: try Self.seed("gstreamer-onvif-aac"))
+        #expect(channel.audio == .init(encoding: "MPEG4-GENERIC", payloadType: 96, sampleRate: 16_000) && channel.isAAC)
+        try channel.send([[UInt8](repeating: 0x21, count: 300), [UInt8](repeating: 0x21, count: 8191)])
+        #expect(channel.packetsSent == 2)
+        #expect(throws: MediaError.self) { try channel.send([[UInt8](repeating: 0, count: 8192)]) }
     }
 
     @Test(arguments: [

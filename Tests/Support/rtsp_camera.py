@@ -22,8 +22,9 @@ t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each c
 
 --backchannel FILE makes it an ONVIF camera with a speaker: GStreamer's RTSPOnvifServer and
 RTSPOnvifMediaFactory, whose answer to a DESCRIBE with `Require: www.onvif.org/ver20/backchannel`
-adds a sendonly audio section (--backchannel-codec pcmu, payload type 0, or pcma, 8); the G.711
-bytes a client sends there are appended to FILE as they come (raw, 8000 Hz mono). Each client
+adds a sendonly audio section (--backchannel-codec pcmu, payload type 0; pcma, 8; or aac, 96:
+AAC-LC at 16 kHz mono, RFC 3640 AAC-hbr); what a client sends there is appended to FILE as it
+comes (G.711 raw at 8000 Hz mono; AAC as ADTS). Each client
 gets its own pipeline then (ONVIF media are not shared), all appending to the one file.
 """
 import argparse
@@ -224,7 +225,7 @@ def main():
     p.add_argument("--password")
     p.add_argument("--auth", choices=["basic", "digest"], default="digest")
     p.add_argument("--backchannel", help="offer an ONVIF audio back-channel; write what it receives to this file")
-    p.add_argument("--backchannel-codec", choices=["pcmu", "pcma"], default="pcmu")
+    p.add_argument("--backchannel-codec", choices=["pcmu", "pcma", "aac"], default="pcmu")
     a = p.parse_args()
 
     Gst.init(None)
@@ -239,10 +240,19 @@ def main():
     server.set_service(str(a.port))
     if a.backchannel:
         factory = GstRtspServer.RTSPOnvifMediaFactory()
-        enc, pt, depay = ("PCMU", 0, "rtppcmudepay") if a.backchannel_codec == "pcmu" else ("PCMA", 8, "rtppcmadepay")
+        if a.backchannel_codec == "aac":
+            # AAC-LC, 16 kHz, mono (config 1408), RFC 3640 AAC-hbr; kept as ADTS for ffmpeg.
+            caps = ("application/x-rtp, media=audio, payload=96, clock-rate=16000, encoding-name=MPEG4-GENERIC, "
+                    "streamtype=(string)5, profile-level-id=(string)1, mode=(string)AAC-hbr, config=(string)1408, "
+                    "sizelength=(string)13, indexlength=(string)3, indexdeltalength=(string)3")
+            depay = "rtpmp4gdepay ! aacparse ! audio/mpeg,mpegversion=4,stream-format=adts"
+        else:
+            enc, pt = ("PCMU", 0) if a.backchannel_codec == "pcmu" else ("PCMA", 8)
+            caps = f"application/x-rtp, media=audio, payload={pt}, clock-rate=8000, encoding-name={enc}"
+            depay = "rtppcmudepay" if a.backchannel_codec == "pcmu" else "rtppcmadepay"
         factory.set_backchannel_launch(
-            f'( capsfilter caps="application/x-rtp, media=audio, payload={pt}, clock-rate=8000, encoding-name={enc}" '
-            f'name=depay_backchannel ! {depay} ! filesink location={a.backchannel} append=true buffer-mode=unbuffered async=false )')
+            f'( capsfilter caps="{caps}" name=depay_backchannel ! {depay} '
+            f'! filesink location={a.backchannel} append=true buffer-mode=unbuffered async=false )')
         factory.set_media_gtype(GstRtspServer.RTSPOnvifMedia)
         factory.set_launch(pipeline(a))
         factory.set_shared(False)

@@ -180,7 +180,8 @@ typedef struct {
  *
  * NVR_CAP_TALK: the camera's live RTSP URL (live_source, main stream) may carry an ONVIF audio
  *   back-channel (DESCRIBE with "Require: www.onvif.org/ver20/backchannel"); the host opens it
- *   itself on a connection of its own when someone talks, and says so when the camera has none.
+ *   itself on a connection of its own when someone talks (or a page asks whether it can), and
+ *   says so when the camera has none. Honoured only with NVR_CAP_LIVE_URL and an rtsp:// URL.
  * why_not: without NVR_CAP_TALK, one line for people on why this plugin's cameras cannot be
  *   talked through ("Tuya cameras talk only through Tuya's closed P2P SDK"); NULL: not said.
  */

@@ -4,7 +4,8 @@ import Foundation
 /// a DESCRIBE with `Require: www.onvif.org/ver20/backchannel` makes the camera list, besides
 /// its own streams, an audio section marked `a=sendonly` that it takes from the client. Only
 /// that section is set up (RTP over the RTSP connection, interleaved), played, and sent 20 ms
-/// RTP packets of G.711. Its own connection: recording is never touched.
+/// RTP packets of G.711, or one AAC frame a packet (RFC 3640 AAC-hbr). Its own connection:
+/// recording is never touched.
 public final class RTSPBackChannel: RTSPConversation {
     /// The audio the camera takes.
     public struct Audio: Sendable, Equatable {
@@ -14,8 +15,9 @@ public final class RTSPBackChannel: RTSPConversation {
     }
 
     public static let require = "www.onvif.org/ver20/backchannel"
-    /// Encodings this sends, in the order it prefers them when a camera offers several.
-    public static let encodings = ["PCMU", "PCMA"]
+    /// Encodings this sends, in the order it prefers them when a camera offers several (G.711
+    /// first: no encoder delay, next to no CPU).
+    public static let encodings = ["PCMU", "PCMA", "MPEG4-GENERIC"]
 
     public private(set) var audio = Audio(encoding: "", payloadType: 0, sampleRate: 8000)
     let url: RTSPURL
@@ -93,9 +95,11 @@ public final class RTSPBackChannel: RTSPConversation {
                 "the camera has no audio back-channel (no sendonly audio in its answer to a DESCRIBE with Require: \(Self.require))"
             )
         }
-        // What this can feed (mono G.711, 8–48 kHz, a real payload type), then the preferred.
+        // What this can feed (mono, 8–48 kHz, a real payload type; AAC as it writes it), then
+        // the preferred.
         let usable = offered.filter {
             (8_000...48_000).contains($0.clockRate) && $0.channels == 1 && (0...127).contains($0.payloadType)
+                && ($0.encoding != "MPEG4-GENERIC" || Self.takesOurAAC($0))
         }
         guard let m = Self.encodings.lazy.compactMap({ e in usable.first { $0.encoding == e } }).first else {
             let what = offered.map {
@@ -103,7 +107,7 @@ public final class RTSPBackChannel: RTSPConversation {
             }
             throw MediaError(
                 .unsupported,
-                "the camera's back-channel takes \(what.joined(separator: ", ")) audio; the NVR sends PCMU or PCMA, mono, 8000 to 48000 Hz"
+                "the camera's back-channel takes \(what.joined(separator: ", ")) audio; the NVR sends PCMU, PCMA or AAC-LC (AAC-hbr), mono, 8000 to 48000 Hz"
             )
         }
         audio = Audio(encoding: m.encoding, payloadType: m.payloadType, sampleRate: m.clockRate)
@@ -122,29 +126,56 @@ public final class RTSPBackChannel: RTSPConversation {
         lastKeepAlive = Interrupter.now()
     }
 
-    /// Samples in one packet: 20 ms, as G.711 is usually sent (RFC 3551).
-    var packetSamples: Int { audio.sampleRate / 50 }
+    /// An AAC section this can feed: AAC-hbr with 13-bit sizes and 3-bit indexes (what
+    /// `send` writes), its config AAC-LC, mono, at the RTP clock rate.
+    static func takesOurAAC(_ m: SDPMedia) -> Bool {
+        guard (m.fmtp["mode"] ?? "").lowercased() == "aac-hbr", m.fmtp["sizelength"] == "13",
+            m.fmtp["indexlength"] ?? "3" == "3", m.fmtp["indexdeltalength"] ?? "3" == "3"
+        else { return false }
+        var r = BitReader(SDP.hexBytes(m.fmtp["config"] ?? ""))
+        guard let c = try? AudioSpecificConfig.read(&r) else { return false }
+        return c.objectType == 2 && c.channels == 1 && c.sampleRate == m.clockRate
+    }
 
-    /// Sends encoded audio (one byte a sample), in 20 ms packets; what is short of a packet
-    /// waits for the next call.
-    public func send(_ encoded: [UInt8]) throws {
-        pending += encoded
-        var at = 0
-        while pending.count - at >= packetSamples {
-            try sendPacket(pending[at..<(at + packetSamples)])
-            at += packetSamples
+    /// Samples in one G.711 packet: 20 ms, as G.711 is usually sent (RFC 3551).
+    var packetSamples: Int { audio.sampleRate / 50 }
+    public var isAAC: Bool { audio.encoding == "MPEG4-GENERIC" }
+    /// Samples in an AAC frame, and the largest a 13-bit AU size can say.
+    static let aacFrameSamples = 1024
+    static let maxAACFrame = 8191
+
+    /// Sends encoded audio as TalkEncoder makes it: G.711 bytes (one a sample) in 20 ms packets,
+    /// what is short of a packet waiting for the next call; or AAC frames, one a packet.
+    public func send(_ units: [[UInt8]]) throws {
+        if isAAC {
+            for frame in units where !frame.isEmpty {
+                guard frame.count <= Self.maxAACFrame else {
+                    throw MediaError(.codec, "an AAC frame of \(frame.count) bytes (at most \(Self.maxAACFrame))")
+                }
+                // RFC 3640: AU-headers-length (16 bits), one AU-header: size (13) and index (3).
+                let header: [UInt8] = [0x00, 0x10, UInt8(frame.count >> 5), UInt8((frame.count & 0x1F) << 3)]
+                try sendPacket(header[...] + frame[...], samples: Self.aacFrameSamples, marker: true)
+            }
+        } else {
+            for u in units { pending += u }
+            var at = 0
+            while pending.count - at >= packetSamples {
+                try sendPacket(pending[at..<(at + packetSamples)], samples: packetSamples, marker: first)
+                at += packetSamples
+            }
+            pending.removeFirst(at)
         }
-        pending.removeFirst(at)
         try keepAliveIfDue()
     }
 
-    private func sendPacket(_ payload: ArraySlice<UInt8>) throws {
+    /// `marker`: G.711, the first packet of a talk spurt (RFC 3551 4.1); AAC, every packet (the
+    /// end of an access unit, RFC 3640).
+    private func sendPacket(_ payload: ArraySlice<UInt8>, samples: Int, marker: Bool) throws {
         let length = 12 + payload.count
         var p = [UInt8]()
         p.reserveCapacity(4 + length)
         p += [0x24, channel, UInt8(length >> 8), UInt8(length & 0xFF)]
-        // Version 2; the marker on the first packet of a talk spurt (RFC 3551 4.1).
-        p += [0x80, UInt8(clamping: audio.payloadType) & 0x7F | (first ? 0x80 : 0)]
+        p += [0x80, UInt8(clamping: audio.payloadType) & 0x7F | (marker ? 0x80 : 0)]
         p += [UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
         for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((timestamp >> UInt32(shift)) & 0xFF)) }
         for shift in stride(from: 24, through: 0, by: -8) { p.append(UInt8((ssrc >> UInt32(shift)) & 0xFF)) }
@@ -152,7 +183,7 @@ public final class RTSPBackChannel: RTSPConversation {
         try socket.write(bytes: p)
         first = false
         sequence &+= 1
-        timestamp &+= UInt32(payload.count)
+        timestamp &+= UInt32(samples)
         packetsSent += 1
     }
 
