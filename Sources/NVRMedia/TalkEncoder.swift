@@ -149,6 +149,20 @@ public final class TalkEncoder {
     /// Samples in an AAC frame.
     static let aacFrame = 1024
 
+    /// What the encoder still holds (AAC keeps a frame or two back): the last units of a talk.
+    public func finish() throws -> [[UInt8]] {
+        guard let e = encoder, let packet else { return [] }
+        guard avcodec_send_frame(e, nil) >= 0 else { return [] }
+        var out: [[UInt8]] = []
+        while avcodec_receive_packet(e, packet) >= 0 {
+            if let d = packet.pointee.data, packet.pointee.size > 0 {
+                out.append(Array(UnsafeBufferPointer(start: d, count: Int(packet.pointee.size))))
+            }
+            av_packet_unref(packet)
+        }
+        return out
+    }
+
     /// One frame of `samples` filled by `fill` (its one plane) through the encoder: the packets
     /// it gives back.
     private func encodeFrame(samples: Int, _ fill: (UnsafeMutablePointer<UInt8>) -> Void) throws -> [[UInt8]] {

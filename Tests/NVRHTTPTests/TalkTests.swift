@@ -90,7 +90,7 @@ import Testing
             [
                 TestEnvironment.repoRoot + "/Tests/Browser/talk_test.py", "--base", "http://127.0.0.1:\(s.port)",
                 "--user", "boss", "--password", "correct horse", "--shots", shots, "--token", s.token, "--camera",
-                "porch", "--tone", dir + "/tone.wav", "--seconds", "3",
+                "porch", "--tone", dir + "/tone.wav", "--seconds", "4",
             ])
         print(r.stdout)
         #expect(r.status == 0, "talking from the page failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
@@ -103,6 +103,16 @@ import Testing
         let h = try #require(heard)
         print("the camera heard: \(h)")
         #expect(abs(h.hertz - 440) < 15, "\(h)")
+        // Every back-channel session opened (the page's probes, the talk, the refused mp3
+        // microphone, the flood) was ended with a TEARDOWN, the page's talk by letting go.
+        var sessions: [Substring] = []
+        #expect(
+            TestEnvironment.wait(timeout: 5) {
+                sessions = ((try? String(contentsOfFile: dir + "/heard.raw.sessions", encoding: .utf8)) ?? "").split(
+                    separator: "\n")
+                return sessions.filter { $0 == "teardown" }.count == sessions.filter { $0 == "setup" }.count
+            }, "\(sessions)")
+        #expect(sessions.filter { $0 == "setup" }.count >= 4, "\(sessions)")
         let audit = try s.api("GET", "/api/audit?limit=20")
         #expect(audit.body.contains(#""action":"camera.talk""#), "\(audit.body)")
     }

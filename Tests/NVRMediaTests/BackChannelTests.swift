@@ -51,9 +51,12 @@ import Testing
         let encoder = try TalkEncoder(
             format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
             outputRate: channel.audio.sampleRate)
-        // 1.5 s of 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The
-        // cut between messages falls inside a sample frame now and then (an odd byte count).
-        let pcm = Self.tone(hertz: 440, seconds: 1.5, rate: rate, channels: channels, format: format)
+        // 3 s of 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The cut
+        // between messages falls inside a sample frame now and then (an odd byte count). The
+        // camera must hear at least 1 s of it: GStreamer's back-channel pipeline, started at PLAY,
+        // took over 1.5 s to take its first packet on a loaded CI machine (a fresh-clone run
+        // heard nothing of a 1.5 s tone).
+        let pcm = Self.tone(hertz: 440, seconds: 3, rate: rate, channels: channels, format: format)
         let step = rate / 25 * channels * (format == .s16le ? 2 : 4) + 3
         var at = 0
         while at < pcm.count {
@@ -62,8 +65,8 @@ import Testing
             at = end
             Thread.sleep(forTimeInterval: 0.04)
         }
-        // 1.5 s: 75 packets of 20 ms, or 23 AAC frames of 64 ms (the encoder holds one or two back).
-        #expect(channel.packetsSent >= (codec == "aac" ? 20 : 70), "\(channel.packetsSent) packets")
+        // 3 s: 150 packets of 20 ms, or 46 AAC frames of 64 ms (the encoder holds one or two back).
+        #expect(channel.packetsSent >= (codec == "aac" ? 44 : 145), "\(channel.packetsSent) packets")
         channel.close()
         var heard: HeardTone?
         #expect(

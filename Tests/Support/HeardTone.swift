@@ -43,18 +43,21 @@ public struct HeardTone: Sendable, CustomStringConvertible {
             let rms = (w.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
             guard rms > 327 else { continue }
             loud += window
-            var crossings = 0
+            // Half-periods between the first crossing and the last, over the time between them.
+            var crossings: [Int] = []
             var positive: Bool?
-            for s in w {
+            for (i, s) in w.enumerated() {
                 if s > 200, positive != true {
-                    if positive == false { crossings += 1 }
+                    if positive == false { crossings.append(i) }
                     positive = true
                 } else if s < -200, positive != false {
-                    if positive == true { crossings += 1 }
+                    if positive == true { crossings.append(i) }
                     positive = false
                 }
             }
-            perWindow.append(Double(crossings) / 2 / 0.1)
+            if let f = crossings.first, let l = crossings.last, l > f {
+                perWindow.append(Double(crossings.count - 1) / 2 / (Double(l - f) / Double(rate)))
+            }
         }
         loudSeconds = Double(loud) / Double(rate)
         perWindow.sort()

@@ -24,7 +24,8 @@ t0 + 2k·period, so a viewer that reads the pixels knows how late it sees each c
 RTSPOnvifMediaFactory, whose answer to a DESCRIBE with `Require: www.onvif.org/ver20/backchannel`
 adds a sendonly audio section (--backchannel-codec pcmu, payload type 0; pcma, 8; or aac, 96:
 AAC-LC at 16 kHz mono, RFC 3640 AAC-hbr); what a client sends there is appended to FILE as it
-comes (G.711 raw at 8000 Hz mono; AAC as ADTS). Each client
+comes (G.711 raw at 8000 Hz mono; AAC as ADTS). Each SETUP and TEARDOWN a client sends is a
+line ("setup", "teardown") in FILE.sessions. Each client
 gets its own pipeline then (ONVIF media are not shared), all appending to the one file.
 """
 import argparse
@@ -282,6 +283,31 @@ def main():
         perms.add_permission_for_role("user", "media.factory.construct", True)
         factory.set_permissions(perms)
     server.get_mount_points().add_factory(a.path, factory)
+    if a.backchannel:
+        # Every back-channel SETUP, and the TEARDOWN of a client that made one, a line each in
+        # FILE.sessions, so a test can see that each back-channel session opened was ended
+        # (clients that only watch, as a recorder does, are left out).
+        talkers = set()
+
+        def note(what):
+            with open(a.backchannel + ".sessions", "a") as f:
+                f.write(what + "\n")
+
+        def setup(client, ctx):
+            uri = ctx.uri.abspath if ctx and ctx.uri else ""
+            if uri.endswith("stream=1"):
+                talkers.add(id(client))
+                note("setup")
+
+        def teardown(client, _ctx):
+            if id(client) in talkers:
+                talkers.discard(id(client))
+                note("teardown")
+
+        def connected(_server, client):
+            client.connect("setup-request", setup)
+            client.connect("teardown-request", teardown)
+        server.connect("client-connected", connected)
     if server.attach(None) == 0:
         print("ERROR cannot listen", flush=True)
         sys.exit(1)

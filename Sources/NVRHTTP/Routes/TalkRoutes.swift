@@ -55,7 +55,8 @@ struct TalkRoutes: IndexedRoutes {
 
     struct ProbeJSON: Encodable {
         var camera: String
-        /// What the camera takes (PCMU, PCMA) and at what rate: the NVR converts to it.
+        /// What the camera takes (PCMU, PCMA, MPEG4-GENERIC for AAC) and at what rate: the NVR
+        /// converts to it.
         var codec: String
         var rate: Int
     }

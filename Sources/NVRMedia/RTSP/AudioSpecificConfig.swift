@@ -7,6 +7,8 @@ struct AudioSpecificConfig {
     var sampleRate: Int
     var channels: Int
     var bytes: [UInt8]
+    /// SBR (HE-AAC) or PS is signalled, explicitly or by the backward-compatible extension.
+    var sbr = false
 
     static let sampleRates = [
         96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350,
@@ -25,6 +27,7 @@ struct AudioSpecificConfig {
             return i == 15 ? r.bits(24) : (i < sampleRates.count ? sampleRates[i] : nil)
         }
         var type = objectType()
+        var sbrSignalled = type == 5 || type == 29
         guard let sampleRate = rate() else {
             throw MediaError(.unsupported, "AAC with a reserved sampling frequency index")
         }
@@ -55,6 +58,7 @@ struct AudioSpecificConfig {
             r = ahead
             guard objectType() == 5 else { throw MediaError(.unsupported, "AAC with an extension other than SBR") }
             if r.bits(1) == 1 {  // sbrPresentFlag
+                sbrSignalled = true
                 _ = rate()
                 var ps = r
                 if ps.bits(11) == 0x548, !ps.overrun {
@@ -75,6 +79,7 @@ struct AudioSpecificConfig {
             left -= n
         }
         return AudioSpecificConfig(
-            objectType: type, sampleRate: sampleRate, channels: channelConfig == 7 ? 8 : channelConfig, bytes: out)
+            objectType: type, sampleRate: sampleRate, channels: channelConfig == 7 ? 8 : channelConfig, bytes: out,
+            sbr: sbrSignalled)
     }
 }

@@ -127,14 +127,17 @@ public final class RTSPBackChannel: RTSPConversation {
     }
 
     /// An AAC section this can feed: AAC-hbr with 13-bit sizes and 3-bit indexes (what
-    /// `send` writes), its config AAC-LC, mono, at the RTP clock rate.
+    /// `send` writes; RFC 3640's default index length is 0, so it must be said), its config
+    /// AAC-LC without SBR or PS, mono, at the RTP clock rate, one of AAC's standard rates (what
+    /// libavcodec's encoder takes).
     static func takesOurAAC(_ m: SDPMedia) -> Bool {
         guard (m.fmtp["mode"] ?? "").lowercased() == "aac-hbr", m.fmtp["sizelength"] == "13",
-            m.fmtp["indexlength"] ?? "3" == "3", m.fmtp["indexdeltalength"] ?? "3" == "3"
+            m.fmtp["indexlength"] == "3", m.fmtp["indexdeltalength"] ?? "3" == "3",
+            AudioSpecificConfig.sampleRates.contains(m.clockRate)
         else { return false }
         var r = BitReader(SDP.hexBytes(m.fmtp["config"] ?? ""))
         guard let c = try? AudioSpecificConfig.read(&r) else { return false }
-        return c.objectType == 2 && c.channels == 1 && c.sampleRate == m.clockRate
+        return c.objectType == 2 && !c.sbr && c.channels == 1 && c.sampleRate == m.clockRate
     }
 
     /// Samples in one G.711 packet: 20 ms, as G.711 is usually sent (RFC 3551).

@@ -142,10 +142,16 @@ public final class TalkSession: @unchecked Sendable {
         if first { onFailure(why) }
     }
 
-    /// Ends the back-channel (TEARDOWN) after what was sent before; blocks until then (at most
-    /// the socket's timeout per write behind it).
-    public func close() { queue.sync { channel.close() } }
+    /// Ends the back-channel (TEARDOWN) after what was sent before and what the encoder still
+    /// held; blocks until then (at most the socket's timeout per write behind it).
+    public func close() {
+        queue.sync {
+            if !lock.withLock({ failed }), let rest = try? encoder?.finish(), !rest.isEmpty { try? channel.send(rest) }
+            encoder = nil
+            channel.close()
+        }
+    }
 
-    /// 20 ms packets sent so far.
+    /// RTP packets sent so far (20 ms of G.711, or an AAC frame, each).
     public var packetsSent: Int { queue.sync { channel.packetsSent } }
 }
