@@ -151,8 +151,13 @@ public final class TalkEncoder {
 
     /// What the encoder still holds (AAC keeps a frame or two back): the last units of a talk.
     public func finish() throws -> [[UInt8]] {
+        guard let e = encoder, avcodec_send_frame(e, nil) >= 0 else { return [] }
+        return drain()
+    }
+
+    /// The packets the encoder has ready, one unit each.
+    private func drain() -> [[UInt8]] {
         guard let e = encoder, let packet else { return [] }
-        guard avcodec_send_frame(e, nil) >= 0 else { return [] }
         var out: [[UInt8]] = []
         while avcodec_receive_packet(e, packet) >= 0 {
             if let d = packet.pointee.data, packet.pointee.size > 0 {
@@ -166,7 +171,7 @@ public final class TalkEncoder {
     /// One frame of `samples` filled by `fill` (its one plane) through the encoder: the packets
     /// it gives back.
     private func encodeFrame(samples: Int, _ fill: (UnsafeMutablePointer<UInt8>) -> Void) throws -> [[UInt8]] {
-        guard let e = encoder, let frame, let packet else { return [] }
+        guard let e = encoder, let frame else { return [] }
         av_frame_unref(frame)
         frame.pointee.nb_samples = Int32(samples)
         frame.pointee.format = e.pointee.sample_fmt.rawValue
@@ -177,13 +182,6 @@ public final class TalkEncoder {
         fill(plane)
         rc = avcodec_send_frame(e, frame)
         guard rc >= 0 else { throw MediaError.av(.codec, "encoding the microphone", rc) }
-        var out: [[UInt8]] = []
-        while avcodec_receive_packet(e, packet) >= 0 {
-            if let d = packet.pointee.data, packet.pointee.size > 0 {
-                out.append(Array(UnsafeBufferPointer(start: d, count: Int(packet.pointee.size))))
-            }
-            av_packet_unref(packet)
-        }
-        return out
+        return drain()
     }
 }

@@ -12,10 +12,7 @@ import Testing
     }
 
     @Test func theAPIAndMQTTTurnAnONVIFCameraAndEveryMoveEndsByItself() throws {
-        var small = RTSPCameraFixture.Options()
-        small.width = 320
-        small.height = 180
-        let rtsp = try RTSPCameraFixture(small)
+        let rtsp = try RTSPCameraFixture(.small())
         var o = ONVIFCameraFixture.Options(mainURI: rtsp.url)
         o.ptz = .timeout
         let porch = try ONVIFCameraFixture(o)
@@ -114,10 +111,7 @@ import Testing
         try #require(
             FileManager.default.isExecutableFile(atPath: PageTests.python),
             "playwright is missing: run scripts/install-deps.sh test")
-        var small = RTSPCameraFixture.Options()
-        small.width = 320
-        small.height = 180
-        let rtsp = try RTSPCameraFixture(small)
+        let rtsp = try RTSPCameraFixture(.small())
         var o = ONVIFCameraFixture.Options(mainURI: rtsp.url)
         o.ptz = .ignoresTimeout  // so only the NVR's own stops end moves
         let porch = try ONVIFCameraFixture(o)

@@ -34,13 +34,8 @@ import Testing
     @Test func theAPISaysWhoCanBeTalkedThroughAndWhy() throws {
         let dir = TestEnvironment.tempDir("talk-api")
         defer { TestEnvironment.cleanup(dir) }
-        var o = RTSPCameraFixture.Options()
-        o.width = 320
-        o.height = 180
-        o.backchannel = dir + "/heard.raw"
-        let speaker = try RTSPCameraFixture(o)
-        o.backchannel = nil
-        let mute = try RTSPCameraFixture(o)
+        let speaker = try RTSPCameraFixture(.small(backchannel: dir + "/heard.raw"))
+        let mute = try RTSPCameraFixture(.small())
         let s = try LiveChangeTests.Served()
         for (name, url) in [("door", speaker.url), ("yard", mute.url)] {
             let a = try s.api("POST", "/api/cameras", json: #"{"name":"\#(name)","plugin":"rtsp","url":"\#(url)"}"#)
@@ -69,11 +64,7 @@ import Testing
             "playwright is missing: run scripts/install-deps.sh test")
         let dir = TestEnvironment.tempDir("talk")
         defer { TestEnvironment.cleanup(dir) }
-        var o = RTSPCameraFixture.Options()
-        o.width = 320
-        o.height = 180
-        o.backchannel = dir + "/heard.raw"
-        let rtsp = try RTSPCameraFixture(o)
+        let rtsp = try RTSPCameraFixture(.small(backchannel: dir + "/heard.raw"))
         let onvif = try ONVIFCameraFixture(ONVIFCameraFixture.Options(mainURI: rtsp.url))
         let s = try LiveChangeTests.Served()
         let a = try s.api(

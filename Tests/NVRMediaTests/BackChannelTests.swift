@@ -36,11 +36,7 @@ import Testing
     {
         let dir = TestEnvironment.tempDir("talk")
         defer { TestEnvironment.cleanup(dir) }
-        var o = RTSPCameraFixture.Options()
-        o.width = 320
-        o.height = 180
-        o.backchannel = dir + "/heard.raw"
-        o.backchannelCodec = codec
+        let o = RTSPCameraFixture.Options.small(backchannel: dir + "/heard.raw", codec: codec)
         let camera = try RTSPCameraFixture(o)
         let channel = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
         let expected: RTSPBackChannel.Audio =
@@ -79,10 +75,7 @@ import Testing
     }
 
     @Test func aCameraWithoutABackChannelSaysSo() throws {
-        var o = RTSPCameraFixture.Options()
-        o.width = 320
-        o.height = 180
-        let camera = try RTSPCameraFixture(o)
+        let camera = try RTSPCameraFixture(.small())
         do {
             _ = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
             Issue.record("a camera without a back-channel was talked to")

@@ -27,6 +27,17 @@ public final class RTSPCameraFixture: @unchecked Sendable {
         public var namespace: String?
         public var host = "127.0.0.1"
         public init() {}
+
+        /// A 320×180 camera (cheap to encode), with an audio back-channel writing to
+        /// `backchannel` in `codec` when given.
+        public static func small(backchannel: String? = nil, codec: String = "pcmu") -> Options {
+            var o = Options()
+            o.width = 320
+            o.height = 180
+            o.backchannel = backchannel
+            o.backchannelCodec = codec
+            return o
+        }
     }
 
     public let options: Options

@@ -40,10 +40,7 @@ public final class RTSPBackChannel: RTSPConversation {
     /// Connects, asks for the back-channel and starts it. A camera that has none, or takes
     /// audio this cannot send, is said in one line (`MediaError.Kind.unsupported`).
     public convenience init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
-        let url: RTSPURL
-        do { url = try RTSPURL(string) } catch let e as MediaError {
-            throw MediaError(e.kind, "cannot open \(Demuxer.redact(string)): \(e.message)", code: e.code)
-        }
+        let url = try RTSPURL.opening(string)
         try self.init(url: url) {
             try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
         }

@@ -61,10 +61,7 @@ public final class RTSPClient: LiveInput, RTSPConversation {
 
     /// Connects, authenticates, and starts playing. Errors say what is wrong in one line.
     public convenience init(url string: String, timeoutSeconds: Double, interrupter: Interrupter) throws {
-        let url: RTSPURL
-        do { url = try RTSPURL(string) } catch let e as MediaError {
-            throw MediaError(e.kind, "cannot open \(Demuxer.redact(string)): \(e.message)", code: e.code)
-        }
+        let url = try RTSPURL.opening(string)
         try self.init(url: url, timeoutSeconds: timeoutSeconds) {
             try BufferedSocket(host: url.host, port: url.port, timeout: timeoutSeconds, interrupter: interrupter)
         }

@@ -37,6 +37,14 @@ package struct RTSPURL {
         plain = c.string ?? string
     }
 
+    /// A camera's URL as a client opens it: a URL that is not one is said with the URL
+    /// (credentials redacted), "cannot open rtsp://…: not an rtsp:// URL".
+    static func opening(_ string: String) throws -> RTSPURL {
+        do { return try RTSPURL(string) } catch let e as MediaError {
+            throw MediaError(e.kind, "cannot open \(Demuxer.redact(string)): \(e.message)", code: e.code)
+        }
+    }
+
     /// Resolves a track's a=control against the base URL.
     func resolve(_ control: String, base: String) -> String {
         if control == "*" || control.isEmpty { return base }

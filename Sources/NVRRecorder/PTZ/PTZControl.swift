@@ -131,7 +131,7 @@ public final class PTZControl: @unchecked Sendable {
         if running != nil { cam.own = nil }
         let instance = try running ?? ownInstance(camera, cam)
         guard instance.plugin.steers else {
-            throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+            throw Self.noPTZ(camera)
         }
         let moves = Self.moves(command)
         let answer: String
@@ -144,7 +144,7 @@ public final class PTZControl: @unchecked Sendable {
             }
             switch e.kind {
             case .unsupported:
-                throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+                throw Self.noPTZ(camera)
             case .configuration: throw Failure.pluginFailed("camera \(camera.name)'s plugin '\(camera.plugin)': \(e)")
             case .transient: throw Failure.cameraFailed("camera \(camera.name): \(e)")
             }
@@ -163,6 +163,11 @@ public final class PTZControl: @unchecked Sendable {
         return result
     }
 
+    /// A camera whose plugin cannot steer at all.
+    static func noPTZ(_ camera: CameraRecord) -> Failure {
+        .unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+    }
+
     private func ownInstance(_ camera: CameraRecord, _ cam: Camera) throws -> PluginInstance {
         if let own = cam.own, own.plugin == camera.plugin, own.config == camera.config { return own.instance }
         cam.own = nil
@@ -172,7 +177,7 @@ public final class PTZControl: @unchecked Sendable {
         }
         // No instance for a plugin that cannot steer (every camera page asks).
         guard plugin.steers else {
-            throw Failure.unsupported("camera \(camera.name)'s plugin '\(camera.plugin)' cannot pan, tilt or zoom")
+            throw Self.noPTZ(camera)
         }
         do {
             let made = try PluginInstance(
