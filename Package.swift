@@ -45,6 +45,8 @@ let package = Package(
         // and the camera simulators import them.
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // The index's second backend, for several recorder nodes sharing one catalogue (issue 33).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C libraries and the plugin ABI: the only code host and plugins share.
@@ -71,6 +73,15 @@ let package = Package(
             swiftSettings: packetPathSettings),
         .target(
             name: "NVRIndex", dependencies: ["NVRTime", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings),
+        // The index on PostgreSQL: the same IndexStore, for nodes sharing one catalogue.
+        .target(
+            name: "NVRIndexPostgres",
+            dependencies: [
+                "NVRIndex", "NVRTime", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: swiftSettings),
 
         // Object detection: ONNX Runtime (dlopen), the model layouts, the server's detector
@@ -157,6 +168,7 @@ let package = Package(
             name: "NVRCommands",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
+                "NVRIndexPostgres",
                 "NVRTime",
                 "NVRHTTP", "NVRAccess", "NVRMQTT", "NVRDetect", "TOMLKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -264,7 +276,10 @@ let package = Package(
         .testTarget(name: "NVRFuzzTests", dependencies: ["NVRFuzzTargets"], swiftSettings: swiftSettings),
         .testTarget(name: "NVRMediaTests", dependencies: ["NVRMedia", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "NVRIndexTests", dependencies: ["NVRIndex", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "NVRIndexTests",
+            dependencies: [
+                "NVRIndex", "NVRIndexPostgres", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings),
         .testTarget(name: "NVRPlaybackTests", dependencies: ["NVRPlayback", "NVRIndex"], swiftSettings: swiftSettings),
         .testTarget(
@@ -286,7 +301,7 @@ let package = Package(
             name: "NVRCoreTests",
             dependencies: [
                 "NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands",
-                "NVRIndex", "NVRMedia", "CNVRPlugin", "NVRDetect", "TestSupport",
+                "NVRIndex", "NVRIndexPostgres", "NVRMedia", "CNVRPlugin", "NVRDetect", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: swiftSettings),
     ]

@@ -3,7 +3,7 @@
 #   scripts/install-deps.sh run    libraries to build and run the NVR (FFmpeg, libjpeg-turbo, libmosquitto),
 #                                  and ONNX Runtime for object detection (from PyPI, into /usr/local/lib/nvr)
 #   scripts/install-deps.sh test   plus what the tests use (GStreamer RTSP server, ffmpeg CLI, cc, the
-#                                  darknet package's pictures)
+#                                  darknet package's pictures, PostgreSQL)
 set -euo pipefail
 mode=${1:-run}
 # libcurl4-openssl-dev: the plugins that speak HTTP link FoundationNetworking statically in `make deb`.
@@ -12,7 +12,8 @@ pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev lib
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
-         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl mosquitto darknet)
+         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl mosquitto darknet
+         postgresql)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -31,6 +32,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   # Likewise the tests start their own mosquitto brokers: not Debian's on :1883.
   if [[ " ${missing[*]} " == *" mosquitto "* ]] && [ -d /run/systemd/system ]; then
     $sudo systemctl disable --now mosquitto >/dev/null 2>&1 || true
+  fi
+  # And their own PostgreSQL servers (initdb into a temporary folder): not Debian's on :5432.
+  if [[ " ${missing[*]} " == *" postgresql "* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now postgresql >/dev/null 2>&1 || true
   fi
 fi
 

@@ -15,13 +15,13 @@ struct GlobalOptions: ParsableArguments {
         do { return try NVRConfig.load(path: config) } catch { throw CommandFailure("\(error)") }
     }
 
-    /// Opens the index under the configured storage root.
-    func open() throws -> (NVRConfig, StorageLayout, IndexDatabase) {
+    /// Opens the configured index (SQLite under the storage root, or PostgreSQL).
+    func open() throws -> (NVRConfig, StorageLayout, any IndexStore) {
         let c = try load()
         let storage = StorageLayout(root: c.storageRoot)
         try refuseRootInForeignRoot(storage)
         announceIfNew(storage, config: c)
         try storage.prepare()
-        return (c, storage, try IndexDatabase(path: storage.indexPath))
+        do { return (c, storage, try c.openIndex(storage)) } catch let e as IndexError { throw CommandFailure("\(e)") }
     }
 }

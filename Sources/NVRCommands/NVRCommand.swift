@@ -48,7 +48,10 @@ func refuseRootInForeignRoot(_ storage: StorageLayout) throws {
 /// A command about to create an empty storage root says so (and which config led there):
 /// otherwise a forgotten --config silently makes ./Storage and reports "no cameras".
 func announceIfNew(_ storage: StorageLayout, config: NVRConfig) {
-    guard !FileManager.default.fileExists(atPath: storage.indexPath) else { return }
+    // With a PostgreSQL index the root holds no index file: the root itself is what is new.
+    guard !FileManager.default.fileExists(atPath: config.indexURL == nil ? storage.indexPath : storage.root) else {
+        return
+    }
     let from =
         config.source.map { "storage.root of \($0)" }
         ?? "no config file (looked for --config, $NVR_CONFIG, ./nvr.toml, \(NVRConfig.systemPath))"

@@ -43,7 +43,7 @@ struct Serve: ParsableCommand {
         try refuseRootInForeignRoot(StorageLayout(root: config.storageRoot))
         announceIfNew(StorageLayout(root: config.storageRoot), config: config)
         logger.info(
-            "nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root)"
+            "nvr \(NVRVersion.current): config \(config.source ?? "none (built-in defaults)"), storage \(StorageLayout(root: config.storageRoot).root), index \(config.indexDescription(StorageLayout(root: config.storageRoot)))"
         )
         let recorder: Recorder
         let http: HTTPServer

@@ -4,7 +4,7 @@ import NVRTime
 extension IndexDatabase {
     /// Spans within this of each other are one span (segments of a run touch; a second
     /// between two deletions is not worth a backfill).
-    static let deletedMergeTolerance90k: Int64 = 90_000
+    public static let deletedMergeTolerance90k: Int64 = 90_000
 
     /// Records that `range` of a camera's time was deleted (by a user or retention), merged
     /// with the spans it touches, so card backfill leaves it deleted.

@@ -8,6 +8,13 @@ public struct CameraStorageSummary: Sendable, Equatable {
     public var bytes: Int64
     public var oldest90k: Int64?
     public var newest90k: Int64?
+
+    public init(segments: Int, bytes: Int64, oldest90k: Int64?, newest90k: Int64?) {
+        self.segments = segments
+        self.bytes = bytes
+        self.oldest90k = oldest90k
+        self.newest90k = newest90k
+    }
 }
 
 extension IndexDatabase {

@@ -55,9 +55,19 @@ struct MigrationTests {
     /// changed default in a statement that only runs on old rows) is still an edit. Their
     /// FNV-1a hashes are pinned in Tests/Fixtures/schema/migrations.txt, written the same way.
     @Test func committedMigrationSourcesAreUnchanged() throws {
+        try Self.checkSourcesUnchanged(in: "Sources/NVRIndex/Migrations", pinnedIn: Self.dir)
+    }
+
+    /// The same for PostgreSQL's migrations (Tests/Fixtures/schema/postgresql/migrations.txt).
+    @Test func committedPostgresMigrationSourcesAreUnchanged() throws {
+        try Self.checkSourcesUnchanged(
+            in: "Sources/NVRIndexPostgres/Migrations", pinnedIn: Self.dir.appendingPathComponent("postgresql"))
+    }
+
+    static func checkSourcesUnchanged(in folder: String, pinnedIn pins: URL) throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-            .appendingPathComponent("Sources/NVRIndex/Migrations")
+            .appendingPathComponent(folder)
         func fnv1a(_ bytes: Data) -> String {
             var h: UInt64 = 0xcbf2_9ce4_8422_2325
             for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
@@ -65,7 +75,7 @@ struct MigrationTests {
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".swift") }
             .sorted { $0.count == $1.count ? $0 < $1 : $0.count < $1.count }
-        let list = Self.dir.appendingPathComponent("migrations.txt")
+        let list = pins.appendingPathComponent("migrations.txt")
         var pinned: [String: String] = [:]
         for line in ((try? String(contentsOf: list, encoding: .utf8)) ?? "").split(separator: "\n") {
             let f = line.split(separator: " ")

@@ -86,10 +86,13 @@ public struct ProcessResult: Sendable {
     }
 }
 
-public func runProcess(_ path: String, _ args: [String], cwd: String? = nil) throws -> ProcessResult {
+public func runProcess(_ path: String, _ args: [String], cwd: String? = nil, environment: [String: String]? = nil)
+    throws -> ProcessResult
+{
     let p = Process()
     p.executableURL = URL(fileURLWithPath: path)
     p.arguments = args
+    if let environment { p.environment = environment }
     if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
     let out = Pipe()
     let err = Pipe()

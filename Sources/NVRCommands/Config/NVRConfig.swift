@@ -1,4 +1,5 @@
 import Foundation
+import NVRIndexPostgres
 import NVRMQTT
 import NVRPluginHost
 import NVRRecorder
@@ -36,6 +37,10 @@ public struct NVRConfig: Sendable, Equatable {
     public var mqtt: MQTTBridge.Options?
     /// [detect]: the object detector's runtime, model and labels.
     public var detect = DetectionOptions()
+    /// [index] url: a PostgreSQL index shared by several nodes; nil: SQLite in the storage root.
+    public var indexURL: String?
+    /// [index] password_file: the PostgreSQL password (else NVR_INDEX_PASSWORD).
+    public var indexPasswordFile: String?
 
     public init() {}
 
@@ -93,6 +98,7 @@ public struct NVRConfig: Sendable, Equatable {
         c.tlsCert = c.tlsCert.map(resolve)
         c.tlsKey = c.tlsKey.map(resolve)
         c.pluginsDir = c.pluginsDir.map(resolve)
+        c.indexPasswordFile = c.indexPasswordFile.map(resolve)
         if let ca = c.mqtt?.connection.tlsCA { c.mqtt?.connection.tlsCA = resolve(ca) }
         c.detect.model = c.detect.model.map(resolve)
         c.detect.labels = c.detect.labels.map(resolve)
@@ -114,7 +120,7 @@ public struct NVRConfig: Sendable, Equatable {
                 "max_connections_per_address",
             ], "recording": ["segment_seconds"], "plugins": ["dir"],
             "card": ["refresh_seconds", "backfill", "backfill_hours"], "mqtt": mqttKeys,
-            "detect": detectKeys,
+            "detect": detectKeys, "index": ["url", "password_file"],
         ]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
@@ -191,6 +197,19 @@ public struct NVRConfig: Sendable, Equatable {
         if let v = table["plugins"]?["dir"] {
             guard let s = v.string else { throw ConfigError("\(source): plugins.dir must be a string") }
             c.pluginsDir = s
+        }
+        if let v = table["index"]?["url"] {
+            guard let u = v.string else {
+                throw ConfigError("\(source): index.url must be a string like \"postgresql://nvr@db.lan/nvr\"")
+            }
+            do { _ = try PostgresLocation(url: u, environment: [:]) } catch { throw ConfigError("\(source): \(error)") }
+            c.indexURL = u
+        }
+        if let v = table["index"]?["password_file"] {
+            guard let s = v.string, !s.isEmpty else {
+                throw ConfigError("\(source): index.password_file must be a file path")
+            }
+            c.indexPasswordFile = s
         }
         c.mqtt = try parseMQTT(table["mqtt"]?.table, source: source)
         c.detect = try parseDetect(table["detect"]?.table, source: source)

@@ -1,5 +1,6 @@
 import Logging
 import NVRHTTP
+import NVRPlayback
 import NVRRecorder
 
 extension Recorder.Options {
@@ -17,7 +18,10 @@ extension Recorder.Options {
 extension Recorder {
     /// A recorder for nvr.toml's settings.
     public convenience init(config: NVRConfig, logger: Logger) throws {
-        try self.init(options: Options(config: config), logger: logger)
+        let storage = StorageLayout(root: config.storageRoot)
+        try storage.prepare()
+        try self.init(
+            options: Options(config: config), index: try config.openIndex(storage, logger: logger), logger: logger)
     }
 }
 

@@ -1,0 +1,23 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRIndexPostgres
+import NVRPlayback
+
+extension NVRConfig {
+    /// Where the index is, as `nvr` says it: the PostgreSQL URL (never its password) or the
+    /// SQLite file.
+    public func indexDescription(_ storage: StorageLayout) -> String {
+        indexURL.flatMap { try? PostgresLocation(url: $0, environment: [:]).description } ?? storage.indexPath
+    }
+
+    /// The index this configuration names: PostgreSQL at `[index] url`, else SQLite in the
+    /// storage root. Opening migrates its schema.
+    public func openIndex(_ storage: StorageLayout, logger: Logger = Logger(label: "nvr.index")) throws
+        -> any IndexStore
+    {
+        guard let indexURL else { return try IndexDatabase(path: storage.indexPath) }
+        let location = try PostgresLocation(url: indexURL, passwordFile: indexPasswordFile)
+        return try PostgresIndex(location: location, logger: logger)
+    }
+}

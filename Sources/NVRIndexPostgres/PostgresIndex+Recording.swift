@@ -1,0 +1,114 @@
+import Foundation
+import NVRIndex
+
+extension PostgresIndex {
+    /// As IndexDatabase.apply: the batch in order, in one transaction; the ids of the rows it
+    /// inserted, to publish once committed. A write naming a row never inserted is skipped.
+    public func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
+        try transaction { s in
+            var inserted: [(PendingRowID, Int64)] = []
+            var ids: [ObjectIdentifier: Int64] = [:]
+            func id(_ ref: PendingRowID) -> Int64? { ids[ObjectIdentifier(ref)] ?? ref.value }
+            func resolve(_ row: inout SegmentRecord, _ entries: [PendingRowID]) {
+                guard let video = entries.first else { return }
+                row.videoEntryID = id(video) ?? row.videoEntryID
+                row.audioEntryID = entries.count > 1 ? (id(entries[1]) ?? row.audioEntryID) : nil
+            }
+            func made(_ ref: PendingRowID, _ new: Int64) {
+                ids[ObjectIdentifier(ref)] = new
+                inserted.append((ref, new))
+            }
+            for w in writes {
+                switch w {
+                case .insertSampleEntry(let entry, let ref):
+                    guard id(ref) == nil else { continue }
+                    made(ref, try Self.sampleEntryID(entry, s))
+                case .insertSegment(var row, let ref, let entries):
+                    resolve(&row, entries)
+                    row.id = nil
+                    guard let new = try s.insert(row, into: "segment") else { continue }
+                    made(ref, new)
+                case .segmentProgress(let ref, let start, let duration, let bytes, let frames, let keyFrames):
+                    guard let sid = id(ref) else { continue }
+                    try s.execute(
+                        """
+                        UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ?
+                        WHERE id = ? AND state = 'writing'
+                        """,
+                        [
+                            .int(start), .int(duration), .int(bytes), PostgresValue(frames), PostgresValue(keyFrames),
+                            .int(sid),
+                        ])
+                case .completeSegment(let ref, var row, var frames, let entries):
+                    resolve(&row, entries)
+                    row.state = .complete
+                    guard let sid = id(ref) else {
+                        // Its insert was refused: the file is whole, so it gets its row now.
+                        row.id = nil
+                        guard let new = try s.insert(row, into: "segment") else { continue }
+                        frames.segmentID = new
+                        try s.save(frames, in: "segment_frames", key: "segment_id")
+                        made(ref, new)
+                        continue
+                    }
+                    row.id = sid
+                    // Marked by a markEvent meanwhile: keep it.
+                    if try s.scalar(Int64.self, "SELECT has_event FROM segment WHERE id = ?", [.int(sid)]) == 1 {
+                        row.hasEvent = true
+                    }
+                    try s.update(row, in: "segment")
+                    frames.segmentID = sid
+                    try s.save(frames, in: "segment_frames", key: "segment_id")
+                case .removeSegment(let ref):
+                    guard let sid = id(ref) else { continue }
+                    try s.execute("DELETE FROM segment_frames WHERE segment_id = ?", [.int(sid)])
+                    try s.execute("DELETE FROM segment WHERE id = ?", [.int(sid)])
+                case .markEvent(let ref):
+                    guard let sid = id(ref) else { continue }
+                    try s.execute("UPDATE segment SET has_event = 1 WHERE id = ?", [.int(sid)])
+                case .markEventSegments(let cameraID, let start, let end):
+                    let low = try Self.earliestStart(s, cameraID: cameraID, overlapping: start)
+                    try s.execute(
+                        """
+                        UPDATE segment SET has_event = 1
+                        WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
+                        """, [.int(cameraID), .int(end), .int(low), .int(start)])
+                case .saveEvent(var event, let ref):
+                    if let eid = id(ref) {
+                        event.id = eid
+                        try s.update(event, in: "event")
+                    } else {
+                        event.id = nil
+                        guard let new = try s.insert(event, into: "event") else { continue }
+                        made(ref, new)
+                    }
+                case .cameraState(let state):
+                    try s.save(state, in: "camera_state", key: "camera_id")
+                }
+            }
+            return inserted
+        }
+    }
+
+    public func reserveRunIDs(_ count: Int) throws -> Range<Int64> {
+        try autocommit { s in
+            guard
+                let next = try s.scalar(
+                    Int64.self, "UPDATE run_counter SET next = next + ? WHERE id = 1 RETURNING next - ?",
+                    [PostgresValue(count), PostgresValue(count)])
+            else { throw IndexError("run_counter has no row") }
+            return next..<(next + Int64(count))
+        }
+    }
+
+    public func sampleEntryIDs() throws -> [Data: Int64] {
+        try autocommit { s in
+            var byBox: [Data: Int64] = [:]
+            for row in try s.run("SELECT id, box FROM sample_entry").rows {
+                let (id, box) = try row.decode((Int64, Data).self)
+                byBox[box] = id
+            }
+            return byBox
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import NVRIndex
+import NVRIndexPostgres
+import NVRTime
+import TestSupport
+import Testing
+
+/// The whole NVR on a PostgreSQL index, as an installer sets it up: `[index] url` and a
+/// password file in nvr.toml, cameras added with `nvr camera add`, `nvr serve` recording,
+/// playback over HTTP, a `kill -9` recovered, `nvr db check` clean. The password shows up in
+/// no output.
+@Suite(.serialized, .tags(.system)) struct PostgresServeTests {
+    func startServe(_ config: String, log: String) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+        p.arguments = ["serve", "--no-demo", "--config", config]
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        h.seekToEndOfFile()
+        p.standardError = h
+        p.standardOutput = h
+        try p.run()
+        return p
+    }
+
+    @Test func recordsPlaysAndRecoversOnPostgreSQL() throws {
+        let password = "pg-Secret-77"
+        let server = try PostgresFixture(password: password)
+        let url = try server.makeDatabase()
+        let cam = try RTSPCameraFixture()
+        let root = TestEnvironment.tempDir("pgserve")
+        defer { TestEnvironment.cleanup(root) }
+        let port = TestEnvironment.freePort()
+        let config = try writeConfig(
+            root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
+        try password.write(toFile: root + "/index-password", atomically: true, encoding: .utf8)
+        try "[index]\nurl = \"\(url)\"\npassword_file = \"index-password\"\n".appendLine(to: config)
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config])
+        }
+        let add = try nvr("camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        // Nothing in the storage root: the camera is in PostgreSQL.
+        #expect(!FileManager.default.fileExists(atPath: root + "/Storage/index.sqlite"))
+        let index = try PostgresIndex(
+            location: try PostgresLocation(url: url, passwordFile: root + "/index-password", environment: [:]))
+        let camID = try #require(try index.camera(named: "cam")?.id)
+
+        let log = root + "/serve.log"
+        let serve = try startServe(config, log: log)
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        let recorded = TestEnvironment.wait(timeout: 40) {
+            ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.count >= 2
+        }
+        #expect(recorded, "no complete segments in PostgreSQL; log: \(logText())")
+        #expect(logText().contains("index postgresql://nvr@127.0.0.1:\(server.port)/"))
+
+        // Playback over HTTP, with a token made by the CLI (against PostgreSQL too).
+        let token = try nvr("token", "add", "--user", "admin", "--name", "pg", "--quiet")
+        #expect(token.status == 0, "\(token.stderr)")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let segments = try index.segments(cameraID: camID).filter { $0.state == .complete }
+        let start = try #require(segments.first).start90k
+        let end = try #require(segments.last).end90k
+        let timeline = try runProcess(
+            "/usr/bin/curl",
+            [
+                "-sf", "-H", "Authorization: Bearer \(bearer)",
+                "http://127.0.0.1:\(port)/api/cameras/cam/timeline?start=\(start)&end=\(end)",
+            ])
+        #expect(timeline.status == 0 && timeline.stdout.contains("\(start)"), "\(timeline.stdout) \(timeline.stderr)")
+        let mp4 = root + "/view.mp4"
+        let view = try runProcess(
+            "/usr/bin/curl",
+            [
+                "-sf", "-o", mp4, "-H", "Authorization: Bearer \(bearer)",
+                "http://127.0.0.1:\(port)/api/cameras/cam/view.mp4?start=\(start)&end=\(end)",
+            ])
+        #expect(view.status == 0, "\(view.stderr)")
+        let probe = try runProcess(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+                "-of", "csv=p=0", mp4,
+            ])
+        let frames = Int(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(frames >= segments.reduce(0) { $0 + $1.frames } && frames > 0, "\(probe.stdout) \(probe.stderr)")
+
+        // kill -9 mid-segment; the restart finishes the segment it left in PostgreSQL.
+        // Killed 1.7 s into a new segment: a fragment or more is on disk (one a second at least).
+        let before = try index.segments(cameraID: camID).compactMap(\.id).max() ?? 0
+        #expect(
+            TestEnvironment.wait(timeout: 10) {
+                ((try? index.segments(state: .writing)) ?? []).contains { $0.cameraID == camID && $0.id ?? 0 > before }
+            })
+        Thread.sleep(forTimeInterval: 1.7)
+        kill(serve.processIdentifier, SIGKILL)
+        serve.waitUntilExit()
+        let crashed = try #require(try index.segments(state: .writing).first { $0.cameraID == camID })
+        let again = try startServe(config, log: log)
+        #expect(
+            TestEnvironment.wait(timeout: 20) {
+                (try? index.segments(state: .writing).contains { $0.id == crashed.id }) == false
+            })
+        #expect(
+            TestEnvironment.wait(timeout: 20) {
+                ((try? index.segments(cameraID: camID)) ?? []).count > segments.count + 1
+            })
+        kill(again.processIdentifier, SIGINT)
+        again.waitUntilExit()
+        #expect(again.terminationStatus == 0, "\(logText())")
+        #expect(logText().contains("recovery: finished segment"))
+
+        let check = try nvr("db", "check")
+        #expect(
+            check.status == 0 && check.stdout.contains("ok: index and files agree"), "\(check.stdout)\(check.stderr)")
+        #expect(!logText().contains(password) && !check.stdout.contains(password) && !add.stderr.contains(password))
+    }
+
+    /// A wrong password, or no server, is one line from `nvr`, not a crash or a hang.
+    @Test func anUnreachableIndexIsOneLine() throws {
+        let server = try PostgresFixture(password: "right")
+        let url = try server.makeDatabase()
+        let root = TestEnvironment.tempDir("pgbad")
+        defer { TestEnvironment.cleanup(root) }
+        let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
+        try "[index]\nurl = \"\(url)\"\n".appendLine(to: config)
+        var env = ProcessInfo.processInfo.environment
+        env["NVR_INDEX_PASSWORD"] = "wrong"
+        let wrong = try runProcess(
+            TestEnvironment.nvrExecutable, ["camera", "list", "--config", config], environment: env)
+        #expect(wrong.status != 0 && wrong.stderr.contains("cannot reach the index at \(url)"), "\(wrong.stderr)")
+        let said = wrong.stderr.split(separator: "\n").filter { $0.contains("index") && !$0.contains("storage root") }
+        #expect(said.count == 1 && said[0].contains("password authentication failed"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("wrong"), "the password given is never said")
+        server.stop()
+        env["NVR_INDEX_PASSWORD"] = "right"
+        let down = try runProcess(
+            TestEnvironment.nvrExecutable, ["camera", "list", "--config", config], environment: env)
+        #expect(down.status != 0 && down.stderr.contains("cannot reach the index at \(url)"), "\(down.stderr)")
+    }
+}
+
+extension String {
+    fileprivate func appendLine(to path: String) throws {
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        h.seekToEndOfFile()
+        h.write(Data(utf8))
+        try h.close()
+    }
+}
