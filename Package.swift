@@ -114,6 +114,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: packetPathSettings),
+        // Several recorder nodes on one PostgreSQL index: camera leases, failover.
+        .target(
+            name: "NVRCluster",
+            dependencies: [
+                "NVRIndex", "NVRIndexPostgres", "NVRPlayback", "NVRRecorder", "NVRWorker",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: swiftSettings),
         // Cameras as the user manages them: admin (add, change, rename, remove), discovery on
         // the LAN, the probe, the overview the API and CLI list.
         .target(
@@ -168,7 +175,7 @@ let package = Package(
             name: "NVRCommands",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
-                "NVRIndexPostgres",
+                "NVRIndexPostgres", "NVRCluster",
                 "NVRTime",
                 "NVRHTTP", "NVRAccess", "NVRMQTT", "NVRDetect", "TOMLKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -301,7 +308,7 @@ let package = Package(
             name: "NVRCoreTests",
             dependencies: [
                 "NVRCameras", "NVRTime", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRCommands",
-                "NVRIndex", "NVRIndexPostgres", "NVRMedia", "CNVRPlugin", "NVRDetect", "TestSupport",
+                "NVRIndex", "NVRIndexPostgres", "NVRCluster", "NVRMedia", "CNVRPlugin", "NVRDetect", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ], swiftSettings: swiftSettings),
     ]

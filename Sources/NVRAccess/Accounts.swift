@@ -53,7 +53,9 @@ public struct Accounts: Sendable {
                 UserRecord(
                     name: name, passwordHash: hash, role: role.rawValue, cameras: list, ptz: ptz, talk: talk,
                     created90k: Time90k.now()))
-        } catch let e as IndexError { throw AccessError.conflict(e.description) }  // added meanwhile by another process
+        } catch let e as IndexError where !e.retryable {
+            throw AccessError.conflict(e.description)  // added meanwhile by another process
+        }
     }
 
     /// Sets a new password and ends every session of the user (their old cookies stop working).
@@ -96,7 +98,9 @@ public struct Accounts: Sendable {
         guard let u = try index.user(named: name), let id = u.id else {
             throw AccessError.notFound("no user named '\(name.prefix(64))'")
         }
-        do { try index.removeUser(id: id) } catch let e as IndexError { throw AccessError.conflict(e.description) }
+        do { try index.removeUser(id: id) } catch let e as IndexError where !e.retryable {
+            throw AccessError.conflict(e.description)
+        }
     }
 
     /// The user whose name and password these are, or nil. An unknown name costs one bcrypt
@@ -124,7 +128,12 @@ public struct Accounts: Sendable {
     public func bootstrapAdmin() throws -> (name: String, password: String)? {
         guard try index.userCount() == 0 else { return nil }
         let password = String(Secrets.randomToken().prefix(20))
-        try add(name: "admin", password: password, role: .admin)
+        do { try add(name: "admin", password: password, role: .admin) } catch let e as AccessError
+            where e.kind == .conflict
+        {
+            // Another server sharing the index (a recorder node) made the first admin meanwhile.
+            return nil
+        }
         return ("admin", password)
     }
 }

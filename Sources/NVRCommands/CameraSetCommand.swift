@@ -66,12 +66,25 @@ extension CameraCommand {
         var alertLabels: String?
         @Option(help: "Alerts only when the object stood in one of these zones, e.g. driveway; '' for anywhere.")
         var alertZones: String?
+        @Option(
+            help:
+                "The recorder node that records this camera while it is up (PostgreSQL index with nodes); \"\" for any."
+        )
+        var node: String?
         @Flag(help: "Print JSON.") var json = false
 
         func run() throws {
             let (config, storage, index) = try global.open()
             guard var cam = try index.camera(named: name), let id = cam.id else {
                 throw CommandFailure("no camera named '\(name)'")
+            }
+            if let node {
+                guard node.isEmpty || NVRConfig.isNodeName(node) else {
+                    throw ValidationError("--node must be 1…64 letters, digits, '-' or '_'")
+                }
+                cam.preferredNode = node.isEmpty ? nil : node
+                try index.updateCamera(cam)
+                AuditLog(index: index).record(AuditLog.cliUser, "camera.node", target: name, detail: ["node": node])
             }
             if url != nil || !options.isEmpty || !removeOption.isEmpty {
                 if url != nil, try parseOptions(options)["url"] != nil {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NVRCluster
 import NVRIndex
+import NVRIndexPostgres
 import NVRPlayback
 
 /// Options every command takes.
@@ -22,6 +24,13 @@ struct GlobalOptions: ParsableArguments {
         try refuseRootInForeignRoot(storage)
         announceIfNew(storage, config: c)
         try storage.prepare()
-        do { return (c, storage, try c.openIndex(storage)) } catch let e as IndexError { throw CommandFailure("\(e)") }
+        do {
+            let index = try c.openIndex(storage)
+            // Footage recorded by other nodes, where their storage is mounted here.
+            if let pg = index as? PostgresIndex {
+                NodeStorage.refresh(storage, me: c.clusterNode, nodes: try pg.nodes())
+            }
+            return (c, storage, index)
+        } catch let e as IndexError { throw CommandFailure("\(e)") }
     }
 }

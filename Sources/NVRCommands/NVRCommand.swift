@@ -14,7 +14,7 @@ public struct NVRCommand: ParsableCommand {
         subcommands: [
             Serve.self, CameraCommand.self, UserCommand.self, TokenCommand.self, TLSCommand.self, PluginsCommand.self,
             DiscoverCommand.self, RecordingsCommand.self, EventsCommand.self, CardCommand.self, ExportCommand.self,
-            RetentionCommand.self, DBCommand.self, DetectCommand.self,
+            RetentionCommand.self, DBCommand.self, DetectCommand.self, NodesCommand.self,
         ])
 
     public init() {}

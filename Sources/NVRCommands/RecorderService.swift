@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NVRCluster
 import NVRMQTT
 import NVRRecorder
 import ServiceLifecycle
@@ -12,6 +13,11 @@ struct RecorderService: Service {
     let recorder: Recorder
     /// MQTT ([mqtt]): started before the cameras, stopped (saying `offline`) after them.
     let mqtt: MQTTBridge?
+    /// With [cluster] node: the node's camera leases, kept from before the cameras start until
+    /// after they stop (then given back, so other nodes take the cameras at once).
+    let leases: NodeLeases?
+    /// The node's advertised URL and storage id, for its row.
+    let node: (advertiseURL: String?, storageID: String)?
     let addDemoIfEmpty: Bool
     /// Yields once the HTTP server listens.
     let listening: AsyncStream<Void>
@@ -31,17 +37,23 @@ struct RecorderService: Service {
         let recorder = self.recorder
         let addDemo = addDemoIfEmpty
         let mqtt = self.mqtt
+        let leases = self.leases
+        let node = self.node
         do {
             // MQTT first: it says "end" for the events recovery closes, and "new" for every
             // event the cameras start.
             try await Self.offload {
                 try mqtt?.start()
+                if let leases, let node {
+                    try leases.start(recorder: recorder, advertiseURL: node.advertiseURL, storageID: node.storageID)
+                }
                 try recorder.start(addDemoIfEmpty: addDemo)
             }
         } catch {
             try? await Self.offload {
                 mqtt?.stop()
                 recorder.stop()
+                leases?.stop()
             }
             throw RecorderStartFailure(description: "\(error)")
         }
@@ -51,6 +63,7 @@ struct RecorderService: Service {
         logger.info("nvr serve: stopping; completing open segments")
         try await Self.offload {
             recorder.stop()
+            leases?.stop()
             mqtt?.stop()  // after: the events the cameras close get their "end"
         }
     }

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import NVRAccess
+import NVRCluster
 import NVRHTTP
+import NVRIndexPostgres
 import NVRMQTT
 import NVRPlayback
 import NVRPluginHost
@@ -24,6 +26,9 @@ struct Serve: ParsableCommand {
     @Flag(help: "No login at all: anyone who reaches the HTTP port can watch and change everything (not recommended).")
     var allowUnauthenticated = false
 
+    @Option(help: "Run as this recorder node, sharing the PostgreSQL index with other nodes ([cluster] node).")
+    var node: String?
+
     func run() throws {
         let level = logLevelFromEnvironment()
         LoggingSystem.bootstrap { label in
@@ -32,7 +37,16 @@ struct Serve: ParsableCommand {
             return h
         }
         let logger = makeLogger()
-        let config = try global.load()
+        var config = try global.load()
+        if let node {
+            guard NVRConfig.isNodeName(node) else {
+                throw ValidationError("--node must be 1…64 letters, digits, '-' or '_'")
+            }
+            guard config.indexURL != nil else {
+                throw CommandFailure("--node needs [index] url in the config: nodes share a PostgreSQL index")
+            }
+            config.clusterNode = node
+        }
         // Without a single plugin no camera can record: say where they were looked for, once,
         // instead of retrying "plugin not found" forever.
         if PluginHost(directory: config.resolvedPluginsDir).discover().isEmpty {
@@ -50,6 +64,7 @@ struct Serve: ParsableCommand {
         do {
             recorder = try Recorder(config: config, logger: logger)
             try recorder.acquireLock()
+            try (recorder.index as? PostgresIndex)?.holdServeLock()
             if !allowUnauthenticated, let first = try Accounts(index: recorder.index).bootstrapAdmin() {
                 // Printed once, here: there is no default password.
                 FileHandle.standardError.write(
@@ -90,8 +105,17 @@ struct Serve: ParsableCommand {
                     snapshots: Snapshots(index: recorder.index, storage: recorder.storage),
                     audit: AuditLog(index: recorder.index), logger: logger)
             }
+            let leases = try config.clusterNode.map { name -> NodeLeases in
+                guard let index = recorder.index as? PostgresIndex else {
+                    throw CommandFailure("nodes need [index] url")
+                }
+                return NodeLeases(name: name, index: index, logger: logger)
+            }
             let recording = RecorderService(
-                recorder: recorder, mqtt: mqtt, addDemoIfEmpty: !noDemo, listening: listening, logger: logger,
+                recorder: recorder, mqtt: mqtt, leases: leases,
+                node: try leases.map { _ in (config.advertiseURL, try NodeStorage.identity(root: recorder.storage.root))
+                },
+                addDemoIfEmpty: !noDemo && leases == nil, listening: listening, logger: logger,
                 started:
                     "nvr serve: recording; API on \(config.tlsCert == nil ? "http" : "https")://\(config.httpBind)/api/cameras; stop with Ctrl-C"
             )

@@ -40,6 +40,7 @@ public final class IndexDatabase: Sendable {
         m.registerMigration(MigrationV13.name, migrate: MigrationV13.migrate)
         m.registerMigration(MigrationV14.name, migrate: MigrationV14.migrate)
         m.registerMigration(MigrationV15.name, migrate: MigrationV15.migrate)
+        m.registerMigration(MigrationV16.name, migrate: MigrationV16.migrate)
         return m
     }
 

@@ -23,11 +23,14 @@ public struct SegmentRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var source: String
     /// The segment covers an event: retention keeps it longer than continuous footage.
     public var hasEvent: Bool = false
+    /// (v16) The node that recorded it, under its own storage root (design/scale-out.md); nil:
+    /// this machine's (one NVR on its own).
+    public var node: String?
 
     public var end90k: Int64 { start90k + duration90k }
 
     enum CodingKeys: String, CodingKey {
-        case id, path, bytes, frames, state, source
+        case id, path, bytes, frames, state, source, node
         case hasEvent = "has_event"
         case cameraID = "camera_id"
         case runID = "run_id"

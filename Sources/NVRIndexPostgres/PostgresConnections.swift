@@ -29,6 +29,8 @@ final class PostgresConnections: Sendable {
         self.location = location
         var l = logger
         l[metadataKey: "index"] = "\(location)"
+        // PostgresNIO logs every message at trace (rows with password and token hashes).
+        if l.logLevel < .info { l.logLevel = .info }
         self.logger = l
     }
 
@@ -51,12 +53,14 @@ final class PostgresConnections: Sendable {
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
-    func transaction<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+    func transaction<T>(timeout: TimeAmount = PostgresSession.statementTimeout, _ body: (PostgresSession) throws -> T)
+        throws -> T
+    {
         try withSession { s in
-            try s.execute("BEGIN")
+            try s.execute("BEGIN", timeout: timeout)
             do {
                 let result = try body(s)
-                try s.execute("COMMIT")
+                try s.execute("COMMIT", timeout: timeout)
                 return result
             } catch {
                 // A connection that cannot even roll back is closed, so it is not reused.
@@ -65,6 +69,9 @@ final class PostgresConnections: Sendable {
             }
         }
     }
+
+    /// A connection of the caller's own, never pooled (for session-level locks).
+    func dedicated() throws -> PostgresConnection { try take() }
 
     private func take() throws -> PostgresConnection {
         while let c = idle.withLock({ $0.popLast() }) {
@@ -87,7 +94,11 @@ final class PostgresConnections: Sendable {
                 id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger
             ).wait()
         } catch {
-            throw IndexError("cannot reach the index at \(location): \(PostgresSession.describe(error))")
+            // A wrong password or database is for a person to fix; anything else may pass.
+            let state = PostgresSession.sqlState(error)
+            throw IndexError(
+                "cannot reach the index at \(location): \(PostgresSession.describe(error))",
+                retryable: state == nil || PostgresSession.isRetryable(sqlState: state))
         }
     }
 

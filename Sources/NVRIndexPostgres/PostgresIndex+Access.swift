@@ -5,7 +5,9 @@ extension PostgresIndex {
     // MARK: Users (names compare without case, as the SQLite index's NOCASE column does)
 
     public func users() throws -> [UserRecord] {
-        try autocommit { try $0.fetchAll(UserRecord.self, #"SELECT * FROM "user" ORDER BY lower(name), id"#) }
+        try autocommit {
+            try $0.fetchAll(UserRecord.self, #"SELECT * FROM "user" ORDER BY lower(name) COLLATE "C", id"#)
+        }
     }
 
     public func user(named name: String) throws -> UserRecord? {
@@ -38,7 +40,7 @@ extension PostgresIndex {
         }
     }
 
-    public func updateUser(_ user: UserRecord) throws { try transaction { _ = try $0.update(user, in: #""user""#) } }
+    public func updateUser(_ user: UserRecord) throws { try transaction { try $0.update(user, in: #""user""#) } }
 
     /// Removes a user with their sessions and tokens; the last admin stays (the admins' rows
     /// are locked, so two removals at once cannot both pass the check).

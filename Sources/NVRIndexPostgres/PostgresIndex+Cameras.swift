@@ -33,7 +33,8 @@ extension PostgresIndex {
         try autocommit {
             try $0.fetchAll(
                 CameraRecord.self,
-                "SELECT * FROM camera" + (includeRemoved ? "" : " WHERE removed90k IS NULL") + " ORDER BY name")
+                "SELECT * FROM camera" + (includeRemoved ? "" : " WHERE removed90k IS NULL")
+                    + " ORDER BY name COLLATE \"C\"")
         }
     }
 

@@ -69,6 +69,13 @@ extension PostgresIndex {
         }
     }
 
+    /// A node closes only the open events of cameras no other node is recording now (their
+    /// events are still going on).
+    static let notRecordedElsewhere = """
+         AND NOT EXISTS (SELECT 1 FROM camera_lease l WHERE l.camera_id = event.camera_id AND l.node != ?
+                         AND l.expires > clock_timestamp())
+        """
+
     @discardableResult
     public func closeOpenEvents() throws -> Int {
         try autocommit {
@@ -78,8 +85,8 @@ extension PostgresIndex {
                   SELECT MAX(s.start90k + s.duration90k) FROM segment s
                   WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400::bigint * 90000
                     AND s.start90k + s.duration90k >= event.start90k), start90k))
-                WHERE end90k IS NULL
-                """
+                WHERE end90k IS NULL\(node == nil ? "" : Self.notRecordedElsewhere)
+                """, node.map { [.text($0)] } ?? []
             ).changed
         }
     }
@@ -179,9 +186,10 @@ extension PostgresIndex {
     public func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int)
         throws -> [SegmentRecord]
     {
+        let own = ownSegments()
         var sql =
-            "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ? AND \(Self.unprotectedSegment)"
-        var args: [PostgresValue] = [.int(end90k)]
+            "SELECT * FROM segment WHERE state = 'complete' AND start90k + duration90k <= ? AND \(Self.unprotectedSegment)\(own.sql)"
+        var args: [PostgresValue] = [.int(end90k)] + own.args
         if let cameraID {
             sql += " AND camera_id = ?"
             args.append(.int(cameraID))
@@ -198,8 +206,10 @@ extension PostgresIndex {
     public func bytesByCamera() throws -> [Int64: Int64] {
         try autocommit { s in
             var out: [Int64: Int64] = [:]
+            let own = ownSegments()
             for row in try s.run(
-                "SELECT camera_id, SUM(bytes)::bigint FROM segment WHERE state != 'deleting' GROUP BY camera_id"
+                "SELECT camera_id, SUM(bytes)::bigint FROM segment WHERE state != 'deleting'\(own.sql) GROUP BY camera_id",
+                own.args
             ).rows {
                 let (camera, bytes) = try row.decode((Int64, Int64).self)
                 out[camera] = bytes

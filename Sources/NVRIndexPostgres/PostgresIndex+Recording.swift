@@ -6,6 +6,40 @@ extension PostgresIndex {
     /// inserted, to publish once committed. A write naming a row never inserted is skipped.
     public func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
         try transaction { s in
+            // Fencing: with leases, a camera's writes land only while the index's lease for it
+            // is this node's with the token the node was given. The lease rows are share-locked
+            // until commit, so a node taking a lease over waits for this batch, and this batch
+            // never lands after a takeover.
+            var allowed: Set<Int64>?
+            if let node, let mine = fence.current {
+                let leased = try s.run(
+                    "SELECT camera_id, token FROM camera_lease WHERE node = ? AND expires > clock_timestamp() FOR SHARE",
+                    [.text(node)]
+                ).rows.map { try $0.decode((Int64, Int64).self) }
+                allowed = Set(leased.filter { mine[$0.0] == $0.1 }.map(\.0))
+            }
+            var refused = Set<Int64>()
+            var cameraOfSegment: [Int64: Int64] = [:]
+            func mayWrite(camera: Int64) -> Bool {
+                guard let allowed, !allowed.contains(camera) else { return true }
+                refused.insert(camera)
+                return false
+            }
+            func mayWrite(segment id: Int64) throws -> Bool {
+                guard allowed != nil else { return true }
+                if cameraOfSegment[id] == nil {
+                    cameraOfSegment[id] = try s.scalar(
+                        Int64.self, "SELECT camera_id FROM segment WHERE id = ?", [.int(id)])
+                }
+                guard let camera = cameraOfSegment[id] else { return true }
+                return mayWrite(camera: camera)
+            }
+            defer {
+                if !refused.isEmpty {
+                    logger.warning(
+                        "index: refused writes for cameras \(refused.sorted()): this node no longer holds their lease")
+                }
+            }
             var inserted: [(PendingRowID, Int64)] = []
             var ids: [ObjectIdentifier: Int64] = [:]
             func id(_ ref: PendingRowID) -> Int64? { ids[ObjectIdentifier(ref)] ?? ref.value }
@@ -24,12 +58,14 @@ extension PostgresIndex {
                     guard id(ref) == nil else { continue }
                     made(ref, try Self.sampleEntryID(entry, s))
                 case .insertSegment(var row, let ref, let entries):
+                    guard mayWrite(camera: row.cameraID) else { continue }
                     resolve(&row, entries)
+                    row = stamped(row)
                     row.id = nil
                     guard let new = try s.insert(row, into: "segment") else { continue }
                     made(ref, new)
                 case .segmentProgress(let ref, let start, let duration, let bytes, let frames, let keyFrames):
-                    guard let sid = id(ref) else { continue }
+                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
                     try s.execute(
                         """
                         UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ?
@@ -40,7 +76,9 @@ extension PostgresIndex {
                             .int(sid),
                         ])
                 case .completeSegment(let ref, var row, var frames, let entries):
+                    guard mayWrite(camera: row.cameraID) else { continue }
                     resolve(&row, entries)
+                    row = stamped(row)
                     row.state = .complete
                     guard let sid = id(ref) else {
                         // Its insert was refused: the file is whole, so it gets its row now.
@@ -60,13 +98,14 @@ extension PostgresIndex {
                     frames.segmentID = sid
                     try s.save(frames, in: "segment_frames", key: "segment_id")
                 case .removeSegment(let ref):
-                    guard let sid = id(ref) else { continue }
+                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
                     try s.execute("DELETE FROM segment_frames WHERE segment_id = ?", [.int(sid)])
                     try s.execute("DELETE FROM segment WHERE id = ?", [.int(sid)])
                 case .markEvent(let ref):
-                    guard let sid = id(ref) else { continue }
+                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
                     try s.execute("UPDATE segment SET has_event = 1 WHERE id = ?", [.int(sid)])
                 case .markEventSegments(let cameraID, let start, let end):
+                    guard mayWrite(camera: cameraID) else { continue }
                     let low = try Self.earliestStart(s, cameraID: cameraID, overlapping: start)
                     try s.execute(
                         """
@@ -74,6 +113,7 @@ extension PostgresIndex {
                         WHERE camera_id = ? AND start90k < ? AND start90k >= ? AND start90k + duration90k > ? AND has_event = 0
                         """, [.int(cameraID), .int(end), .int(low), .int(start)])
                 case .saveEvent(var event, let ref):
+                    guard mayWrite(camera: event.cameraID) else { continue }
                     if let eid = id(ref) {
                         event.id = eid
                         try s.update(event, in: "event")
@@ -83,6 +123,7 @@ extension PostgresIndex {
                         made(ref, new)
                     }
                 case .cameraState(let state):
+                    guard mayWrite(camera: state.cameraID) else { continue }
                     try s.save(state, in: "camera_state", key: "camera_id")
                 }
             }

@@ -1,8 +1,10 @@
 import Foundation
 import Logging
+import NIOCore
 import NVRIndex
 import NVRTime
 import PostgresNIO
+import Synchronization
 
 /// The index on PostgreSQL: the same IndexStore as the SQLite index (IndexDatabase), for
 /// several recorder nodes sharing one catalogue. Each area's requirements are in the extension
@@ -11,12 +13,39 @@ import PostgresNIO
 public final class PostgresIndex: Sendable {
     let connections: PostgresConnections
     public var location: PostgresLocation { connections.location }
+    /// The recorder node this index serves (design/scale-out.md), nil for a single NVR. A
+    /// node's segments are stamped with its name, and what concerns its own storage —
+    /// recovery's unfinished segments, retention's candidates and byte counts, the integrity
+    /// check's rows, whether a file has a row — is its own segments only; playback, the
+    /// timeline and events see every node's.
+    public let node: String?
+    /// The leases this node holds, by camera: with a node, the recording path's writes for a
+    /// camera are applied only while the index's lease for it still carries this token.
+    public let fence = LeaseTokens()
+    let logger: Logger
+    /// The connection holding the serve lock (holdServeLock), while held.
+    let serveLock = Mutex<PostgresConnection?>(nil)
 
     /// Connects and brings the schema up to date (several nodes may start at once: the
     /// migrations run under an advisory lock, each in the same transaction as its record).
-    public init(location: PostgresLocation, logger: Logger = Logger(label: "nvr.index")) throws {
+    public init(location: PostgresLocation, node: String? = nil, logger: Logger = Logger(label: "nvr.index")) throws {
         connections = PostgresConnections(location: location, logger: logger)
+        self.node = node
+        self.logger = logger
         try PostgresMigrations.migrate(connections)
+    }
+
+    /// `AND node = ?` (and its value) when this index serves a node.
+    func ownSegments(_ column: String = "node") -> (sql: String, args: [PostgresValue]) {
+        guard let node else { return ("", []) }
+        return (" AND \(column) = ?", [.text(node)])
+    }
+
+    /// The row as this node writes it: stamped with the node's name.
+    func stamped(_ segment: SegmentRecord) -> SegmentRecord {
+        var s = segment
+        if s.node == nil { s.node = node }
+        return s
     }
 
     /// The schema versions this build knows, oldest first.
@@ -28,7 +57,9 @@ public final class PostgresIndex: Sendable {
     /// Statements each committed on its own (one statement, or reads that need no snapshot).
     func autocommit<T>(_ body: (PostgresSession) throws -> T) throws -> T { try connections.withSession(body) }
     /// Statements committed together or not at all.
-    func transaction<T>(_ body: (PostgresSession) throws -> T) throws -> T { try connections.transaction(body) }
+    func transaction<T>(
+        timeout: TimeAmount = PostgresSession.statementTimeout, _ body: (PostgresSession) throws -> T
+    ) throws -> T { try connections.transaction(timeout: timeout, body) }
 
     /// `?, ?, ?` for `n` values.
     static func marks(_ n: Int) -> String { Array(repeating: "?", count: n).joined(separator: ", ") }

@@ -6,7 +6,8 @@ import NVRTime
 /// (pinned in Tests/Fixtures/schema/postgresql/). Each is recorded in `nvr_migration`.
 enum PostgresMigrations {
     static let all: [(name: String, sql: String)] = [
-        (PostgresMigrationP1.name, PostgresMigrationP1.sql)
+        (PostgresMigrationP1.name, PostgresMigrationP1.sql),
+        (PostgresMigrationP2.name, PostgresMigrationP2.sql),
     ]
 
     /// The advisory lock key nodes take while migrating ("nvr-mig" in ASCII).
@@ -15,8 +16,11 @@ enum PostgresMigrations {
     static func migrate(_ connections: PostgresConnections, upTo last: String? = nil) throws {
         try connections.transaction { s in
             try s.execute("SELECT pg_advisory_xact_lock(?)", [.int(lockKey)])
-            try s.execute(
-                "CREATE TABLE IF NOT EXISTS nvr_migration (name TEXT PRIMARY KEY, applied90k BIGINT NOT NULL)")
+            // Looked for first: a role with read and write rights only (no CREATE) can use a
+            // database someone else migrated.
+            if try s.scalar(Bool.self, "SELECT to_regclass('nvr_migration') IS NOT NULL") != true {
+                try s.execute("CREATE TABLE nvr_migration (name TEXT PRIMARY KEY, applied90k BIGINT NOT NULL)")
+            }
             let done = Set(try s.run("SELECT name FROM nvr_migration").rows.map { try $0.decode(String.self) })
             let known = Set(all.map(\.name))
             if let newer = done.subtracting(known).sorted().first {

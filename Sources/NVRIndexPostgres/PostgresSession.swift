@@ -27,8 +27,14 @@ struct PostgresSession {
     let logger: Logger
 
     /// Runs one statement; its rows, and how many rows it changed.
+    /// How long a statement may wait for its answer by default: then its connection is closed
+    /// (a server gone silent, a network cut) and the call fails instead of hanging.
+    static let statementTimeout: TimeAmount = .seconds(30)
+
     @discardableResult
-    func run(_ sql: String, _ args: [PostgresValue] = []) throws -> (rows: [PostgresRow], changed: Int) {
+    func run(_ sql: String, _ args: [PostgresValue] = [], timeout: TimeAmount = statementTimeout) throws -> (
+        rows: [PostgresRow], changed: Int
+    ) {
         var binds = PostgresBindings(capacity: args.count)
         for a in args {
             switch a {
@@ -40,15 +46,28 @@ struct PostgresSession {
             }
         }
         let query = PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
+        let connection = connection
+        // On the event loop: close without waiting (waiting there would deadlock).
+        let timer = connection.eventLoop.scheduleTask(in: timeout) { _ = connection.close() as EventLoopFuture<Void> }
+        defer { timer.cancel() }
         do {
             let result = try connection.query(query, logger: logger).wait()
             return (result.rows, result.metadata.rows ?? 0)
         } catch {
-            throw IndexError("index query failed: \(Self.describe(error))")
+            if connection.isClosed {
+                throw IndexError(
+                    "index query failed: no answer from the index (\(Self.describe(error)))", retryable: true)
+            }
+            let state = Self.sqlState(error)
+            throw IndexError(
+                "index query failed: \(Self.describe(error))", retryable: Self.isRetryable(sqlState: state),
+                diskFull: state == "53100")
         }
     }
 
-    func execute(_ sql: String, _ args: [PostgresValue] = []) throws { try run(sql, args) }
+    func execute(_ sql: String, _ args: [PostgresValue] = [], timeout: TimeAmount = statementTimeout) throws {
+        try run(sql, args, timeout: timeout)
+    }
 
     /// Rows as records (their Codable keys name the columns, as for GRDB).
     func fetchAll<R: Decodable>(_ type: R.Type, _ sql: String, _ args: [PostgresValue] = []) throws -> [R] {
@@ -60,8 +79,11 @@ struct PostgresSession {
     }
 
     /// The first column of the first row (nil for no row or NULL).
-    func scalar<T: PostgresDecodable>(_ type: T.Type, _ sql: String, _ args: [PostgresValue] = []) throws -> T? {
-        guard let row = try run(sql, args).rows.first, let cell = row.first(where: { _ in true }) else { return nil }
+    func scalar<T: PostgresDecodable>(
+        _ type: T.Type, _ sql: String, _ args: [PostgresValue] = [], timeout: TimeAmount = statementTimeout
+    ) throws -> T? {
+        guard let row = try run(sql, args, timeout: timeout).rows.first, let cell = row.first(where: { _ in true })
+        else { return nil }
         guard cell.bytes != nil else { return nil }
         do { return try cell.decode(T.self) } catch {
             throw IndexError("index column \(cell.columnName) is not a \(T.self)")
@@ -84,18 +106,19 @@ struct PostgresSession {
         return id
     }
 
-    /// Updates the row whose `key` column matches the record's; whether there was one.
-    @discardableResult
-    func update<R: Encodable>(_ record: R, in table: String, key: String = "id") throws -> Bool {
+    /// Updates the row whose `key` column matches the record's; none is an error, as for
+    /// GRDB's `update` (a record never inserted, or deleted meanwhile).
+    func update<R: Encodable>(_ record: R, in table: String, key: String = "id") throws {
         let columns = try PostgresRowEncoder.columns(of: record)
         guard let keyColumn = columns.first(where: { $0.name == key }) else {
             throw IndexError("a \(R.self) has no \(key) to update by")
         }
         let others = columns.filter { $0.name != key }
         let sets = others.map { "\(Self.quoted($0.name)) = ?" }.joined(separator: ", ")
-        return try run(
+        let changed = try run(
             "UPDATE \(table) SET \(sets) WHERE \(Self.quoted(key)) = ?", others.map(\.value) + [keyColumn.value]
-        ).changed > 0
+        ).changed
+        guard changed > 0 else { throw IndexError("no row in \(table) with that \(key) to update") }
     }
 
     /// Inserts or replaces the row with the record's `key` (GRDB's `save` for tables keyed by
@@ -127,6 +150,19 @@ struct PostgresSession {
             }
         }
         return out
+    }
+
+    /// The SQLSTATE PostgreSQL answered with, if it answered.
+    static func sqlState(_ error: any Error) -> String? {
+        (error as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    /// States worth trying again: no connection (class 08), the server shutting down (57P0x),
+    /// serialization failures and deadlocks (40001, 40P01), out of resources (class 53).
+    /// Not constraint violations, syntax or missing rows: trying again cannot help those.
+    static func isRetryable(sqlState: String?) -> Bool {
+        guard let s = sqlState else { return false }
+        return s.hasPrefix("08") || s.hasPrefix("53") || s.hasPrefix("57P0") || s == "40001" || s == "40P01"
     }
 
     /// A column name as SQL: `user` is a reserved word in PostgreSQL.

@@ -23,7 +23,7 @@ public struct SegmentMedia: Sendable {
     public static func load(_ seg: SegmentRecord, index: any IndexStore, storage: StorageLayout, audioTimescale: Int?)
         throws -> SegmentMedia
     {
-        let path = storage.absolute(seg.path)
+        let path = try storage.file(of: seg)
         var video: [Sample]
         var audio: [Sample]
         var fragments: [FragmentInfo]

@@ -1,9 +1,12 @@
 import Foundation
+import NVRIndex
 
 /// Where things live under the storage root: the recorder writes there, playback reads.
 /// (Making the folders is the storage layer's: `prepare()` in NVRStorage.)
 public struct StorageLayout: Sendable {
     public let root: String
+    /// Other recorder nodes' roots as mounted here (shared by every copy of this layout).
+    public let nodes = NodeRoots()
 
     public init(root: String) {
         self.root = URL(fileURLWithPath: root).standardizedFileURL.path
@@ -25,6 +28,11 @@ public struct StorageLayout: Sendable {
     }
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// A segment's file: under this root, or under the root of the node that recorded it.
+    public func file(of segment: SegmentRecord) throws -> String {
+        (try nodes.root(of: segment.node) ?? root) + "/" + segment.path
+    }
 
     /// Relative folder of a camera's segments starting on the UTC day of `time90k`.
     public func dayFolder(camera: String, time90k: Int64) -> String {

@@ -75,6 +75,34 @@ import Testing
         #expect(try NVRConfig.load(path: dir + "/etc/nvr.toml", environment: [:]).storageRoot == "./Storage")
     }
 
+    /// [index] and [cluster]: a PostgreSQL index and this server's node name.
+    @Test func indexAndClusterKeys() throws {
+        let c = try NVRConfig.parse(
+            """
+            [index]
+            url = "postgresql://nvr@db.lan/nvr"
+            password_file = "pw"
+            [cluster]
+            node = "rack-1_b"
+            advertise_url = "https://rack1.lan:8443"
+            """)
+        #expect(c.indexURL == "postgresql://nvr@db.lan/nvr" && c.indexPasswordFile == "pw")
+        #expect(c.clusterNode == "rack-1_b" && c.advertiseURL == "https://rack1.lan:8443")
+        func refused(_ text: String, _ said: String) {
+            #expect {
+                try NVRConfig.parse(text)
+            } throws: { "\($0)".contains(said) }
+        }
+        refused("[index]\nurl = \"postgresql://nvr:pw@db/nvr\"", "must not hold a password")
+        refused("[index]\nurl = 5", "index.url must be a string")
+        refused("[cluster]\nnode = \"a\"", "cluster.node needs [index] url")
+        refused("[index]\nurl = \"postgresql://n@h/d\"\n[cluster]\nnode = \"a b\"", "cluster.node must be")
+        refused("[index]\nurl = \"postgresql://n@h/d\"\n[cluster]\nnode = \"a\"\nadvertise_url = \"ftp://x\"", "http")
+        refused("[cluster]\nnodes = \"a\"", "unknown key cluster.nodes")
+        #expect(!NVRConfig.isNodeName("") && !NVRConfig.isNodeName(String(repeating: "a", count: 65)))
+        #expect(!NVRConfig.isNodeName("../x") && NVRConfig.isNodeName("Node_9-x"))
+    }
+
     @Test func parsesTimes() {
         #expect(Time90k.parse("1970-01-01T00:00:01Z") == 90_000)
         #expect(Time90k.parse("1970-01-01T00:00:01.5Z") == 135_000)

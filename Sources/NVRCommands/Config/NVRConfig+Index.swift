@@ -12,12 +12,13 @@ extension NVRConfig {
     }
 
     /// The index this configuration names: PostgreSQL at `[index] url`, else SQLite in the
-    /// storage root. Opening migrates its schema.
+    /// storage root. Opening migrates its schema. With `[cluster] node`, the index serves that
+    /// node (its segments stamped with its name, its own storage's queries scoped to them).
     public func openIndex(_ storage: StorageLayout, logger: Logger = Logger(label: "nvr.index")) throws
         -> any IndexStore
     {
         guard let indexURL else { return try IndexDatabase(path: storage.indexPath) }
         let location = try PostgresLocation(url: indexURL, passwordFile: indexPasswordFile)
-        return try PostgresIndex(location: location, logger: logger)
+        return try PostgresIndex(location: location, node: clusterNode, logger: logger)
     }
 }

@@ -41,6 +41,11 @@ public struct NVRConfig: Sendable, Equatable {
     public var indexURL: String?
     /// [index] password_file: the PostgreSQL password (else NVR_INDEX_PASSWORD).
     public var indexPasswordFile: String?
+    /// [cluster] node: this server's name as a recorder node sharing the PostgreSQL index
+    /// (design/scale-out.md); nil: it records every camera on its own.
+    public var clusterNode: String?
+    /// [cluster] advertise_url: where the other nodes and users reach this node's HTTP API.
+    public var advertiseURL: String?
 
     public init() {}
 
@@ -107,6 +112,14 @@ public struct NVRConfig: Sendable, Equatable {
         return c
     }
 
+    /// A node name: what `nvr nodes` shows and segment rows carry.
+    public static func isNodeName(_ s: String) -> Bool {
+        (1...64).contains(s.utf8.count)
+            && s.utf8.allSatisfy {
+                ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a || (0x30...0x39).contains($0) || $0 == 0x2d || $0 == 0x5f
+            }
+    }
+
     public static func parse(_ text: String, source: String = "config") throws -> NVRConfig {
         let table: TOMLTable
         do { table = try TOMLTable(string: text) } catch {
@@ -120,7 +133,7 @@ public struct NVRConfig: Sendable, Equatable {
                 "max_connections_per_address",
             ], "recording": ["segment_seconds"], "plugins": ["dir"],
             "card": ["refresh_seconds", "backfill", "backfill_hours"], "mqtt": mqttKeys,
-            "detect": detectKeys, "index": ["url", "password_file"],
+            "detect": detectKeys, "index": ["url", "password_file"], "cluster": ["node", "advertise_url"],
         ]
         for key in table.keys {
             guard let allowed = known[key] else { throw ConfigError("\(source): unknown section [\(key)]") }
@@ -210,6 +223,21 @@ public struct NVRConfig: Sendable, Equatable {
                 throw ConfigError("\(source): index.password_file must be a file path")
             }
             c.indexPasswordFile = s
+        }
+        if let v = table["cluster"]?["node"] {
+            guard let s = v.string, Self.isNodeName(s) else {
+                throw ConfigError("\(source): cluster.node must be 1…64 letters, digits, '-' or '_'")
+            }
+            c.clusterNode = s
+        }
+        if let v = table["cluster"]?["advertise_url"] {
+            guard let s = v.string, s.hasPrefix("http://") || s.hasPrefix("https://") else {
+                throw ConfigError("\(source): cluster.advertise_url must be an http:// or https:// URL")
+            }
+            c.advertiseURL = s
+        }
+        if c.clusterNode != nil && c.indexURL == nil {
+            throw ConfigError("\(source): cluster.node needs [index] url: nodes share a PostgreSQL index")
         }
         c.mqtt = try parseMQTT(table["mqtt"]?.table, source: source)
         c.detect = try parseDetect(table["detect"]?.table, source: source)

@@ -36,6 +36,10 @@ public final class Recorder: @unchecked Sendable {
     private let retentionWorker = Worker(name: "retention")
     private let watcher = Worker(name: "camera changes")
     private var serveLock: ServeLock?
+    /// Which cameras this recorder may record (set before start; nil: every enabled one).
+    public var ownership: (any CameraOwnership)?
+    /// One reconciliation at a time: the watcher's, and an ownership change's.
+    private let reconciling = NSLock()
     private var upkeep: CameraUpkeep?
     /// Cameras whose card is being synced (by the upkeep thread or an admin's request), by
     /// "card-ID" (the camera's id: a rename does not make a second claim): one sync per camera
@@ -100,7 +104,7 @@ public final class Recorder: @unchecked Sendable {
         do { try retention.enforce(dryRun: false) } catch { logger.error("retention failed: \(error)") }
         reserve.ensure()
         generation = (try? index.camerasGeneration()) ?? 0
-        for camera in try index.cameras() where camera.enabled {
+        for camera in try index.cameras() where camera.enabled && mayRecord(camera) {
             startSession(camera)
         }
         let u = CameraUpkeep(
@@ -136,8 +140,12 @@ public final class Recorder: @unchecked Sendable {
     /// Makes the running sessions match the enabled cameras of the index (on the watcher
     /// thread; `stop` joins it before stopping the cameras).
     func reconcile() throws {
+        reconciling.lock()
+        defer { reconciling.unlock() }
         let wanted = Dictionary(
-            uniqueKeysWithValues: try index.cameras().filter(\.enabled).compactMap { c in c.id.map { ($0, c) } })
+            uniqueKeysWithValues: try index.cameras().filter { $0.enabled && mayRecord($0) }.compactMap { c in
+                c.id.map { ($0, c) }
+            })
         let outdated = lock.withLock { () -> [CameraSession] in
             let gone = sessions.values.filter { s in s.camera.id.flatMap { wanted[$0] } != s.camera }
             for s in gone { sessions[s.camera.name] = nil }
@@ -146,7 +154,9 @@ public final class Recorder: @unchecked Sendable {
         // Stopping completes each open segment; the others record on meanwhile.
         DispatchQueue.concurrentPerform(iterations: outdated.count) { i in
             let s = outdated[i]
-            let why = wanted[s.camera.id ?? -1] == nil ? "removed or disabled" : "its settings changed"
+            let why =
+                wanted[s.camera.id ?? -1] != nil
+                ? "its settings changed" : mayRecord(s.camera) ? "removed or disabled" : "another node records it now"
             logger.info("camera \(s.camera.name): \(why); stopping")
             s.stop()
         }
@@ -156,6 +166,21 @@ public final class Recorder: @unchecked Sendable {
             startSession(cam)
         }
     }
+
+    private func mayRecord(_ camera: CameraRecord) -> Bool {
+        guard let ownership, let id = camera.id else { return true }
+        return ownership.mayRecord(id)
+    }
+
+    /// The cameras this recorder may record changed (a lease taken or lost): starts and stops
+    /// sessions now, on the caller's thread, rather than at the next look at the index.
+    public func ownershipChanged() {
+        guard lock.withLock({ !stopped }) else { return }
+        do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
+    }
+
+    /// The cameras being recorded now, by id.
+    public var recordingCameraIDs: Set<Int64> { lock.withLock { Set(sessions.values.compactMap(\.camera.id)) } }
 
     /// Urgent passes asked for (a write failed for lack of space) and answered; what the
     /// last one freed. Guarded by the retention worker's lock.

@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import NVRIndex
+import NVRIndexPostgres
+import NVRRecorder
+import NVRWorker
+import Synchronization
+
+/// Keeps this node's camera leases (design/scale-out.md): every `renewSeconds` a heartbeat
+/// that renews what it holds, then takes free cameras up to its fair share and gives up what is
+/// over it. A separate guard thread, which never waits for PostgreSQL, stops a camera once the
+/// node can no longer be sure of its lease: `deadlineSeconds` after the start of the last
+/// renewal that succeeded, which is before the lease can expire on the server (the server set
+/// its expiry `leaseSeconds` after it received that renewal, and so after it was sent).
+public final class NodeLeases: CameraOwnership, @unchecked Sendable {
+    // @unchecked Sendable: `state` is behind its Mutex; the rest is immutable or set before start.
+    public struct Timing: Sendable {
+        /// How long a lease lasts on the server after each renewal.
+        public var leaseSeconds: Double = 8
+        /// Between heartbeats.
+        public var renewSeconds: Double = 2
+        /// A camera is stopped this long after the start of the last renewal that succeeded.
+        public var deadlineSeconds: Double = 5
+        /// After joining, the node waits this long before taking cameras, so nodes starting
+        /// together see each other and share.
+        public var joinSeconds: Double = 4
+        public init() {}
+    }
+
+    public let name: String
+    public let timing: Timing
+    let index: PostgresIndex
+    let logger: Logger
+    weak var recorder: Recorder?
+
+    struct Held {
+        var token: Int64
+        /// Monotonic seconds after which this node must no longer record it.
+        var deadline: Double
+        /// Being given up: its recording stops, its last writes still land.
+        var releasing = false
+    }
+    struct State {
+        var held: [Int64: Held] = [:]
+        var joined: Double = 0
+        var lastRenewal: Double?
+    }
+    private let state = Mutex(State())
+    private let keeper = Worker(name: "leases")
+    private let guardian = Worker(name: "lease guard")
+
+    public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
+        self.name = name
+        self.index = index
+        self.timing = timing
+        self.logger = logger
+    }
+
+    public func mayRecord(_ cameraID: Int64) -> Bool {
+        let now = Self.monotonic()
+        return state.withLock { $0.held[cameraID].map { now < $0.deadline && !$0.releasing } ?? false }
+    }
+
+    /// The cameras held now, with their tokens.
+    public var held: [Int64: Int64] { state.withLock { $0.held.mapValues(\.token) } }
+
+    /// Registers the node and starts keeping leases for `recorder` (before it starts).
+    public func start(recorder: Recorder, advertiseURL: String?, storageID: String) throws {
+        self.recorder = recorder
+        try index.registerNode(
+            name, advertiseURL: advertiseURL, storageRoot: recorder.storage.root, storageID: storageID)
+        index.fence.set([:])
+        NodeStorage.refresh(recorder.storage, me: name, nodes: (try? index.nodes()) ?? [])
+        state.withLock { $0.joined = Self.monotonic() }
+        recorder.ownership = self
+        keeper.start { [self] in
+            repeat { tick() } while keeper.wait(seconds: timing.renewSeconds)
+        }
+        guardian.start { [self] in
+            while guardian.wait(seconds: 0.2) { enforceDeadlines() }
+        }
+    }
+
+    /// Stops keeping leases and gives back those held (the recorder has stopped its cameras).
+    public func stop() {
+        keeper.stop()
+        guardian.stop()
+        let held = state.withLock { s -> [Int64: Held] in
+            defer { s.held = [:] }
+            return s.held
+        }
+        index.fence.set([:])
+        for (camera, h) in held {
+            try? index.releaseLease(cameraID: camera, node: name, token: h.token)
+        }
+    }
+
+    /// One heartbeat: renew, then balance.
+    func tick() {
+        let started = Self.monotonic()
+        let count = state.withLock { $0.held.count }
+        let renewed: [Int64: Int64]
+        do {
+            renewed = try index.heartbeat(name, cameras: count, leaseSeconds: timing.leaseSeconds)
+        } catch {
+            logger.warning("node \(name): cannot renew its leases: \(error)")
+            return
+        }
+        var lost: [Int64] = []
+        state.withLock { s in
+            s.lastRenewal = started
+            for (camera, h) in s.held {
+                if let token = renewed[camera], token == h.token {
+                    s.held[camera]?.deadline = started + timing.deadlineSeconds
+                } else {
+                    s.held[camera] = nil
+                    lost.append(camera)
+                }
+            }
+        }
+        if !lost.isEmpty {
+            logger.warning("node \(name): lost the leases of cameras \(lost.sorted())")
+            publish()
+        }
+        guard started - state.withLock({ $0.joined }) >= timing.joinSeconds else { return }
+        do { try balance(renewedAt: started) } catch {
+            logger.warning("node \(name): cannot balance cameras: \(error)")
+        }
+    }
+
+    /// Takes free cameras up to this node's share and gives up what is over it.
+    func balance(renewedAt started: Double) throws {
+        let nodes = try index.nodes()
+        if let recorder { NodeStorage.refresh(recorder.storage, me: name, nodes: nodes) }
+        let live = Set(nodes.filter { $0.heartbeatAge < timing.leaseSeconds }.map(\.name)).union([name])
+        let cameras = try index.cameras().filter(\.enabled)
+        let leases = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0) })
+        let plan = LeasePlan(node: name, liveNodes: live, cameras: cameras, leases: leases)
+        var changed = false
+        for camera in plan.release {
+            guard let h = state.withLock({ $0.held[camera] }) else { continue }
+            // Stop recording and let its last writes land, then give the lease up: never two
+            // writers.
+            state.withLock { $0.held[camera]?.releasing = true }
+            publish()
+            recorder?.writer.flush()
+            state.withLock { _ = $0.held.removeValue(forKey: camera) }
+            index.fence.set(held)
+            try index.releaseLease(cameraID: camera, node: name, token: h.token)
+            logger.info("node \(name): gave camera \(camera) up to balance the nodes")
+        }
+        for camera in plan.acquire {
+            guard let token = try index.acquireLease(cameraID: camera, node: name, leaseSeconds: timing.leaseSeconds)
+            else { continue }
+            state.withLock { $0.held[camera] = Held(token: token, deadline: started + timing.deadlineSeconds) }
+            logger.info("node \(name): took camera \(camera) (lease token \(token))")
+            changed = true
+        }
+        if changed { publish() }
+    }
+
+    /// Stops every camera whose deadline has passed (PostgreSQL unreachable, or slow).
+    func enforceDeadlines() {
+        let now = Self.monotonic()
+        let expired = state.withLock { s -> [Int64] in
+            let gone = s.held.filter { now >= $0.value.deadline }.map(\.key)
+            for c in gone { s.held[c] = nil }
+            return gone
+        }
+        guard !expired.isEmpty else { return }
+        logger.error("node \(name): cannot confirm its leases in time: stopping cameras \(expired.sorted())")
+        publish()
+    }
+
+    /// Hands the holdings to the index's fence and the recorder.
+    private func publish() {
+        index.fence.set(held)
+        recorder?.ownershipChanged()
+    }
+
+    static func monotonic() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+}

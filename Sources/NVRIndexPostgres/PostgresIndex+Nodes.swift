@@ -1,0 +1,141 @@
+import Foundation
+import NVRIndex
+import PostgresNIO
+
+/// A recorder node as the index knows it.
+public struct NodeRecord: Sendable, Equatable, Codable {
+    public var name: String
+    public var advertiseURL: String?
+    public var storageRoot: String
+    public var storageID: String
+    /// Seconds since its last heartbeat, on the server's clock.
+    public var heartbeatAge: Double
+    /// Cameras it held at its last heartbeat.
+    public var cameras: Int
+}
+
+/// Who records a camera, until when (seconds from now, on the server's clock).
+public struct LeaseRecord: Sendable, Equatable, Codable {
+    public var cameraID: Int64
+    public var node: String
+    public var token: Int64
+    public var expiresIn: Double
+
+    public init(cameraID: Int64, node: String, token: Int64, expiresIn: Double) {
+        self.cameraID = cameraID
+        self.node = node
+        self.token = token
+        self.expiresIn = expiresIn
+    }
+}
+
+/// The lease table's operations. Every time is PostgreSQL's (`clock_timestamp()`), so nodes'
+/// clocks never decide who holds a camera; a node's own deadline is measured on its monotonic
+/// clock from before the statement that renewed it (NodeLeases).
+extension PostgresIndex {
+    /// Lease statements wait at most this long for PostgreSQL (a node cut off must find out
+    /// well within its lease).
+    static let leaseStatementTimeout: TimeAmount = .seconds(2)
+
+    /// Adds or refreshes this node's row at start.
+    public func registerNode(_ name: String, advertiseURL: String?, storageRoot: String, storageID: String) throws {
+        try autocommit {
+            try $0.execute(
+                """
+                INSERT INTO node (name, advertise_url, storage_root, storage_id, started, heartbeat, cameras)
+                VALUES (?, ?, ?, ?, clock_timestamp(), clock_timestamp(), 0)
+                ON CONFLICT (name) DO UPDATE SET advertise_url = excluded.advertise_url,
+                  storage_root = excluded.storage_root, storage_id = excluded.storage_id,
+                  started = excluded.started, heartbeat = excluded.heartbeat, cameras = 0
+                """, [.text(name), PostgresValue(advertiseURL), .text(storageRoot), .text(storageID)],
+                timeout: Self.leaseStatementTimeout)
+        }
+    }
+
+    /// The node's heartbeat and the renewal of every unexpired lease it holds, in one
+    /// transaction; the leases renewed (camera → token). An expired lease is not renewed even
+    /// if nobody took it: the node must acquire it again, with a new token.
+    public func heartbeat(_ name: String, cameras: Int, leaseSeconds: Double) throws -> [Int64: Int64] {
+        try transaction(timeout: Self.leaseStatementTimeout) { s in
+            try s.execute(
+                "UPDATE node SET heartbeat = clock_timestamp(), cameras = ? WHERE name = ?",
+                [PostgresValue(cameras), .text(name)],
+                timeout: Self.leaseStatementTimeout)
+            var out: [Int64: Int64] = [:]
+            for row in try s.run(
+                """
+                UPDATE camera_lease SET expires = clock_timestamp() + make_interval(secs => ?)
+                WHERE node = ? AND expires > clock_timestamp() RETURNING camera_id, token
+                """, [.double(leaseSeconds), .text(name)], timeout: Self.leaseStatementTimeout
+            ).rows {
+                let (camera, token) = try row.decode((Int64, Int64).self)
+                out[camera] = token
+            }
+            return out
+        }
+    }
+
+    /// Takes a camera whose lease is free or expired; its new token, or nil if another node
+    /// holds it.
+    public func acquireLease(cameraID: Int64, node: String, leaseSeconds: Double) throws -> Int64? {
+        try autocommit {
+            try $0.scalar(
+                Int64.self,
+                """
+                INSERT INTO camera_lease (camera_id, node, token, acquired, expires)
+                VALUES (?, ?, nextval('lease_token'), clock_timestamp(), clock_timestamp() + make_interval(secs => ?))
+                ON CONFLICT (camera_id) DO UPDATE SET node = excluded.node, token = excluded.token,
+                  acquired = excluded.acquired, expires = excluded.expires
+                WHERE camera_lease.expires <= clock_timestamp()
+                RETURNING token
+                """, [.int(cameraID), .text(node), .double(leaseSeconds)], timeout: Self.leaseStatementTimeout)
+        }
+    }
+
+    /// Gives a camera up (its recording stopped first); only the holder's own token does.
+    public func releaseLease(cameraID: Int64, node: String, token: Int64) throws {
+        try autocommit {
+            try $0.execute(
+                "DELETE FROM camera_lease WHERE camera_id = ? AND node = ? AND token = ?",
+                [.int(cameraID), .text(node), .int(token)], timeout: Self.leaseStatementTimeout)
+        }
+    }
+
+    public func nodes() throws -> [NodeRecord] {
+        try autocommit { s in
+            try s.run(
+                """
+                SELECT name, advertise_url, storage_root, storage_id,
+                       EXTRACT(EPOCH FROM clock_timestamp() - heartbeat)::float8, cameras
+                FROM node ORDER BY name
+                """, timeout: Self.leaseStatementTimeout
+            ).rows.map { row in
+                let (name, url, root, id, age, cameras) = try row.decode(
+                    (String, String?, String, String, Double, Int64).self)
+                return NodeRecord(
+                    name: name, advertiseURL: url, storageRoot: root, storageID: id, heartbeatAge: age,
+                    cameras: Int(cameras))
+            }
+        }
+    }
+
+    /// Every unexpired lease.
+    public func leases() throws -> [LeaseRecord] {
+        try autocommit { s in
+            try s.run(
+                """
+                SELECT camera_id, node, token, EXTRACT(EPOCH FROM expires - clock_timestamp())::float8
+                FROM camera_lease WHERE expires > clock_timestamp() ORDER BY camera_id
+                """, timeout: Self.leaseStatementTimeout
+            ).rows.map { row in
+                let (camera, node, token, left) = try row.decode((Int64, String, Int64, Double).self)
+                return LeaseRecord(cameraID: camera, node: node, token: token, expiresIn: left)
+            }
+        }
+    }
+
+    /// Removes a node's row (`nvr nodes forget`); its leases lapse on their own.
+    public func forgetNode(_ name: String) throws -> Bool {
+        try autocommit { try $0.run("DELETE FROM node WHERE name = ?", [.text(name)]).changed > 0 }
+    }
+}

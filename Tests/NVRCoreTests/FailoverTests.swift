@@ -1,0 +1,215 @@
+import Foundation
+import NVRIndex
+import NVRIndexPostgres
+import NVRTime
+import TestSupport
+import Testing
+
+/// Three recorder nodes (processes) on one PostgreSQL, twelve GStreamer cameras: the cameras
+/// spread over the nodes, a `kill -9`'d node's cameras record on the others within 15 s, every
+/// node plays every camera (the killed node's footage too: its storage is at the same path on
+/// this machine, which the nodes detect by its storage id), and no camera is ever recorded by
+/// two nodes at once.
+@Suite(.serialized, .tags(.system)) struct FailoverTests {
+    /// One `nvr serve --node` with its own storage root and HTTP port.
+    final class Node {
+        let name: String
+        let root: String
+        let port: Int
+        let config: String
+        let log: String
+        var process: Process?
+
+        init(_ name: String, folder: String, indexURL: String, viaFlag: Bool) throws {
+            self.name = name
+            root = folder + "/" + name
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            port = TestEnvironment.freePort()
+            config = try writeConfig(
+                root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
+            var extra = "[index]\nurl = \"\(indexURL)\"\n"
+            if !viaFlag { extra += "[cluster]\nnode = \"\(name)\"\nadvertise_url = \"http://127.0.0.1:\(port)\"\n" }
+            let h = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
+            h.seekToEndOfFile()
+            h.write(Data(extra.utf8))
+            try h.close()
+            log = root + "/serve.log"
+            FileManager.default.createFile(atPath: log, contents: nil)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+            p.arguments = ["serve", "--no-demo", "--config", config] + (viaFlag ? ["--node", name] : [])
+            let out = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            p.standardError = out
+            p.standardOutput = out
+            try p.run()
+            process = p
+        }
+
+        deinit { stop(signal: SIGKILL) }
+
+        func stop(signal: Int32) {
+            guard let p = process else { return }
+            if p.isRunning { kill(p.processIdentifier, signal) }
+            p.waitUntilExit()
+        }
+
+        var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        func get(_ path: String, token: String, to file: String? = nil) throws -> ProcessResult {
+            try runProcess(
+                "/usr/bin/curl",
+                [
+                    "-s", "-o", file ?? "/dev/stdout", "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)",
+                    "http://127.0.0.1:\(port)\(path)",
+                ])
+        }
+    }
+
+    static func frames(_ file: String) throws -> Int {
+        let probe = try runProcess(
+            "/usr/bin/ffprobe",
+            [
+                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+                "-of",
+                "csv=p=0", file,
+            ])
+        return Int(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        var small = RTSPCameraFixture.Options.small()
+        small.fps = 10
+        let cameras = try (0..<12).map { _ in try RTSPCameraFixture(small) }
+        let folder = TestEnvironment.tempDir("failover")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+
+        // The cameras, added from any machine sharing the index.
+        try FileManager.default.createDirectory(atPath: folder + "/cli", withIntermediateDirectories: true)
+        let cli = try writeConfig(root: folder + "/cli", plugins: TestEnvironment.buildDir)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: cli))
+        h.seekToEndOfFile()
+        h.write(Data("[index]\nurl = \"\(url)\"\n".utf8))
+        try h.close()
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+        }
+        for (i, cam) in cameras.enumerated() {
+            let add = try nvr("camera", "add", String(format: "cam%02d", i), "--plugin", "rtsp", "--url", cam.url)
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().map { ($0.id!, $0.name) })
+
+        let nodes = try [
+            Node("a", folder: folder, indexURL: url, viaFlag: false),
+            Node("b", folder: folder, indexURL: url, viaFlag: false),
+            Node("c", folder: folder, indexURL: url, viaFlag: true),
+        ]
+        func logs() -> String { nodes.map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
+
+        // Spread 4±1 each, and every camera recording.
+        let spread = TestEnvironment.wait(timeout: 60) {
+            let leases = (try? index.leases()) ?? []
+            let per = Dictionary(grouping: leases, by: \.node).mapValues(\.count)
+            return leases.count == 12 && per.count == 3 && per.values.allSatisfy { (3...5).contains($0) }
+        }
+        let leases = try index.leases()
+        #expect(spread, "leases: \(Dictionary(grouping: leases, by: \.node).mapValues(\.count)); \(logs())")
+        let recording = TestEnvironment.wait(timeout: 40) {
+            ids.keys.allSatisfy { id in
+                ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
+            }
+        }
+        #expect(recording, "not every camera recorded a segment; \(logs())")
+        let listed = try nvr("nodes", "--json")
+        #expect(listed.status == 0 && listed.stdout.contains("\"name\" : \"c\""), "\(listed.stdout)\(listed.stderr)")
+
+        // kill -9 the node with the most cameras.
+        let byNode = Dictionary(grouping: try index.leases(), by: \.node)
+        let victimName = try #require(byNode.max { $0.value.count < $1.value.count }?.key)
+        let victim = try #require(nodes.first { $0.name == victimName })
+        let moved = Set(byNode[victimName, default: []].map(\.cameraID))
+        let before = try Dictionary(uniqueKeysWithValues: moved.map { ($0, try index.segments(cameraID: $0)) })
+        victim.stop(signal: SIGKILL)
+        let killed = Time90k.now()
+
+        // Each of its cameras: a segment by another node, started within 15 s of the kill.
+        var takeover: [Int64: Double] = [:]
+        let movedOn = TestEnvironment.wait(timeout: 45) {
+            for id in moved where takeover[id] == nil {
+                if let s = ((try? index.segments(cameraID: id)) ?? []).first(where: {
+                    $0.node != victimName && $0.node != nil && $0.start90k >= killed - 90_000
+                }) {
+                    takeover[id] = Double(s.start90k - killed) / 90_000
+                }
+            }
+            return takeover.count == moved.count
+        }
+        #expect(movedOn, "cameras \(moved.subtracting(takeover.keys).sorted()) never recorded again; \(logs())")
+        let slowest = takeover.values.max() ?? 0
+        print("failover: \(moved.count) cameras of node \(victimName) recording elsewhere after at most \(slowest) s")
+        #expect(slowest <= 15, "a camera took \(slowest) s to record again")
+
+        // Let the survivors record a little more, so ranges span the failover.
+        Thread.sleep(forTimeInterval: 4)
+        let survivors = nodes.filter { $0.name != victimName }
+        let token = try nvr("token", "add", "--user", "admin", "--name", "failover", "--quiet")
+        #expect(token.status == 0, "\(token.stderr)")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        for node in survivors {
+            for (id, name) in ids.sorted(by: { $0.key < $1.key }) {
+                let segs = try index.segments(cameraID: id).filter { $0.state == .complete }
+                guard let first = segs.first, let last = segs.last else {
+                    Issue.record("camera \(name) has no complete segment")
+                    continue
+                }
+                let tl = try node.get(
+                    "/api/cameras/\(name)/timeline?start=\(first.start90k)&end=\(last.end90k)", token: bearer)
+                #expect(
+                    tl.stdout.hasSuffix("\n200"), "node \(node.name) /timeline of \(name): \(tl.stdout.suffix(300))")
+                guard moved.contains(id) else { continue }
+                // The killed node's footage, and one range across the failover, as one file.
+                let old = before[id, default: []].filter { $0.state == .complete }
+                guard let oldFirst = old.first, let oldLast = old.last else { continue }
+                let file = folder + "/\(node.name)-\(name).mp4"
+                let theirs = try node.get(
+                    "/api/cameras/\(name)/view.mp4?start=\(oldFirst.start90k)&end=\(oldLast.end90k)", token: bearer,
+                    to: file)
+                #expect(theirs.stdout.hasSuffix("200"), "node \(node.name) view.mp4 of \(victimName)'s \(name)")
+                let theirFrames = try Self.frames(file)
+                #expect(theirFrames >= old.reduce(0) { $0 + $1.frames } && theirFrames > 0)
+                let across = try node.get(
+                    "/api/cameras/\(name)/view.mp4?start=\(oldFirst.start90k)&end=\(last.end90k)", token: bearer,
+                    to: file)
+                #expect(across.stdout.hasSuffix("200"))
+                let after = segs.filter { $0.node != victimName }
+                let acrossFrames = try Self.frames(file)
+                #expect(
+                    !after.isEmpty && acrossFrames >= (old + after).reduce(0) { $0 + $1.frames },
+                    "a range recorded by two nodes plays as one file")
+            }
+        }
+
+        // Never two writers: no camera's segments from two nodes overlap in time.
+        for (id, name) in ids {
+            let segs = try index.segments(cameraID: id).sorted { $0.start90k < $1.start90k }
+            for (a, b) in zip(segs, segs.dropFirst()) where a.node != b.node {
+                #expect(
+                    a.end90k <= b.start90k,
+                    "camera \(name): \(a.node ?? "-") until \(a.end90k), \(b.node ?? "-") from \(b.start90k)")
+            }
+        }
+
+        // A node stopped cleanly gives its cameras back at once.
+        for node in survivors {
+            node.stop(signal: SIGINT)
+            #expect(node.process?.terminationStatus == 0, "\(node.logText.suffix(2000))")
+        }
+        #expect(try index.leases().isEmpty)
+        let gone = try nvr("nodes")
+        #expect(gone.stdout.contains("gone"), "\(gone.stdout)")
+    }
+}
