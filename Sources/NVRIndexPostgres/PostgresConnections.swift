@@ -80,9 +80,16 @@ final class PostgresConnections: Sendable {
         var config = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user, password: location.password,
             database: location.database, tls: .disable)
-        if location.requireTLS {
+        if location.tls != .disable {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            if location.tls == .require {
+                // libpq's `require`: encrypted, the certificate unchecked (verify-full checks).
+                tls.certificateVerification = .none
+            } else if let ca = location.rootCertificate {
+                tls.trustRoots = .file(ca)
+            }
             do {
-                config.tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                config.tls = .require(try NIOSSLContext(configuration: tls))
             } catch {
                 throw IndexError("cannot set up TLS for the index at \(location): \(error)")
             }

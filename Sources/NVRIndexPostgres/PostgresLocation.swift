@@ -3,14 +3,19 @@ import NVRIndex
 
 /// Where a PostgreSQL index lives: `postgresql://user@host:port/database` (the config's
 /// `[index] url`), with the password from a file or the environment, never from the URL, so
-/// the URL may be logged and shown. `?sslmode=require` asks for TLS.
+/// the URL may be logged and shown. TLS as libpq's `sslmode`: `require` encrypts without
+/// checking the server's certificate, `verify-full` checks it (against the system's CAs, or
+/// `sslrootcert=FILE`) and its name.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var user: String
     public var database: String
     public var password: String?
-    public var requireTLS: Bool
+    public enum TLSMode: String, Sendable { case disable, require, verifyFull = "verify-full" }
+    public var tls: TLSMode
+    /// A CA file for verify-full (else the system's CAs).
+    public var rootCertificate: String?
 
     /// The environment variable a password may come from.
     public static let passwordVariable = "NVR_INDEX_PASSWORD"
@@ -44,13 +49,20 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.port = port
         self.user = user
         self.database = database
-        requireTLS = false
+        tls = .disable
         for item in parts.queryItems ?? [] {
             switch (item.name, item.value ?? "") {
-            case ("sslmode", "require"), ("sslmode", "verify-full"): requireTLS = true
-            case ("sslmode", "disable"): requireTLS = false
+            case ("sslmode", let v):
+                guard let mode = TLSMode(rawValue: v) else {
+                    throw IndexError("index url: sslmode must be disable, require or verify-full")
+                }
+                tls = mode
+            case ("sslrootcert", let v) where !v.isEmpty: rootCertificate = v
             default: throw IndexError("index url: unknown option \(item.name)=\(item.value ?? "")")
             }
+        }
+        if rootCertificate != nil && tls != .verifyFull {
+            throw IndexError("index url: sslrootcert goes with sslmode=verify-full")
         }
         if let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
@@ -65,6 +77,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The URL without any secret: what logs and `nvr` print.
     public var description: String {
         "postgresql://\(user)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
-            + (requireTLS ? "?sslmode=require" : "")
+            + (tls == .disable ? "" : "?sslmode=\(tls.rawValue)")
+            + (rootCertificate.map { "&sslrootcert=\($0)" } ?? "")
     }
 }

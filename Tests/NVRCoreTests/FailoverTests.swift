@@ -212,4 +212,97 @@ import Testing
         let gone = try nvr("nodes")
         #expect(gone.stdout.contains("gone"), "\(gone.stdout)")
     }
+
+    /// A node cut off from PostgreSQL (a blackhole between them) stops its cameras before the
+    /// other node takes them: each camera's last file written by the cut-off node was last
+    /// written before the other node's first segment of it began.
+    @Test func aNodeCutOffFromPostgreSQLStopsBeforeItsCamerasAreTaken() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let proxy = try TCPProxyFixture(target: "127.0.0.1:\(server.port)")
+        let viaProxy = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/")
+        var small = RTSPCameraFixture.Options.small()
+        small.fps = 10
+        let cameras = try (0..<4).map { _ in try RTSPCameraFixture(small) }
+        let folder = TestEnvironment.tempDir("partition")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        try FileManager.default.createDirectory(atPath: folder + "/cli", withIntermediateDirectories: true)
+        let cli = try writeConfig(root: folder + "/cli", plugins: TestEnvironment.buildDir)
+        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: cli))
+        h.seekToEndOfFile()
+        h.write(Data("[index]\nurl = \"\(url)\"\n".utf8))
+        try h.close()
+        for (i, cam) in cameras.enumerated() {
+            let add = try runProcess(
+                TestEnvironment.nvrExecutable,
+                ["camera", "add", "p\(i)", "--plugin", "rtsp", "--url", cam.url, "--config", cli])
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        _ = try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", cli])
+        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().map { ($0.id!, $0.name) })
+        let a = try Node("a", folder: folder, indexURL: viaProxy, viaFlag: false)
+        let b = try Node("b", folder: folder, indexURL: url, viaFlag: false)
+        func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
+        let settled = TestEnvironment.wait(timeout: 60) {
+            let leases = (try? index.leases()) ?? []
+            let onA = leases.filter { $0.node == "a" }.map(\.cameraID)
+            return leases.count == 4 && !onA.isEmpty
+                && onA.allSatisfy { id in ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
+                }
+        }
+        #expect(settled, "\(logs())")
+        let onA = Set(try index.leases().filter { $0.node == "a" }.map(\.cameraID))
+
+        proxy.cut()
+        let cut = Time90k.now()
+        // b takes a's cameras once their leases lapse on the server.
+        var firstByB: [Int64: Int64] = [:]
+        let taken = TestEnvironment.wait(timeout: 40) {
+            for id in onA where firstByB[id] == nil {
+                if let s = ((try? index.segments(cameraID: id)) ?? []).first(where: {
+                    $0.node == "b" && $0.start90k >= cut - 90_000
+                }) {
+                    firstByB[id] = s.start90k
+                }
+            }
+            return firstByB.count == onA.count
+        }
+        #expect(taken, "b never recorded a's cameras \(onA.subtracting(firstByB.keys).sorted()); \(logs())")
+        #expect(a.logText.contains("cannot confirm its leases in time: stopping cameras"), "\(logs())")
+        // a's files of each camera: the last byte written before b's first frame.
+        for id in onA {
+            guard let name = ids[id], let bStart = firstByB[id] else { continue }
+            let dir = a.root + "/Storage/recordings/\(name)"
+            var newest = 0.0
+            let files = FileManager.default.enumerator(atPath: dir)
+            while let f = files?.nextObject() as? String {
+                guard f.hasSuffix(".mp4") else { continue }
+                let m =
+                    (try? FileManager.default.attributesOfItem(atPath: dir + "/" + f)[.modificationDate] as? Date)?
+                    .timeIntervalSince1970 ?? 0
+                newest = max(newest, m)
+            }
+            let bSeconds = Double(bStart) / 90_000
+            print("partition: camera \(name): a last wrote \(bSeconds - newest) s before b's first frame")
+            #expect(
+                newest > 0 && newest < bSeconds,
+                "camera \(name): a wrote until \(newest), b recorded from \(bSeconds); \(logs())")
+        }
+
+        // Mended: a joins again, and the index holds no overlap between the two nodes.
+        proxy.mend()
+        let rejoined = TestEnvironment.wait(timeout: 40) { ((try? index.leases()) ?? []).contains { $0.node == "a" } }
+        #expect(rejoined, "\(logs())")
+        for (id, name) in ids {
+            let segs = try index.segments(cameraID: id).sorted { $0.start90k < $1.start90k }
+            for (x, y) in zip(segs, segs.dropFirst()) where x.node != y.node {
+                #expect(
+                    x.end90k <= y.start90k,
+                    "camera \(name): \(x.node ?? "-") until \(x.end90k), \(y.node ?? "-") from \(y.start90k)")
+            }
+        }
+        a.stop(signal: SIGINT)
+        b.stop(signal: SIGINT)
+    }
 }

@@ -118,6 +118,58 @@ import Testing
         #expect(!logText().contains(password) && !check.stdout.contains(password) && !add.stderr.contains(password))
     }
 
+    /// PostgreSQL stopped for 30 s (SIGKILL, as a crash) while a camera records: the recording
+    /// goes on into its files, the index writer keeps the rows and writes them once PostgreSQL
+    /// is back; the index then has every segment, end to end, without a hole.
+    @Test func aThirtySecondOutageOfPostgreSQLLeavesNoHole() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let cam = try RTSPCameraFixture(.small())
+        let root = TestEnvironment.tempDir("pgout")
+        defer { TestEnvironment.cleanup(root) }
+        let config = try writeConfig(
+            root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3,
+            httpBind: "127.0.0.1:\(TestEnvironment.freePort())")
+        try "[index]\nurl = \"\(url)\"\n".appendLine(to: config)
+        let add = try runProcess(
+            TestEnvironment.nvrExecutable,
+            ["camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url, "--config", config])
+        #expect(add.status == 0, "\(add.stderr)")
+        _ = try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", config])
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let camID = try #require(try index.camera(named: "cam")?.id)
+        let log = root + "/serve.log"
+        let serve = try startServe(config, log: log)
+        func logText() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+        #expect(
+            TestEnvironment.wait(timeout: 30) {
+                ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.count >= 2
+            }, "\(logText())")
+
+        server.stop()
+        let down = Time90k.now()
+        Thread.sleep(forTimeInterval: 30)
+        try server.start()
+        let up = Time90k.now()
+        // Rows of the outage arrive, and recording goes on after it.
+        let caughtUp = TestEnvironment.wait(timeout: 30) {
+            ((try? index.segments(cameraID: camID)) ?? []).contains { $0.state == .complete && $0.start90k > up }
+        }
+        #expect(caughtUp, "\(logText())")
+        kill(serve.processIdentifier, SIGINT)
+        serve.waitUntilExit()
+        let segs = try index.segments(cameraID: camID).sorted { $0.start90k < $1.start90k }
+        #expect(segs.allSatisfy { $0.state == .complete }, "\(segs.map(\.state))")
+        #expect(
+            segs.contains { $0.start90k > down + 5 * 90_000 && $0.end90k < up }, "segments recorded during the outage")
+        var worst: Int64 = 0
+        for (a, b) in zip(segs, segs.dropFirst()) { worst = max(worst, b.start90k - a.end90k) }
+        print("outage: \(segs.count) segments, the largest gap between two is \(Double(worst) / 90_000) s")
+        #expect(worst <= 90_000 / 2, "a hole of \(Double(worst) / 90_000) s; \(logText().suffix(3000))")
+        let check = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", config])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    }
+
     /// A wrong password, or no server, is one line from `nvr`, not a crash or a hang.
     @Test func anUnreachableIndexIsOneLine() throws {
         let server = try PostgresFixture(password: "right")

@@ -8,11 +8,15 @@ struct PostgresLocationTests {
     @Test func aURLNamesServerUserAndDatabase() throws {
         let l = try PostgresLocation(url: "postgresql://nvr@db.lan/cameras", environment: [:])
         #expect(l.host == "db.lan" && l.port == 5432 && l.user == "nvr" && l.database == "cameras")
-        #expect(l.password == nil && !l.requireTLS)
+        #expect(l.password == nil && l.tls == .disable)
         let tls = try PostgresLocation(
             url: "postgres://nvr@10.0.0.5:6543/nvr?sslmode=require", environment: ["NVR_INDEX_PASSWORD": "pw"])
-        #expect(tls.port == 6543 && tls.requireTLS && tls.password == "pw")
+        #expect(tls.port == 6543 && tls.tls == .require && tls.password == "pw")
         #expect("\(tls)" == "postgresql://nvr@10.0.0.5:6543/nvr?sslmode=require")
+        let verified = try PostgresLocation(
+            url: "postgresql://nvr@db/nvr?sslmode=verify-full&sslrootcert=/etc/nvr/ca.pem", environment: [:])
+        #expect(verified.tls == .verifyFull && verified.rootCertificate == "/etc/nvr/ca.pem")
+        #expect("\(verified)" == "postgresql://nvr@db:5432/nvr?sslmode=verify-full&sslrootcert=/etc/nvr/ca.pem")
     }
 
     @Test(arguments: [
@@ -24,6 +28,8 @@ struct PostgresLocationTests {
         ("postgresql://nvr@h:0/db", "out of range"),
         ("postgresql://nvr@h/db?pool=3", "unknown option"),
         ("not a url at all", "must look like"),
+        ("postgresql://nvr@h/db?sslmode=prefer", "sslmode must be"),
+        ("postgresql://nvr@h/db?sslrootcert=/ca.pem", "goes with sslmode=verify-full"),
     ])
     func mistakesAreSaidInOneLine(_ url: String, _ said: String) {
         #expect {

@@ -82,6 +82,25 @@ import Testing
         } throws: { "\($0)".contains("p99, newer than this nvr knows") }
     }
 
+    /// TLS as libpq's sslmode: `require` encrypts (the certificate unchecked), `verify-full`
+    /// checks the certificate against the CA given and the name.
+    @Test func tlsModes() throws {
+        let server = try PostgresFixture(tls: true)
+        let url = try server.makeDatabase()
+        let name = try PostgresLocation(url: url).database
+        let byName = "postgresql://nvr@localhost:\(server.port)/\(name)"
+        let required = try PostgresIndex(location: try PostgresLocation(url: byName + "?sslmode=require"))
+        #expect(try required.cameras().isEmpty)
+        let ssl = try server.psql("SELECT count(*) FROM pg_stat_ssl WHERE ssl", database: name)
+        #expect(Int(ssl.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= 1, "a connection used TLS")
+        let verified = try PostgresIndex(
+            location: try PostgresLocation(url: byName + "?sslmode=verify-full&sslrootcert=\(server.caFile)"))
+        #expect(try verified.userCount() == 0)
+        #expect(throws: IndexError.self, "the system's CAs do not know the test CA") {
+            _ = try PostgresIndex(location: try PostgresLocation(url: byName + "?sslmode=verify-full"))
+        }
+    }
+
     /// The password never comes from the URL, and the URL shown never holds it.
     @Test func thePasswordComesFromAFileOrTheEnvironment() throws {
         let server = try PostgresFixture(password: "s3cret pass")

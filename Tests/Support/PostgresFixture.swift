@@ -20,7 +20,9 @@ public final class PostgresFixture: @unchecked Sendable {
     }()
 
     /// `password`: connections over TCP must give it (scram-sha-256); none: trusted.
-    public init(password: String? = nil) throws {
+    /// `tls`: the server also speaks TLS, with a certificate for "localhost" from a CA the
+    /// fixture makes (`caFile`).
+    public init(password: String? = nil, tls: Bool = false) throws {
         port = TestEnvironment.freePort()
         folder = TestEnvironment.tempDir("pg")
         self.password = password
@@ -39,8 +41,21 @@ public final class PostgresFixture: @unchecked Sendable {
         }
         let r = try runProcess("/usr/bin/setpriv", Self.asPostgres + [Self.bin + "/initdb"] + args)
         guard r.status == 0 else { throw FixtureError("initdb: \(r.stderr)") }
+        if tls {
+            try MosquittoFixture.makeCertificates(in: folder)
+            for f in ["server.key", "server.pem"] { chown(folder + "/" + f, uid, gid) }
+            chmod(folder + "/server.key", 0o600)
+            let conf = "ssl = on\nssl_cert_file = '\(folder)/server.pem'\nssl_key_file = '\(folder)/server.key'\n"
+            let h = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/data/postgresql.conf"))
+            h.seekToEndOfFile()
+            h.write(Data(conf.utf8))
+            try h.close()
+        }
         try start()
     }
+
+    /// The CA that signed the TLS certificate (with `tls`).
+    public var caFile: String { folder + "/ca.pem" }
 
     deinit {
         stop(fast: true)

@@ -174,9 +174,25 @@ public final class Recorder: @unchecked Sendable {
 
     /// The cameras this recorder may record changed (a lease taken or lost): starts and stops
     /// sessions now, on the caller's thread, rather than at the next look at the index.
+    ///
+    /// Cameras no longer ours stop here and now, without asking the index (a node cut off from
+    /// PostgreSQL must stop them before their leases can lapse); starting new ones reads the
+    /// index, so it happens on another thread.
     public func ownershipChanged() {
-        guard lock.withLock({ !stopped }) else { return }
-        do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
+        let lost = lock.withLock { () -> [CameraSession] in
+            guard !stopped else { return [] }
+            let gone = sessions.values.filter { !mayRecord($0.camera) }
+            for s in gone { sessions[s.camera.name] = nil }
+            return gone
+        }
+        DispatchQueue.concurrentPerform(iterations: lost.count) { i in
+            logger.info("camera \(lost[i].camera.name): another node records it now; stopping")
+            lost[i].stop()
+        }
+        DispatchQueue.global().async { [weak self] in
+            guard let self, lock.withLock({ !stopped }) else { return }
+            do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
+        }
     }
 
     /// The cameras being recorded now, by id.
@@ -280,7 +296,8 @@ public final class Recorder: @unchecked Sendable {
             freeSpace: { [weak self] in self?.askRetentionForSpace() ?? false }, counters: counters(for: camera.name),
             detector: { [weak self] in self?.detector() })
         let added = lock.withLock { () -> Bool in
-            guard !stopped else { return false }
+            // mayRecord again under the lock: a lease lost meanwhile stops what is here by now.
+            guard !stopped, mayRecord(camera) else { return false }
             sessions[camera.name] = session
             return true
         }
