@@ -47,19 +47,25 @@ import Testing
         let encoder = try TalkEncoder(
             format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
             outputRate: channel.audio.sampleRate)
-        // 3 s of 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The cut
-        // between messages falls inside a sample frame now and then (an odd byte count). The
-        // camera must hear at least 1 s of it: GStreamer's back-channel pipeline, started at PLAY,
-        // took over 1.5 s to take its first packet on a loaded CI machine (a fresh-clone run
-        // heard nothing of a 1.5 s tone).
-        let pcm = Self.tone(hertz: 440, seconds: 3, rate: rate, channels: channels, format: format)
+        // 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The cut between
+        // messages falls inside a sample frame now and then (an odd byte count). At least 3 s,
+        // then on (up to 15 s) until the camera has heard 1 s of it: GStreamer's back-channel
+        // pipeline, started at PLAY, took over 1.5 s to take its first packet on a loaded CI
+        // machine, and heard nothing of a 3 s tone while other suites ran 12 cameras.
+        let pcm = Self.tone(hertz: 440, seconds: 15, rate: rate, channels: channels, format: format)
         let step = rate / 25 * channels * (format == .s16le ? 2 : 4) + 3
+        let perSecond = rate * channels * (format == .s16le ? 2 : 4)
         var at = 0
         while at < pcm.count {
             let end = min(at + step, pcm.count)
             try channel.send(try encoder.encode(Array(pcm[at..<end])))
             at = end
             Thread.sleep(forTimeInterval: 0.04)
+            if at >= 3 * perSecond, at / step % 25 == 0,
+                ((try? HeardTone(file: o.backchannel ?? "", codec: codec))?.loudSeconds ?? 0) >= 1.2
+            {
+                break
+            }
         }
         // 3 s: 150 packets of 20 ms, or 46 AAC frames of 64 ms (the encoder holds one or two back).
         #expect(channel.packetsSent >= (codec == "aac" ? 44 : 145), "\(channel.packetsSent) packets")
