@@ -23,6 +23,13 @@ public enum NodeStorage {
         return id
     }
 
+    /// The root's id if it has one (a node recorded into it).
+    public static func existingIdentity(root: String) -> String? {
+        guard let text = try? String(contentsOfFile: root + "/" + idFile, encoding: .utf8) else { return nil }
+        let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return id.isEmpty ? nil : id
+    }
+
     /// Whether the storage a node's row describes is mounted here, at the same path.
     public static func isMounted(root: String, id: String) -> Bool {
         guard let text = try? String(contentsOfFile: root + "/" + idFile, encoding: .utf8) else { return false }

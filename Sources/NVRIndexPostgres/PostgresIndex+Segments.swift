@@ -34,14 +34,14 @@ extension PostgresIndex {
     }
 
     public func insertSegment(_ segment: SegmentRecord) throws -> SegmentRecord {
-        var s = segment
-        s.id = try autocommit { try $0.insert(segment, into: "segment") }
+        var s = stamped(segment)
+        s.id = try autocommit { [s] in try $0.insert(s, into: "segment") }
         return s
     }
 
     public func completeSegment(_ segment: SegmentRecord, frames: SegmentFramesRecord) throws {
         try transaction { s in
-            var row = segment
+            var row = stamped(segment)
             row.state = .complete
             try s.update(row, in: "segment")
             try s.save(frames, in: "segment_frames", key: "segment_id")
@@ -49,9 +49,11 @@ extension PostgresIndex {
     }
 
     public func segments(state: SegmentRecord.State) throws -> [SegmentRecord] {
-        try autocommit {
+        let own = ownSegments()
+        return try autocommit {
             try $0.fetchAll(
-                SegmentRecord.self, "SELECT * FROM segment WHERE state = ? ORDER BY id", [.text(state.rawValue)])
+                SegmentRecord.self, "SELECT * FROM segment WHERE state = ?\(own.sql) ORDER BY id",
+                [.text(state.rawValue)] + own.args)
         }
     }
 
@@ -121,7 +123,10 @@ extension PostgresIndex {
 
     public func hasSegment(path: String) throws -> Bool {
         try autocommit {
-            try $0.scalar(Bool.self, "SELECT EXISTS(SELECT 1 FROM segment WHERE path = ?)", [.text(path)]) ?? false
+            let own = ownSegments()
+            return try $0.scalar(
+                Bool.self, "SELECT EXISTS(SELECT 1 FROM segment WHERE path = ?\(own.sql))", [.text(path)] + own.args)
+                ?? false
         }
     }
 
@@ -186,7 +191,10 @@ extension PostgresIndex {
     }
 
     public func allSegments() throws -> [SegmentRecord] {
-        try autocommit { try $0.fetchAll(SegmentRecord.self, "SELECT * FROM segment ORDER BY id") }
+        let own = ownSegments()
+        return try autocommit {
+            try $0.fetchAll(SegmentRecord.self, "SELECT * FROM segment WHERE true\(own.sql) ORDER BY id", own.args)
+        }
     }
 
     public func markWriting(segmentID: Int64) throws {

@@ -203,14 +203,31 @@ import Testing
             }
         }
 
+        // The killed node comes back: its recovery finishes its own unfinished rows and touches
+        // no other node's (they are recording); `nvr db check` on each node sees its own files.
+        let others = Set(try index.allSegments().filter { $0.node != victimName }.compactMap(\.id))
+        let back = try Node(victimName, folder: folder, indexURL: url, viaFlag: victimName == "c")
+        #expect(
+            TestEnvironment.wait(timeout: 30) { back.logText.contains("nvr serve: recording") }, "\(back.logText)")
+        #expect(TestEnvironment.wait(timeout: 20) { ((try? index.leases()) ?? []).contains { $0.node == victimName } })
+        let still = Set(try index.allSegments().compactMap(\.id))
+        #expect(others.isSubset(of: still), "rows of other nodes removed: \(others.subtracting(still).sorted())")
+        #expect(try index.segments(state: .writing).filter { $0.node == victimName && $0.start90k < killed }.isEmpty)
+        for node in survivors + [back] {
+            let check = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", node.config])
+            #expect(check.status == 0, "node \(node.name): \(check.stdout.prefix(2000))\(check.stderr)")
+        }
+
         // A node stopped cleanly gives its cameras back at once.
-        for node in survivors {
+        for node in survivors + [back] {
             node.stop(signal: SIGINT)
             #expect(node.process?.terminationStatus == 0, "\(node.logText.suffix(2000))")
         }
         #expect(try index.leases().isEmpty)
-        let gone = try nvr("nodes")
-        #expect(gone.stdout.contains("gone"), "\(gone.stdout)")
+        let atEnd = try nvr("nodes")
+        let rows = atEnd.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: " ").map(String.init) }
+        #expect(rows.map { $0.first ?? "" } == ["a", "b", "c"], "\(atEnd.stdout)")
+        #expect(rows.allSatisfy { $0.count > 5 && $0[5] == "-" }, "no cameras held: \(atEnd.stdout)")
     }
 
     /// A node cut off from PostgreSQL (a blackhole between them) stops its cameras before the

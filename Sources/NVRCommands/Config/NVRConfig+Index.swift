@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NVRCluster
 import NVRIndex
 import NVRIndexPostgres
 import NVRPlayback
@@ -19,6 +20,13 @@ extension NVRConfig {
     {
         guard let indexURL else { return try IndexDatabase(path: storage.indexPath) }
         let location = try PostgresLocation(url: indexURL, passwordFile: indexPasswordFile)
-        return try PostgresIndex(location: location, node: clusterNode, logger: logger)
+        if let clusterNode { return try PostgresIndex(location: location, node: clusterNode, logger: logger) }
+        let index = try PostgresIndex(location: location, logger: logger)
+        // No node named, but this root is a node's (`nvr serve --node`): `nvr db check` and the
+        // like then see that node's segments as the root's own.
+        guard let id = NodeStorage.existingIdentity(root: storage.root),
+            let owner = try index.nodes().first(where: { $0.storageID == id })
+        else { return index }
+        return try PostgresIndex(location: location, node: owner.name, logger: logger)
     }
 }
