@@ -154,6 +154,7 @@ let package = Package(
             name: "NVRHTTP",
             dependencies: [
                 "NVRCameras", "NVRRecorder", "NVRPluginHost", "NVRStorage", "NVRPlayback", "NVRMedia", "NVRIndex",
+                "NVRIndexPostgres", "NVRCluster",
                 "NVRTime", "NVRAccess", "NVRMQTT", "NVRDetect", "NVRWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

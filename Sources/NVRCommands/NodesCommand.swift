@@ -11,39 +11,12 @@ struct NodesCommand: ParsableCommand {
         commandName: "nodes", abstract: "List the recorder nodes sharing the PostgreSQL index and their cameras.",
         subcommands: [List.self, Forget.self], defaultSubcommand: List.self)
 
-    struct Node: Encodable {
-        var name: String
-        var live: Bool
-        var heartbeatSecondsAgo: Double
-        var cameras: [String]
-        var advertiseURL: String?
-        var storageRoot: String
-        var storageMountedHere: Bool
-    }
-
     static func open(_ global: GlobalOptions) throws -> (NVRConfig, PostgresIndex) {
         let (config, _, index) = try global.open()
         guard let pg = index as? PostgresIndex else {
             throw CommandFailure("nodes share a PostgreSQL index: this one is SQLite (set [index] url)")
         }
         return (config, pg)
-    }
-
-    /// Every node with the cameras it holds a lease on now.
-    static func nodes(_ index: PostgresIndex, me: String?) throws -> [Node] {
-        let names = Dictionary(
-            uniqueKeysWithValues: try index.cameras(includeRemoved: true).compactMap { c in
-                c.id.map { ($0, c.name) }
-            })
-        let leases = try index.leases()
-        return try index.nodes().map { n in
-            Node(
-                name: n.name, live: n.heartbeatAge < NodeLeases.Timing().leaseSeconds,
-                heartbeatSecondsAgo: (n.heartbeatAge * 10).rounded() / 10,
-                cameras: leases.filter { $0.node == n.name }.compactMap { names[$0.cameraID] }.sorted(),
-                advertiseURL: n.advertiseURL, storageRoot: n.storageRoot,
-                storageMountedHere: n.name == me || NodeStorage.isMounted(root: n.storageRoot, id: n.storageID))
-        }
     }
 
     struct List: ParsableCommand {
@@ -54,7 +27,7 @@ struct NodesCommand: ParsableCommand {
 
         func run() throws {
             let (config, index) = try NodesCommand.open(global)
-            let nodes = try NodesCommand.nodes(index, me: config.clusterNode)
+            let nodes = try NodeSummary.list(index, me: config.clusterNode)
             if json { return try printJSON(["nodes": nodes]) }
             guard !nodes.isEmpty else { return print("no nodes yet (start one with: nvr serve --node NAME)") }
             printTable(

@@ -1,6 +1,8 @@
 import Foundation
+import NVRCluster
 import NVRDetect
 import NVRIndex
+import NVRIndexPostgres
 import NVRMQTT
 import NVRRecorder
 import NVRStorage
@@ -128,6 +130,15 @@ final class MetricsExporter: Sendable {
                     counter("nvr_http_refused_connections_total", [("status", String(status))], Int64(n))
                 }
             }
+            // Recorder nodes sharing a PostgreSQL index (design/scale-out.md).
+            if let pg = index as? PostgresIndex, let nodes = try? NodeSummary.list(pg, me: pg.node) {
+                for n in nodes {
+                    let labels = [("node", n.name)]
+                    gauge("nvr_node_up", labels).set(Int64(n.live ? 1 : 0))
+                    gauge("nvr_node_cameras", labels).set(Int64(n.cameras.count))
+                    gauge("nvr_node_heartbeat_age_seconds", labels).set(n.heartbeatSecondsAgo)
+                }
+            }
             // The MQTT bridge, as it saved its state in the index (only while a server runs here).
             if recorder != nil, let mqtt = MQTTSavedStatus.load(from: index) {
                 gauge("nvr_mqtt_connected", []).set(Int64(mqtt.state == "connected" ? 1 : 0))
@@ -161,6 +172,9 @@ final class MetricsExporter: Sendable {
     /// Each metric's HELP line (the registry insists a name always has the same one).
     private static let help: [String: String] = [
         "nvr_camera_stored_bytes": "Bytes of recordings kept for the camera.",
+        "nvr_node_up": "1 while the recorder node is heard from (PostgreSQL index with nodes).",
+        "nvr_node_cameras": "Cameras the node holds a lease on (records).",
+        "nvr_node_heartbeat_age_seconds": "Seconds since the node's last heartbeat, on PostgreSQL's clock.",
         "nvr_camera_enabled": "1 when the camera is enabled.",
         "nvr_camera_up": "1 while the camera streams.",
         "nvr_camera_state": "The camera's state: one series per state, 1 for the current one.",

@@ -159,6 +159,22 @@ import Testing
         let token = try nvr("token", "add", "--user", "admin", "--name", "failover", "--quiet")
         #expect(token.status == 0, "\(token.stderr)")
         let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The API and /metrics say the same as nvr nodes.
+        let api = try survivors[0].get("/api/nodes", token: bearer)
+        let body = try #require(api.stdout.split(separator: "\n").first.map { Data($0.utf8) })
+        let answer = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        let listedNodes = try #require(answer["nodes"] as? [[String: Any]])
+        #expect(answer["index"] as? String == "postgresql" && answer["node"] as? String == survivors[0].name)
+        #expect(listedNodes.compactMap { $0["name"] as? String } == ["a", "b", "c"])
+        #expect(listedNodes.first { $0["name"] as? String == victimName }?["live"] as? Bool == false)
+        #expect(
+            listedNodes.filter { $0["name"] as? String != victimName }.allSatisfy {
+                $0["storageMountedHere"] as? Bool == true
+            })
+        let metrics = try survivors[0].get("/metrics", token: bearer)
+        #expect(metrics.stdout.contains("nvr_node_up{node=\"\(victimName)\"} 0"), "\(metrics.stdout.suffix(1500))")
+        #expect(metrics.stdout.contains("nvr_node_cameras{node=\"\(survivors[0].name)\"}"))
+
         for node in survivors {
             for (id, name) in ids.sorted(by: { $0.key < $1.key }) {
                 let segs = try index.segments(cameraID: id).filter { $0.state == .complete }
