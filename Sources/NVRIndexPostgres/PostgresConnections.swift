@@ -9,12 +9,16 @@ import Synchronization
 
 /// A few PostgreSQL connections shared by the index's synchronous calls (the IndexStore
 /// protocols are synchronous, as GRDB's are): a call takes an idle connection or opens one,
-/// waits for its answers on NIO's event loops, and puts it back. A connection that failed is
-/// closed, not reused; the next call opens a fresh one, so the index comes back by itself
-/// after PostgreSQL restarts.
+/// waits for its answers on NIO's event loops, and puts it back. A connection whose channel
+/// closed (the server went away, a statement timed out) is not put back; one that only had a
+/// statement refused is. The next call opens a fresh one when none is idle, and the index
+/// writer retries what failed for want of a connection, so the index comes back by itself after
+/// PostgreSQL restarts (PostgresServeTests' 30 s outage). There is no upper bound on open
+/// connections: one per call in flight.
 ///
-/// The callers are never on an event loop (HTTP handlers run on Swift's concurrency pool, the
-/// recorder on its own threads), which is what blocking on a future needs.
+/// The callers are never on an event loop (HTTP handlers hand index work to `offload`'s thread
+/// pool, the recorder and the lease keeper run on threads of their own), which is what
+/// blocking on a future needs.
 final class PostgresConnections: Sendable {
     let location: PostgresLocation
     private let idle = Mutex<[PostgresConnection]>([])
