@@ -48,6 +48,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     private let state = Mutex(State())
     private let keeper = Worker(name: "leases")
     private let guardian = Worker(name: "lease guard")
+    private let mounts = Worker(name: "node storage")
 
     public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
         self.name = name
@@ -64,27 +65,48 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     /// The cameras held now, with their tokens.
     public var held: [Int64: Int64] { state.withLock { $0.held.mapValues(\.token) } }
 
-    /// Registers the node and starts keeping leases for `recorder` (before it starts).
-    public func start(recorder: Recorder, advertiseURL: String?, storageID: String) throws {
+    /// Registers the node (dropping any lease an earlier process of this name left) and makes
+    /// `recorder` record only what this node holds: before the recorder starts, so it starts no
+    /// camera on its own.
+    public func attach(_ recorder: Recorder, advertiseURL: String?, storageID: String) throws {
         self.recorder = recorder
         try index.registerNode(
             name, advertiseURL: advertiseURL, storageRoot: recorder.storage.root, storageID: storageID)
         index.fence.set([:])
         NodeStorage.refresh(recorder.storage, me: name, nodes: (try? index.nodes()) ?? [])
-        state.withLock { $0.joined = Self.monotonic() }
         recorder.ownership = self
+    }
+
+    /// Starts keeping leases: after the recorder has started (its recovery done), so no camera
+    /// starts while recovery looks at this node's unfinished rows.
+    public func start() {
+        state.withLock { $0.joined = Self.monotonic() }
         keeper.start { [self] in
             repeat { tick() } while keeper.wait(seconds: timing.renewSeconds)
         }
         guardian.start { [self] in
             while guardian.wait(seconds: 0.2) { enforceDeadlines() }
         }
+        mounts.start { [self] in
+            while mounts.wait(seconds: 5) {
+                // Its own thread: a dead peer's hard NFS mount may block a read for good.
+                if let recorder, let nodes = try? index.nodes() {
+                    NodeStorage.refresh(recorder.storage, me: name, nodes: nodes)
+                }
+            }
+        }
     }
 
-    /// Stops keeping leases and gives back those held (the recorder has stopped its cameras).
+    /// Stops taking and giving up cameras (shutdown begins): held leases are still guarded, and
+    /// lapse or are given back by `stop`.
+    public func stopBalancing() { keeper.stop() }
+
+    /// Gives back the leases held (the recorder has stopped its cameras) and says this node is
+    /// leaving, so the others take its cameras at once.
     public func stop() {
         keeper.stop()
         guardian.stop()
+        mounts.stop()
         let held = state.withLock { s -> [Int64: Held] in
             defer { s.held = [:] }
             return s.held
@@ -93,15 +115,16 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         for (camera, h) in held {
             try? index.releaseLease(cameraID: camera, node: name, token: h.token)
         }
+        try? index.leaveNode(name)
     }
 
     /// One heartbeat: renew, then balance.
     func tick() {
         let started = Self.monotonic()
-        let count = state.withLock { $0.held.count }
         let renewed: [Int64: Int64]
         do {
-            renewed = try index.heartbeat(name, cameras: count, leaseSeconds: timing.leaseSeconds)
+            renewed = try index.heartbeat(
+                name, holding: state.withLock { $0.held.mapValues(\.token) }, leaseSeconds: timing.leaseSeconds)
         } catch {
             logger.warning("node \(name): cannot renew its leases: \(error)")
             return
@@ -131,7 +154,6 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     /// Takes free cameras up to this node's share and gives up what is over it.
     func balance(renewedAt started: Double) throws {
         let nodes = try index.nodes()
-        if let recorder { NodeStorage.refresh(recorder.storage, me: name, nodes: nodes) }
         let live = Set(nodes.filter { $0.heartbeatAge < timing.leaseSeconds }.map(\.name)).union([name])
         let cameras = try index.cameras().filter(\.enabled)
         let leases = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0) })
@@ -149,14 +171,15 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             try index.releaseLease(cameraID: camera, node: name, token: h.token)
             logger.info("node \(name): gave camera \(camera) up to balance the nodes")
         }
+        defer { if changed { publish() } }
         for camera in plan.acquire {
+            let asked = Self.monotonic()
             guard let token = try index.acquireLease(cameraID: camera, node: name, leaseSeconds: timing.leaseSeconds)
             else { continue }
-            state.withLock { $0.held[camera] = Held(token: token, deadline: started + timing.deadlineSeconds) }
+            state.withLock { $0.held[camera] = Held(token: token, deadline: asked + timing.deadlineSeconds) }
             logger.info("node \(name): took camera \(camera) (lease token \(token))")
             changed = true
         }
-        if changed { publish() }
     }
 
     /// Stops every camera whose deadline has passed (PostgreSQL unreachable, or slow).
@@ -169,13 +192,13 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         }
         guard !expired.isEmpty else { return }
         logger.error("node \(name): cannot confirm its leases in time: stopping cameras \(expired.sorted())")
-        publish()
+        publish(wait: false)
     }
 
     /// Hands the holdings to the index's fence and the recorder.
-    private func publish() {
-        index.fence.set(held)
-        recorder?.ownershipChanged()
+    private func publish(wait: Bool = true) {
+        state.withLock { index.fence.set($0.held.mapValues(\.token)) }
+        recorder?.ownershipChanged(wait: wait)
     }
 
     static func monotonic() -> Double {

@@ -25,6 +25,7 @@ struct DBCommand: ParsableCommand {
 
         func run() throws {
             let (_, storage, index) = try global.open()
+            if repair { try NodesCommand.refuseOutsideNodes(index, "db check --repair") }
             let check = IntegrityCheck(index: index, storage: storage, logger: makeLogger())
             let bar = ProgressBar(label: "checking")
             var problems: [IntegrityCheck.Problem]

@@ -11,6 +11,15 @@ struct NodesCommand: ParsableCommand {
         commandName: "nodes", abstract: "List the recorder nodes sharing the PostgreSQL index and their cameras.",
         subcommands: [List.self, Forget.self], defaultSubcommand: List.self)
 
+    /// With recorder nodes, what changes one storage root's footage runs on that root's node:
+    /// a machine that is no node would take every node's rows for its own.
+    static func refuseOutsideNodes(_ index: any IndexStore, _ what: String) throws {
+        guard let pg = index as? PostgresIndex, pg.node == nil, try !pg.nodes().isEmpty else { return }
+        throw CommandFailure(
+            "\(what) changes one node's footage: run it on a node (its config with [cluster] node, or its storage root)"
+        )
+    }
+
     static func open(_ global: GlobalOptions) throws -> (NVRConfig, PostgresIndex) {
         let (config, _, index) = try global.open()
         guard let pg = index as? PostgresIndex else {

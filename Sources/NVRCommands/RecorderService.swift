@@ -45,9 +45,11 @@ struct RecorderService: Service {
             try await Self.offload {
                 try mqtt?.start()
                 if let leases, let node {
-                    try leases.start(recorder: recorder, advertiseURL: node.advertiseURL, storageID: node.storageID)
+                    try leases.attach(recorder, advertiseURL: node.advertiseURL, storageID: node.storageID)
                 }
                 try recorder.start(addDemoIfEmpty: addDemo)
+                // After recovery: no camera starts while it looks at this node's rows.
+                leases?.start()
             }
         } catch {
             try? await Self.offload {
@@ -62,6 +64,9 @@ struct RecorderService: Service {
         try? await gracefulShutdown()
         logger.info("nvr serve: stopping; completing open segments")
         try await Self.offload {
+            // No camera taken or given up while stopping: given up, its lease could go to
+            // another node while this one still records it.
+            leases?.stopBalancing()
             recorder.stop()
             leases?.stop()
             mqtt?.stop()  // after: the events the cameras close get their "end"

@@ -125,6 +125,7 @@ struct RetentionCommand: ParsableCommand {
 
         func run() throws {
             let (_, storage, index) = try global.open()
+            if !dryRun { try NodesCommand.refuseOutsideNodes(index, "retention run") }
             let bar = ProgressBar(label: "deleting")
             let report = try Retention(index: index, storage: storage, logger: makeLogger()).enforce(dryRun: dryRun) {
                 bar.update($0, $1)

@@ -49,24 +49,47 @@ extension PostgresIndex {
                   started = excluded.started, heartbeat = excluded.heartbeat, cameras = 0
                 """, [.text(name), PostgresValue(advertiseURL), .text(storageRoot), .text(storageID)],
                 timeout: Self.leaseStatementTimeout)
+            // An earlier process of this name (killed, restarted within a lease) held these:
+            // nobody records them now, and this process starts with none.
+            try $0.execute(
+                "DELETE FROM camera_lease WHERE node = ?", [.text(name)], timeout: Self.leaseStatementTimeout)
+        }
+    }
+
+    /// Marks the node as gone (a clean stop), so the others count it out at once.
+    public func leaveNode(_ name: String) throws {
+        try autocommit {
+            try $0.execute(
+                "UPDATE node SET heartbeat = clock_timestamp() - interval '1 hour', cameras = 0 WHERE name = ?",
+                [.text(name)], timeout: Self.leaseStatementTimeout)
         }
     }
 
     /// The node's heartbeat and the renewal of every unexpired lease it holds, in one
     /// transaction; the leases renewed (camera → token). An expired lease is not renewed even
     /// if nobody took it: the node must acquire it again, with a new token.
-    public func heartbeat(_ name: String, cameras: Int, leaseSeconds: Double) throws -> [Int64: Int64] {
+    public func heartbeat(_ name: String, holding: [Int64: Int64], leaseSeconds: Double) throws -> [Int64: Int64] {
         try transaction(timeout: Self.leaseStatementTimeout) { s in
+            // The server gives up too (a client that timed out must not have it commit later).
+            try s.execute("SET LOCAL statement_timeout = '2s'", timeout: Self.leaseStatementTimeout)
             try s.execute(
                 "UPDATE node SET heartbeat = clock_timestamp(), cameras = ? WHERE name = ?",
-                [PostgresValue(cameras), .text(name)],
-                timeout: Self.leaseStatementTimeout)
+                [PostgresValue(holding.count), .text(name)], timeout: Self.leaseStatementTimeout)
+            // Rows of this node it does not hold (an acquisition whose answer was lost, a lease
+            // it gave up on): gone, so other nodes take those cameras.
+            let tokens = holding.values.map { PostgresValue.int($0) }
+            try s.execute(
+                "DELETE FROM camera_lease WHERE node = ?"
+                    + (tokens.isEmpty ? "" : " AND token NOT IN (\(Self.marks(tokens.count)))"),
+                [.text(name)] + tokens, timeout: Self.leaseStatementTimeout)
             var out: [Int64: Int64] = [:]
+            guard !tokens.isEmpty else { return out }
             for row in try s.run(
                 """
                 UPDATE camera_lease SET expires = clock_timestamp() + make_interval(secs => ?)
-                WHERE node = ? AND expires > clock_timestamp() RETURNING camera_id, token
-                """, [.double(leaseSeconds), .text(name)], timeout: Self.leaseStatementTimeout
+                WHERE node = ? AND expires > clock_timestamp() AND token IN (\(Self.marks(tokens.count)))
+                RETURNING camera_id, token
+                """, [.double(leaseSeconds), .text(name)] + tokens, timeout: Self.leaseStatementTimeout
             ).rows {
                 let (camera, token) = try row.decode((Int64, Int64).self)
                 out[camera] = token
@@ -78,8 +101,9 @@ extension PostgresIndex {
     /// Takes a camera whose lease is free or expired; its new token, or nil if another node
     /// holds it.
     public func acquireLease(cameraID: Int64, node: String, leaseSeconds: Double) throws -> Int64? {
-        try autocommit {
-            try $0.scalar(
+        try transaction(timeout: Self.leaseStatementTimeout) {
+            try $0.execute("SET LOCAL statement_timeout = '2s'", timeout: Self.leaseStatementTimeout)
+            return try $0.scalar(
                 Int64.self,
                 """
                 INSERT INTO camera_lease (camera_id, node, token, acquired, expires)

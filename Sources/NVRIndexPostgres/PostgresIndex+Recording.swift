@@ -7,13 +7,15 @@ extension PostgresIndex {
     public func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
         try transaction { s in
             // Fencing: with leases, a camera's writes land only while the index's lease for it
-            // is this node's with the token the node was given. The lease rows are share-locked
-            // until commit, so a node taking a lease over waits for this batch, and this batch
-            // never lands after a takeover.
+            // is this node's, unexpired, with the token the node holds. Checked at the start of
+            // the batch: KEY SHARE keeps the row from being deleted meanwhile but lets the
+            // heartbeat extend it (a long batch must not starve the heartbeat) and a takeover of
+            // an expired lease commit. Such a batch's footage was recorded before the node's own
+            // deadline, which comes before the lease can expire.
             var allowed: Set<Int64>?
             if let node, let mine = fence.current {
                 let leased = try s.run(
-                    "SELECT camera_id, token FROM camera_lease WHERE node = ? AND expires > clock_timestamp() FOR SHARE",
+                    "SELECT camera_id, token FROM camera_lease WHERE node = ? AND expires > clock_timestamp() FOR KEY SHARE",
                     [.text(node)]
                 ).rows.map { try $0.decode((Int64, Int64).self) }
                 allowed = Set(leased.filter { mine[$0.0] == $0.1 }.map(\.0))

@@ -10,9 +10,14 @@ import Synchronization
 /// retain and close events as if the other's live rows were its own.
 extension PostgresIndex {
     /// The lock's key for this index's node (or for the one server without nodes).
-    var serveLockKey: Int64 {
+    var serveLockKey: Int64 { Self.fnv1a("nvr serve:\(node ?? "")") }
+    /// Taken shared by every node and exclusively by a server without one: a single server
+    /// never runs beside nodes (it would take their cameras and rows as its own).
+    static let anyServeLockKey = fnv1a("nvr serve")
+
+    static func fnv1a(_ s: String) -> Int64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in "nvr serve:\(node ?? "")".utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return Int64(bitPattern: h)
     }
 
@@ -22,7 +27,16 @@ extension PostgresIndex {
         let session = PostgresSession(connection: connection, logger: logger)
         let taken: Bool
         do {
-            taken = try session.scalar(Bool.self, "SELECT pg_try_advisory_lock(?)", [.int(serveLockKey)]) ?? false
+            if node == nil {
+                taken =
+                    try session.scalar(Bool.self, "SELECT pg_try_advisory_lock(?)", [.int(Self.anyServeLockKey)])
+                    ?? false
+            } else {
+                taken =
+                    try session.scalar(
+                        Bool.self, "SELECT pg_try_advisory_lock_shared(?) AND pg_try_advisory_lock(?)",
+                        [.int(Self.anyServeLockKey), .int(serveLockKey)]) ?? false
+            }
         } catch {
             PostgresConnections.close(connection)
             throw error
@@ -30,8 +44,9 @@ extension PostgresIndex {
         guard taken else {
             PostgresConnections.close(connection)
             throw IndexError(
-                node.map { "another nvr serve already runs as node \($0) on the index at \(location)" }
-                    ?? "another nvr serve already uses the index at \(location) (several need [cluster] node)")
+                node.map {
+                    "another nvr serve already runs as node \($0), or one without a node, on the index at \(location)"
+                } ?? "another nvr serve already uses the index at \(location) (several need [cluster] node)")
         }
         serveLock.withLock { old in
             if let old { PostgresConnections.close(old) }

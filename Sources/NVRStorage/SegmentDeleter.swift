@@ -35,7 +35,8 @@ public struct SegmentDeleter {
             let batch = all[start..<min(start + 5000, all.count)]
             let ids = batch.compactMap(\.id)
             try index.markDeleting(segmentIDs: ids)
-            for s in batch { unlink(storage.absolute(s.path)) }
+            // Another node's segment: under its root where that is mounted here.
+            for s in batch { unlink((try? storage.file(of: s)) ?? storage.absolute(s.path)) }
             try index.removeSegments(ids: ids)
             done += ids.count
             progress(done, all.count)

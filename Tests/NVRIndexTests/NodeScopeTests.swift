@@ -64,4 +64,71 @@ import Testing
         let single = try PostgresIndex(location: location)
         #expect(try single.allSegments().count == 4)
     }
+
+    /// The leases' rules as the index applies them: tokens, fencing of recording writes, rows a
+    /// node does not hold, a node leaving.
+    @Test func leasesFenceTheRecordingWrites() throws {
+        let server = try PostgresFixture()
+        let location = try PostgresLocation(url: try server.makeDatabase())
+        let a = try PostgresIndex(location: location, node: "a")
+        let b = try PostgresIndex(location: location, node: "b")
+        try a.registerNode("a", advertiseURL: nil, storageRoot: "/x", storageID: "1")
+        try b.registerNode("b", advertiseURL: nil, storageRoot: "/y", storageID: "2")
+        let cam = try #require(try a.addCamera(CameraRecord(name: "c", plugin: "demo", config: "{}", created90k: 0)).id)
+        let entry = try a.sampleEntryID(
+            SampleEntryRecord(
+                codec: "h264", rfc6381: "avc1", width: 1, height: 1, sampleRate: 0, channels: 0, timescale: 90000,
+                extradata: Data([1]), box: Data([1])))
+        func row(_ path: String) -> SegmentRecord {
+            SegmentRecord(
+                cameraID: cam, runID: 1, runSeq: 0, start90k: 1000, path: path, videoEntryID: entry, audioEntryID: nil)
+        }
+        let token = try #require(try a.acquireLease(cameraID: cam, node: "a", leaseSeconds: 30))
+        #expect(try b.acquireLease(cameraID: cam, node: "b", leaseSeconds: 30) == nil, "held by a")
+        // a holds it with that token: its writes land; with another token (a lease it lost and
+        // took again, say) they do not.
+        a.fence.set([cam: token])
+        #expect(try a.apply([.insertSegment(row("a1.mp4"), PendingRowID())]).count == 1)
+        a.fence.set([cam: token + 100])
+        #expect(try a.apply([.insertSegment(row("a2.mp4"), PendingRowID())]).isEmpty)
+        // b, without the lease, cannot write the camera either.
+        b.fence.set([:])
+        #expect(try b.apply([.insertSegment(row("b1.mp4"), PendingRowID())]).isEmpty)
+        #expect(try a.segments(cameraID: cam).map(\.path) == ["a1.mp4"])
+        // A heartbeat renews only the leases the node holds, and drops its rows it does not.
+        #expect(try a.heartbeat("a", holding: [cam: token], leaseSeconds: 30) == [cam: token])
+        #expect(try a.heartbeat("a", holding: [:], leaseSeconds: 30).isEmpty)
+        #expect(try a.leases().isEmpty, "a's row it no longer holds is gone")
+        let taken = try #require(try b.acquireLease(cameraID: cam, node: "b", leaseSeconds: 30))
+        #expect(taken > token, "tokens only grow")
+        b.fence.set([cam: taken])
+        #expect(try b.apply([.insertSegment(row("b2.mp4"), PendingRowID())]).count == 1)
+        // A node registering again (a restart) starts with no lease; leaving, it is not live.
+        try b.registerNode("b", advertiseURL: nil, storageRoot: "/y", storageID: "2")
+        #expect(try a.leases().isEmpty)
+        try b.leaveNode("b")
+        #expect(try a.nodes().first { $0.name == "b" }.map { $0.heartbeatAge > 60 } == true)
+    }
+
+    /// One serve per node name, and none without a node beside nodes (or nodes beside it).
+    @Test func serveLocks() throws {
+        let server = try PostgresFixture()
+        let location = try PostgresLocation(url: try server.makeDatabase())
+        let a = try PostgresIndex(location: location, node: "a")
+        let b = try PostgresIndex(location: location, node: "b")
+        try a.holdServeLock()
+        try b.holdServeLock()
+        #expect { try PostgresIndex(location: location, node: "a").holdServeLock() } throws: {
+            "\($0)".contains("already runs as node a")
+        }
+        #expect { try PostgresIndex(location: location).holdServeLock() } throws: {
+            "\($0)".contains("another nvr serve already uses the index")
+        }
+        a.releaseServeLock()
+        b.releaseServeLock()
+        let single = try PostgresIndex(location: location)
+        try single.holdServeLock()
+        #expect(throws: IndexError.self) { try PostgresIndex(location: location, node: "c").holdServeLock() }
+        single.releaseServeLock()
+    }
 }

@@ -178,17 +178,26 @@ public final class Recorder: @unchecked Sendable {
     /// Cameras no longer ours stop here and now, without asking the index (a node cut off from
     /// PostgreSQL must stop them before their leases can lapse); starting new ones reads the
     /// index, so it happens on another thread.
-    public func ownershipChanged() {
+    /// Each camera stops on a thread of its own (its thread joined first, then its last writes
+    /// handed over): `wait` waits for them all (a camera given up gracefully), else the caller
+    /// goes on at once (the lease guard, which must stay free to act).
+    public func ownershipChanged(wait: Bool = true) {
+        // Lost sessions stop even while the recorder stops (a lease must never outlive them).
         let lost = lock.withLock { () -> [CameraSession] in
-            guard !stopped else { return [] }
             let gone = sessions.values.filter { !mayRecord($0.camera) }
             for s in gone { sessions[s.camera.name] = nil }
             return gone
         }
-        DispatchQueue.concurrentPerform(iterations: lost.count) { i in
-            logger.info("camera \(lost[i].camera.name): another node records it now; stopping")
-            lost[i].stop()
+        let group = DispatchGroup()
+        for s in lost {
+            logger.info("camera \(s.camera.name): another node records it now; stopping")
+            group.enter()
+            Thread.detachNewThread {
+                s.stop()
+                group.leave()
+            }
         }
+        if wait { group.wait() }
         DispatchQueue.global().async { [weak self] in
             guard let self, lock.withLock({ !stopped }) else { return }
             do { try reconcile() } catch { logger.error("cannot apply camera changes: \(error)") }
@@ -297,7 +306,7 @@ public final class Recorder: @unchecked Sendable {
             detector: { [weak self] in self?.detector() })
         let added = lock.withLock { () -> Bool in
             // mayRecord again under the lock: a lease lost meanwhile stops what is here by now.
-            guard !stopped, mayRecord(camera) else { return false }
+            guard !stopped, mayRecord(camera), sessions[camera.name] == nil else { return false }
             sessions[camera.name] = session
             return true
         }
