@@ -16,11 +16,11 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     // @unchecked Sendable: `state` is behind its Mutex; the rest is immutable or set before start.
     public struct Timing: Sendable {
         /// How long a lease lasts on the server after each renewal.
-        public var leaseSeconds: Double = 8
+        public var leaseSeconds: Double = 6
         /// Between heartbeats.
-        public var renewSeconds: Double = 2
+        public var renewSeconds: Double = 1.5
         /// A camera is stopped this long after the start of the last renewal that succeeded.
-        public var deadlineSeconds: Double = 5
+        public var deadlineSeconds: Double = 3.5
         /// After joining, the node waits this long before taking cameras, so nodes starting
         /// together see each other and share.
         public var joinSeconds: Double = 4

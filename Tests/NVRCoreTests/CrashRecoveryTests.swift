@@ -9,19 +9,6 @@ import Testing
 /// `kill -9` of `nvr serve` mid-segment, then a restart: the segment is recovered, plays,
 /// and index and files agree, with at most ~2 s lost before the kill.
 @Suite(.serialized, .tags(.system)) struct CrashRecoveryTests {
-    func startServe(_ config: String, log: String) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
-        p.arguments = ["serve", "--no-demo", "--config", config]
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        h.seekToEndOfFile()
-        p.standardError = h
-        p.standardOutput = h
-        try p.run()
-        return p
-    }
-
     @Test func killDashNineMidSegmentThenRestart() throws {
         let cam = try RTSPCameraFixture()
         let root = TestEnvironment.tempDir("crash")

@@ -29,10 +29,7 @@ import Testing
                 root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
             var extra = "[index]\nurl = \"\(indexURL)\"\n"
             if !viaFlag { extra += "[cluster]\nnode = \"\(name)\"\nadvertise_url = \"http://127.0.0.1:\(port)\"\n" }
-            let h = try FileHandle(forWritingTo: URL(fileURLWithPath: config))
-            h.seekToEndOfFile()
-            h.write(Data(extra.utf8))
-            try h.close()
+            try append(extra, to: config)
             log = root + "/serve.log"
             FileManager.default.createFile(atPath: log, contents: nil)
             let p = Process()
@@ -65,6 +62,21 @@ import Testing
         }
     }
 
+    /// `n` small cameras (10 frames a second: twelve of them on two cores).
+    static func cameras(_ n: Int) throws -> [RTSPCameraFixture] {
+        var small = RTSPCameraFixture.Options.small()
+        small.fps = 10
+        return try (0..<n).map { _ in try RTSPCameraFixture(small) }
+    }
+
+    /// The config of a machine that only administers (adds cameras, makes tokens): the index, no node.
+    static func cliConfig(folder: String, url: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: folder + "/cli", withIntermediateDirectories: true)
+        let cli = try writeConfig(root: folder + "/cli", plugins: TestEnvironment.buildDir)
+        try append("[index]\nurl = \"\(url)\"\n", to: cli)
+        return cli
+    }
+
     static func frames(_ file: String) throws -> Int {
         let probe = try runProcess(
             "/usr/bin/ffprobe",
@@ -79,20 +91,13 @@ import Testing
     @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {
         let server = try PostgresFixture()
         let url = try server.makeDatabase()
-        var small = RTSPCameraFixture.Options.small()
-        small.fps = 10
-        let cameras = try (0..<12).map { _ in try RTSPCameraFixture(small) }
+        let cameras = try Self.cameras(12)
         let folder = TestEnvironment.tempDir("failover")
         defer { TestEnvironment.cleanup(folder) }
         let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
 
         // The cameras, added from any machine sharing the index.
-        try FileManager.default.createDirectory(atPath: folder + "/cli", withIntermediateDirectories: true)
-        let cli = try writeConfig(root: folder + "/cli", plugins: TestEnvironment.buildDir)
-        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: cli))
-        h.seekToEndOfFile()
-        h.write(Data("[index]\nurl = \"\(url)\"\n".utf8))
-        try h.close()
+        let cli = try Self.cliConfig(folder: folder, url: url)
         func nvr(_ args: String...) throws -> ProcessResult {
             try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
         }
@@ -254,18 +259,11 @@ import Testing
         let url = try server.makeDatabase()
         let proxy = try TCPProxyFixture(target: "127.0.0.1:\(server.port)")
         let viaProxy = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/")
-        var small = RTSPCameraFixture.Options.small()
-        small.fps = 10
-        let cameras = try (0..<4).map { _ in try RTSPCameraFixture(small) }
+        let cameras = try Self.cameras(4)
         let folder = TestEnvironment.tempDir("partition")
         defer { TestEnvironment.cleanup(folder) }
         let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        try FileManager.default.createDirectory(atPath: folder + "/cli", withIntermediateDirectories: true)
-        let cli = try writeConfig(root: folder + "/cli", plugins: TestEnvironment.buildDir)
-        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: cli))
-        h.seekToEndOfFile()
-        h.write(Data("[index]\nurl = \"\(url)\"\n".utf8))
-        try h.close()
+        let cli = try Self.cliConfig(folder: folder, url: url)
         for (i, cam) in cameras.enumerated() {
             let add = try runProcess(
                 TestEnvironment.nvrExecutable,

@@ -10,19 +10,6 @@ import Testing
 /// playback over HTTP, a `kill -9` recovered, `nvr db check` clean. The password shows up in
 /// no output.
 @Suite(.serialized, .tags(.system)) struct PostgresServeTests {
-    func startServe(_ config: String, log: String) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
-        p.arguments = ["serve", "--no-demo", "--config", config]
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        h.seekToEndOfFile()
-        p.standardError = h
-        p.standardOutput = h
-        try p.run()
-        return p
-    }
-
     @Test func recordsPlaysAndRecoversOnPostgreSQL() throws {
         let password = "pg-Secret-77"
         let server = try PostgresFixture(password: password)
@@ -34,7 +21,7 @@ import Testing
         let config = try writeConfig(
             root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
         try password.write(toFile: root + "/index-password", atomically: true, encoding: .utf8)
-        try "[index]\nurl = \"\(url)\"\npassword_file = \"index-password\"\n".appendLine(to: config)
+        try append("[index]\nurl = \"\(url)\"\npassword_file = \"index-password\"\n", to: config)
         func nvr(_ args: String...) throws -> ProcessResult {
             try runProcess(TestEnvironment.nvrExecutable, args + ["--config", config])
         }
@@ -130,7 +117,7 @@ import Testing
         let config = try writeConfig(
             root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3,
             httpBind: "127.0.0.1:\(TestEnvironment.freePort())")
-        try "[index]\nurl = \"\(url)\"\n".appendLine(to: config)
+        try append("[index]\nurl = \"\(url)\"\n", to: config)
         let add = try runProcess(
             TestEnvironment.nvrExecutable,
             ["camera", "add", "cam", "--plugin", "rtsp", "--url", cam.url, "--config", config])
@@ -177,7 +164,7 @@ import Testing
         let root = TestEnvironment.tempDir("pgbad")
         defer { TestEnvironment.cleanup(root) }
         let config = try writeConfig(root: root, plugins: TestEnvironment.buildDir)
-        try "[index]\nurl = \"\(url)\"\n".appendLine(to: config)
+        try append("[index]\nurl = \"\(url)\"\n", to: config)
         var env = ProcessInfo.processInfo.environment
         env["NVR_INDEX_PASSWORD"] = "wrong"
         let wrong = try runProcess(
@@ -191,14 +178,5 @@ import Testing
         let down = try runProcess(
             TestEnvironment.nvrExecutable, ["camera", "list", "--config", config], environment: env)
         #expect(down.status != 0 && down.stderr.contains("cannot reach the index at \(url)"), "\(down.stderr)")
-    }
-}
-
-extension String {
-    fileprivate func appendLine(to path: String) throws {
-        let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        h.seekToEndOfFile()
-        h.write(Data(utf8))
-        try h.close()
     }
 }

@@ -74,6 +74,28 @@ public func writeConfig(root: String, plugins: String, segmentSeconds: Int = 60,
     return path
 }
 
+/// Adds `text` at the end of a file (a config's extra sections).
+public func append(_ text: String, to path: String) throws {
+    let h = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    h.seekToEndOfFile()
+    h.write(Data(text.utf8))
+    try h.close()
+}
+
+/// `nvr serve --no-demo --config CONFIG` (and `extra`) as a child, its output appended to `log`.
+public func startServe(_ config: String, log: String, extra: [String] = []) throws -> Process {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
+    p.arguments = ["serve", "--no-demo", "--config", config] + extra
+    if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
+    let h = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    h.seekToEndOfFile()
+    p.standardError = h
+    p.standardOutput = h
+    try p.run()
+    return p
+}
+
 /// Runs a program and captures its output.
 public struct ProcessResult: Sendable {
     public var status: Int32
