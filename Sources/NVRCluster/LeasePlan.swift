@@ -42,8 +42,7 @@ struct LeasePlan {
             // Each node starts at its own place in the list, so nodes racing for free cameras
             // mostly ask for different ones.
             let candidates = shared.filter(free).sorted()
-            var h: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: the same place in every process
-            for b in node.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            let h = UInt64(bitPattern: PostgresIndex.fnv1a(node))  // the same place in every process
             let offset = candidates.isEmpty ? 0 : Int(h % UInt64(candidates.count))
             let rotated = Array(candidates[offset...] + candidates[..<offset])
             acquire += rotated.prefix(room)

@@ -166,8 +166,10 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             state.withLock { $0.held[camera]?.releasing = true }
             publish()
             recorder?.writer.flush()
-            state.withLock { _ = $0.held.removeValue(forKey: camera) }
-            index.fence.set(held)
+            state.withLock {
+                $0.held[camera] = nil
+                index.fence.set($0.held.mapValues(\.token))
+            }
             try index.releaseLease(cameraID: camera, node: name, token: h.token)
             logger.info("node \(name): gave camera \(camera) up to balance the nodes")
         }

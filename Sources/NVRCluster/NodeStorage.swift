@@ -11,11 +11,8 @@ public enum NodeStorage {
 
     /// The root's id, made on first use.
     public static func identity(root: String) throws -> String {
+        if let id = existingIdentity(root: root) { return id }
         let path = root + "/" + idFile
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !id.isEmpty { return id }
-        }
         let id = UUID().uuidString.lowercased()
         do { try (id + "\n").write(toFile: path, atomically: true, encoding: .utf8) } catch {
             throw IndexError("cannot write the storage id \(path): \(error)")
@@ -31,10 +28,7 @@ public enum NodeStorage {
     }
 
     /// Whether the storage a node's row describes is mounted here, at the same path.
-    public static func isMounted(root: String, id: String) -> Bool {
-        guard let text = try? String(contentsOfFile: root + "/" + idFile, encoding: .utf8) else { return false }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines) == id
-    }
+    public static func isMounted(root: String, id: String) -> Bool { existingIdentity(root: root) == id }
 
     /// Tells `storage` which other nodes' storage is mounted here (from their rows).
     public static func refresh(_ storage: StorageLayout, me: String?, nodes: [NodeRecord]) {

@@ -12,6 +12,4 @@ public final class LeaseTokens: Sendable {
     public var current: [Int64: Int64]? { held.withLock { $0 } }
 
     public func set(_ tokens: [Int64: Int64]) { held.withLock { $0 = tokens } }
-
-    public func remove(_ cameraID: Int64) { held.withLock { $0?[cameraID] = nil } }
 }

@@ -21,21 +21,16 @@ extension PostgresIndex {
                 allowed = Set(leased.filter { mine[$0.0] == $0.1 }.map(\.0))
             }
             var refused = Set<Int64>()
-            var cameraOfSegment: [Int64: Int64] = [:]
             func mayWrite(camera: Int64) -> Bool {
                 guard let allowed, !allowed.contains(camera) else { return true }
                 refused.insert(camera)
                 return false
             }
-            func mayWrite(segment id: Int64) throws -> Bool {
-                guard allowed != nil else { return true }
-                if cameraOfSegment[id] == nil {
-                    cameraOfSegment[id] = try s.scalar(
-                        Int64.self, "SELECT camera_id FROM segment WHERE id = ?", [.int(id)])
-                }
-                guard let camera = cameraOfSegment[id] else { return true }
-                return mayWrite(camera: camera)
-            }
+            // Writes naming a segment by id check its camera in their own statement (no lookup).
+            let fenced: (sql: String, args: [PostgresValue]) =
+                allowed.map { a in
+                    a.isEmpty ? (" AND false", []) : (" AND camera_id IN (\(Self.marks(a.count)))", a.map { .int($0) })
+                } ?? ("", [])
             defer {
                 if !refused.isEmpty {
                     logger.warning(
@@ -67,16 +62,16 @@ extension PostgresIndex {
                     guard let new = try s.insert(row, into: "segment") else { continue }
                     made(ref, new)
                 case .segmentProgress(let ref, let start, let duration, let bytes, let frames, let keyFrames):
-                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
+                    guard let sid = id(ref) else { continue }
                     try s.execute(
                         """
                         UPDATE segment SET start90k = ?, duration90k = ?, bytes = ?, frames = ?, key_frames = ?
-                        WHERE id = ? AND state = 'writing'
+                        WHERE id = ? AND state = 'writing'\(fenced.sql)
                         """,
                         [
                             .int(start), .int(duration), .int(bytes), PostgresValue(frames), PostgresValue(keyFrames),
                             .int(sid),
-                        ])
+                        ] + fenced.args)
                 case .completeSegment(let ref, var row, var frames, let entries):
                     guard mayWrite(camera: row.cameraID) else { continue }
                     resolve(&row, entries)
@@ -100,12 +95,13 @@ extension PostgresIndex {
                     frames.segmentID = sid
                     try s.save(frames, in: "segment_frames", key: "segment_id")
                 case .removeSegment(let ref):
-                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
-                    try s.execute("DELETE FROM segment_frames WHERE segment_id = ?", [.int(sid)])
-                    try s.execute("DELETE FROM segment WHERE id = ?", [.int(sid)])
+                    guard let sid = id(ref) else { continue }
+                    // Its segment_frames row goes with it (ON DELETE CASCADE).
+                    try s.execute("DELETE FROM segment WHERE id = ?\(fenced.sql)", [.int(sid)] + fenced.args)
                 case .markEvent(let ref):
-                    guard let sid = id(ref), try mayWrite(segment: sid) else { continue }
-                    try s.execute("UPDATE segment SET has_event = 1 WHERE id = ?", [.int(sid)])
+                    guard let sid = id(ref) else { continue }
+                    try s.execute(
+                        "UPDATE segment SET has_event = 1 WHERE id = ?\(fenced.sql)", [.int(sid)] + fenced.args)
                 case .markEventSegments(let cameraID, let start, let end):
                     guard mayWrite(camera: cameraID) else { continue }
                     let low = try Self.earliestStart(s, cameraID: cameraID, overlapping: start)

@@ -13,14 +13,7 @@ extension PostgresIndex {
     static func sampleEntryID(_ entry: SampleEntryRecord, _ s: PostgresSession) throws -> Int64 {
         var e = entry
         e.id = nil
-        let columns = try PostgresRowEncoder.columns(of: e).filter { $0.name != "id" }
-        if let row = try s.run(
-            "INSERT INTO sample_entry (\(columns.map { PostgresSession.quoted($0.name) }.joined(separator: ", "))) "
-                + "VALUES (\(marks(columns.count))) ON CONFLICT (box) DO NOTHING RETURNING id",
-            columns.map(\.value)
-        ).rows.first {
-            return try row.decode(Int64.self)
-        }
+        if let id = try s.insert(e, into: "sample_entry", unlessConflictOn: "box") { return id }
         guard let id = try s.scalar(Int64.self, "SELECT id FROM sample_entry WHERE box = ?", [.bytes(entry.box)]) else {
             throw IndexError("sample entry vanished while being added")
         }

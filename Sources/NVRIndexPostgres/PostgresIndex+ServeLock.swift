@@ -15,7 +15,8 @@ extension PostgresIndex {
     /// never runs beside nodes (it would take their cameras and rows as its own).
     static let anyServeLockKey = fnv1a("nvr serve")
 
-    static func fnv1a(_ s: String) -> Int64 {
+    /// FNV-1a of a string: a key the same in every process (Swift's hashValue is not).
+    public static func fnv1a(_ s: String) -> Int64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in s.utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
         return Int64(bitPattern: h)

@@ -92,15 +92,22 @@ struct PostgresSession {
 
     /// Inserts a record into `table`; its new id when the table numbers its rows (a nil `id`
     /// is left to the table's identity column).
+    /// With `unlessConflictOn`, a row clashing on that unique column is not inserted: nil.
     @discardableResult
-    func insert<R: Encodable>(_ record: R, into table: String, returningID: Bool = true) throws -> Int64? {
+    func insert<R: Encodable>(
+        _ record: R, into table: String, returningID: Bool = true, unlessConflictOn unique: String? = nil
+    ) throws -> Int64? {
         let columns = try PostgresRowEncoder.columns(of: record).filter { !($0.name == "id" && $0.isNull) }
         let names = columns.map { Self.quoted($0.name) }.joined(separator: ", ")
         let marks = columns.map { _ in "?" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(table) (\(names)) VALUES (\(marks))" + (returningID ? " RETURNING id" : "")
+        let sql =
+            "INSERT INTO \(table) (\(names)) VALUES (\(marks))"
+            + (unique.map { " ON CONFLICT (\(Self.quoted($0))) DO NOTHING" } ?? "")
+            + (returningID ? " RETURNING id" : "")
         let rows = try run(sql, columns.map(\.value)).rows
         guard returningID else { return nil }
         guard let id = try rows.first?.first(where: { _ in true })?.decode(Int64.self) else {
+            if unique != nil { return nil }
             throw IndexError("insert into \(table) returned no id")
         }
         return id

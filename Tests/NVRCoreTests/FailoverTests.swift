@@ -77,15 +77,9 @@ import Testing
         return cli
     }
 
+    /// Video frames in an MP4, every one decoded by ffprobe.
     static func frames(_ file: String) throws -> Int {
-        let probe = try runProcess(
-            "/usr/bin/ffprobe",
-            [
-                "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
-                "-of",
-                "csv=p=0", file,
-            ])
-        return Int(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        try ffprobeStreams(file).first { $0.codec == "h264" }?.frames ?? 0
     }
 
     @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {

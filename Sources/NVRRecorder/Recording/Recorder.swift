@@ -204,9 +204,6 @@ public final class Recorder: @unchecked Sendable {
         }
     }
 
-    /// The cameras being recorded now, by id.
-    public var recordingCameraIDs: Set<Int64> { lock.withLock { Set(sessions.values.compactMap(\.camera.id)) } }
-
     /// Urgent passes asked for (a write failed for lack of space) and answered; what the
     /// last one freed. Guarded by the retention worker's lock.
     private var urgentAsked = 0
