@@ -35,20 +35,27 @@ struct MigrationTests {
     }
 
     @Test func eachMigrationStillMakesTheSchemaItMadeWhenCommitted() throws {
-        let pin = ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1"
         for version in IndexDatabase.schemaVersions {
             let made = try Self.schema(Self.fresh(upTo: version))
-            let file = Self.dir.appendingPathComponent("\(version).sql")
-            if pin && !FileManager.default.fileExists(atPath: file.path) {
-                try made.write(to: file, atomically: true, encoding: .utf8)
-            }
-            let pinned = try #require(
-                try? String(contentsOf: file, encoding: .utf8),
-                "no pinned schema for \(version): pin a new migration with NVR_PIN_SCHEMA=1")
-            #expect(
-                made == pinned,
-                "migration \(version) no longer makes the schema it made when committed: make a new migration instead")
+            try Self.checkPinned(made, version: version, in: Self.dir)
         }
+    }
+
+    /// The schema a migration made against its pin in `folder` (written there, if missing, with
+    /// NVR_PIN_SCHEMA=1).
+    static func checkPinned(_ made: String, version: String, in folder: URL) throws {
+        let file = folder.appendingPathComponent("\(version).sql")
+        if ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1"
+            && !FileManager.default.fileExists(atPath: file.path)
+        {
+            try made.write(to: file, atomically: true, encoding: .utf8)
+        }
+        let pinned = try #require(
+            try? String(contentsOf: file, encoding: .utf8),
+            "no pinned schema for \(version): pin a new migration with NVR_PIN_SCHEMA=1")
+        #expect(
+            made == pinned,
+            "migration \(version) no longer makes the schema it made when committed: make a new migration instead")
     }
 
     /// The migrations' source files too: an edit that leaves the schema alone (a data fix, a

@@ -35,23 +35,13 @@ import Testing
 
     @Test func eachMigrationStillMakesTheSchemaItMadeWhenCommitted() throws {
         let server = try PostgresFixture()
-        let pin = ProcessInfo.processInfo.environment["NVR_PIN_SCHEMA"] == "1"
         for version in PostgresIndex.schemaVersions {
             let url = try server.makeDatabase()
             let location = try PostgresLocation(url: url)
             try PostgresMigrations.migrate(
                 PostgresConnections(location: location, logger: .init(label: "test")), upTo: version)
             let made = try Self.schema(server, database: location.database)
-            let file = Self.dir.appendingPathComponent("\(version).sql")
-            if pin && !FileManager.default.fileExists(atPath: file.path) {
-                try made.write(to: file, atomically: true, encoding: .utf8)
-            }
-            let pinned = try #require(
-                try? String(contentsOf: file, encoding: .utf8),
-                "no pinned schema for \(version): pin a new migration with NVR_PIN_SCHEMA=1")
-            #expect(
-                made == pinned,
-                "migration \(version) no longer makes the schema it made when committed: make a new migration instead")
+            try MigrationTests.checkPinned(made, version: version, in: Self.dir)
         }
     }
 
