@@ -13,15 +13,24 @@ extension IndexDatabase {
     }
 
     public func setSetting(_ key: String, _ value: String?) throws {
+        try pool.write { try Self.setSetting(key, value, in: $0) }
+    }
+
+    public func saveRetention(settings: [(key: String, value: String?)], cameras: [CameraRetention]) throws {
         try pool.write { db in
-            if let value {
-                try db.execute(
-                    sql:
-                        "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    arguments: [key, value])
-            } else {
-                try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
-            }
+            for s in settings { try Self.setSetting(s.key, s.value, in: db) }
+            for r in cameras { try r.save(db) }
+        }
+    }
+
+    private static func setSetting(_ key: String, _ value: String?, in db: Database) throws {
+        if let value {
+            try db.execute(
+                sql:
+                    "INSERT INTO setting(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key, value])
+        } else {
+            try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
         }
     }
 

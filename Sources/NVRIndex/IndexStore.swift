@@ -95,6 +95,9 @@ public protocol RetentionStore: Sendable {
     func setRetention(_ r: CameraRetention) throws
     func setting(_ key: String) throws -> String?
     func setSetting(_ key: String, _ value: String?) throws
+    /// Settings (nil deletes one) and cameras' limits saved together or not at all: a reader
+    /// never sees half of one change.
+    func saveRetention(settings: [(key: String, value: String?)], cameras: [CameraRetention]) throws
     func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int) throws
         -> [SegmentRecord]
     func bytesByCamera() throws -> [Int64: Int64]

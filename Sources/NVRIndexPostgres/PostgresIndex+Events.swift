@@ -172,14 +172,23 @@ extension PostgresIndex {
     }
 
     public func setSetting(_ key: String, _ value: String?) throws {
-        try autocommit { s in
-            if let value {
-                try s.execute(
-                    "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    [.text(key), .text(value)])
-            } else {
-                try s.execute("DELETE FROM setting WHERE key = ?", [.text(key)])
-            }
+        try autocommit { try Self.setSetting(key, value, in: $0) }
+    }
+
+    public func saveRetention(settings: [(key: String, value: String?)], cameras: [CameraRetention]) throws {
+        try transaction { s in
+            for x in settings { try Self.setSetting(x.key, x.value, in: s) }
+            for r in cameras { try s.save(r, in: "camera_retention", key: "camera_id") }
+        }
+    }
+
+    private static func setSetting(_ key: String, _ value: String?, in s: PostgresSession) throws {
+        if let value {
+            try s.execute(
+                "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                [.text(key), .text(value)])
+        } else {
+            try s.execute("DELETE FROM setting WHERE key = ?", [.text(key)])
         }
     }
 

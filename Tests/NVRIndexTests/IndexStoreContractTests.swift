@@ -58,6 +58,15 @@ import Testing
             #expect(try db.setting("k") == "w")
             try db.setSetting("k", nil)
             #expect(try db.setting("k") == nil)
+            // Settings and limits together, or nothing: a camera that is not there refuses the
+            // whole change.
+            #expect(throws: (any Error).self) {
+                try db.saveRetention(settings: [("k", "x")], cameras: [CameraRetention(cameraID: id + 1000)])
+            }
+            #expect(try db.setting("k") == nil)
+            let both = CameraRetention(cameraID: id, continuousDays: 7)
+            try db.saveRetention(settings: [("k", "y"), ("gone", nil)], cameras: [both])
+            #expect(try db.setting("k") == "y" && db.retention(cameraID: id) == both)
 
             #expect(try db.pluginStatus(cameraID: id) == nil)
             try db.setPluginStatus(cameraID: id, json: "{}", at: 5)

@@ -173,14 +173,16 @@ struct RetentionRoutes: IndexedRoutes {
                 }
                 updates.append(limits)
             }
+            var settings: [(key: String, value: String?)] = []
             if let m = body.maxBytes {
                 if case .value(let b) = m, b <= 0 {
                     throw APIError.badRequest("maxBytes must be positive (or null for none)")
                 }
-                try index.setSetting(RetentionSettings.rootMaxKey, m.value.map(String.init))
+                settings.append((RetentionSettings.rootMaxKey, m.value.map(String.init)))
             }
-            if let p = body.minFreePercent { try index.setSetting(RetentionSettings.minFreeKey, String(p)) }
-            for u in updates { try index.setRetention(u) }
+            if let p = body.minFreePercent { settings.append((RetentionSettings.minFreeKey, String(p))) }
+            // One transaction: a GET between the writes saw the cap saved and the cameras' limits not.
+            try index.saveRetention(settings: settings, cameras: updates)
             return try retentionJSON()
         }
         audit.record(
