@@ -5,7 +5,8 @@ import NVRStorage
 /// `nvr db …`: the index itself.
 struct DBCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "db", abstract: "Check the index against the files.", subcommands: [Check.self])
+        commandName: "db", abstract: "Check the index against the files, or move it to PostgreSQL.",
+        subcommands: [Check.self, DBMigrate.self])
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(

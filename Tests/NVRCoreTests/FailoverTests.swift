@@ -53,12 +53,7 @@ import Testing
         var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
         func get(_ path: String, token: String, to file: String? = nil) throws -> ProcessResult {
-            try runProcess(
-                "/usr/bin/curl",
-                [
-                    "-s", "-o", file ?? "/dev/stdout", "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)",
-                    "http://127.0.0.1:\(port)\(path)",
-                ])
+            try httpGet(port: port, path, token: token, to: file)
         }
     }
 
@@ -78,10 +73,6 @@ import Testing
     }
 
     /// Video frames in an MP4, every one decoded by ffprobe.
-    static func frames(_ file: String) throws -> Int {
-        try ffprobeStreams(file).first { $0.codec == "h264" }?.frames ?? 0
-    }
-
     @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {
         let server = try PostgresFixture()
         let url = try server.makeDatabase()
@@ -194,14 +185,14 @@ import Testing
                     "/api/cameras/\(name)/view.mp4?start=\(oldFirst.start90k)&end=\(oldLast.end90k)", token: bearer,
                     to: file)
                 #expect(theirs.stdout.hasSuffix("200"), "node \(node.name) view.mp4 of \(victimName)'s \(name)")
-                let theirFrames = try Self.frames(file)
+                let theirFrames = try h264Frames(file)
                 #expect(theirFrames >= old.reduce(0) { $0 + $1.frames } && theirFrames > 0)
                 let across = try node.get(
                     "/api/cameras/\(name)/view.mp4?start=\(oldFirst.start90k)&end=\(last.end90k)", token: bearer,
                     to: file)
                 #expect(across.stdout.hasSuffix("200"))
                 let after = segs.filter { $0.node != victimName }
-                let acrossFrames = try Self.frames(file)
+                let acrossFrames = try h264Frames(file)
                 #expect(
                     !after.isEmpty && acrossFrames >= (old + after).reduce(0) { $0 + $1.frames },
                     "a range recorded by two nodes plays as one file")

@@ -50,24 +50,16 @@ import Testing
         let segments = try index.segments(cameraID: camID).filter { $0.state == .complete }
         let start = try #require(segments.first).start90k
         let end = try #require(segments.last).end90k
-        let timeline = try runProcess(
-            "/usr/bin/curl",
-            [
-                "-sf", "-H", "Authorization: Bearer \(bearer)",
-                "http://127.0.0.1:\(port)/api/cameras/cam/timeline?start=\(start)&end=\(end)",
-            ])
-        #expect(timeline.status == 0 && timeline.stdout.contains("\(start)"), "\(timeline.stdout) \(timeline.stderr)")
+        let timeline = try httpGet(port: port, "/api/cameras/cam/timeline?start=\(start)&end=\(end)", token: bearer)
+        #expect(
+            timeline.stdout.hasSuffix("\n200") && timeline.stdout.contains("\(start)"),
+            "\(timeline.stdout) \(timeline.stderr)")
         let mp4 = root + "/view.mp4"
-        let view = try runProcess(
-            "/usr/bin/curl",
-            [
-                "-sf", "-o", mp4, "-H", "Authorization: Bearer \(bearer)",
-                "http://127.0.0.1:\(port)/api/cameras/cam/view.mp4?start=\(start)&end=\(end)",
-            ])
-        #expect(view.status == 0, "\(view.stderr)")
-        let streams = try ffprobeStreams(mp4)
-        let frames = streams.first { $0.codec == "h264" }?.frames ?? 0
-        #expect(frames >= segments.reduce(0) { $0 + $1.frames } && frames > 0, "\(streams)")
+        let view = try httpGet(
+            port: port, "/api/cameras/cam/view.mp4?start=\(start)&end=\(end)", token: bearer, to: mp4)
+        #expect(view.stdout.hasSuffix("200"), "\(view.stdout) \(view.stderr)")
+        let frames = try h264Frames(mp4)
+        #expect(frames >= segments.reduce(0) { $0 + $1.frames } && frames > 0, "\(frames) frames")
 
         // kill -9 mid-segment; the restart finishes the segment it left in PostgreSQL.
         // Killed 1.7 s into a new segment: a fragment or more is on disk (one a second at least).

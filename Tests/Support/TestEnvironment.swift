@@ -140,6 +140,22 @@ public struct ProbedStream: Sendable {
     public var duration: Double
 }
 
+/// A GET to the server on `port` with an API token, as curl: the body (or `file` holds it),
+/// then a line with the HTTP status.
+public func httpGet(port: Int, _ path: String, token: String, to file: String? = nil) throws -> ProcessResult {
+    try runProcess(
+        "/usr/bin/curl",
+        [
+            "-s", "-o", file ?? "/dev/stdout", "-w", "\n%{http_code}", "-H", "Authorization: Bearer \(token)",
+            "http://127.0.0.1:\(port)\(path)",
+        ])
+}
+
+/// The H.264 frames ffprobe decodes in an MP4 (0 without video).
+public func h264Frames(_ file: String) throws -> Int {
+    try ffprobeStreams(file).first { $0.codec == "h264" }?.frames ?? 0
+}
+
 /// Decodes every frame of `path` with ffprobe (-count_frames) and reports each stream.
 public func ffprobeStreams(_ path: String) throws -> [ProbedStream] {
     let r = try runProcess(
