@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "nvr-plugin-onvif", type: .dynamic, targets: ["ONVIFPlugin"]),
         .executable(name: "camsim", targets: ["camsim"]),
         .executable(name: "index-writer-bench", targets: ["IndexWriterBench"]),
+        .executable(name: "index-bench", targets: ["IndexBench"]),
         .executable(name: "record-replay-bench", targets: ["RecordReplayBench"]),
         // For Fuzz/Package.swift (libFuzzer builds), not installed.
         .library(name: "NVRFuzzTargets", targets: ["NVRFuzzTargets"]),
@@ -251,6 +252,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "bench/index-writer-bench", swiftSettings: swiftSettings),
+        // bench/index: recording writes into a year-full index, SQLite and PostgreSQL (bench/README.md).
+        .executableTarget(
+            name: "IndexBench", dependencies: ["NVRIndex", "NVRIndexPostgres"], path: "bench/index-bench",
+            swiftSettings: swiftSettings),
         // bench/record-callgrind: the recording path's instructions per packet (bench/README.md).
         .executableTarget(
             name: "RecordReplayBench",
