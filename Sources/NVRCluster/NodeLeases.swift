@@ -72,6 +72,15 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         self.recorder = recorder
         try index.registerNode(
             name, advertiseURL: advertiseURL, storageRoot: recorder.storage.root, storageID: storageID)
+        // Before recovery, which looks for files without rows among this node's own.
+        let storage = recorder.storage
+        let adopted = try index.adoptSegmentsFromBeforeNodes {
+            FileManager.default.fileExists(atPath: storage.absolute($0))
+        }
+        if adopted > 0 {
+            logger.notice(
+                "node \(name): took \(adopted) segments recorded before nodes (their files are in \(storage.root))")
+        }
         index.fence.set([:])
         NodeStorage.refresh(recorder.storage, me: name, nodes: (try? index.nodes()) ?? [])
         recorder.ownership = self

@@ -56,6 +56,39 @@ extension PostgresIndex {
         }
     }
 
+    /// Segments recorded before there were nodes (node NULL: a single server's, or a SQLite
+    /// index moved by `nvr db migrate`) whose files `isHere` finds in this node's root become
+    /// this node's; the number taken. Without this, this node's own-storage queries never see
+    /// them: recovery would remove their newest files as files without rows, and retention
+    /// would never delete them. The others stay unowned (their files may be in another node's
+    /// root). Paged by id; a row another node took meanwhile is left to it.
+    public func adoptSegmentsFromBeforeNodes(isHere: (String) -> Bool) throws -> Int {
+        guard let node else { return 0 }
+        var after: Int64 = 0
+        var adopted = 0
+        while true {
+            let rows = try autocommit {
+                try $0.run(
+                    "SELECT id, path FROM segment WHERE node IS NULL AND id > ? ORDER BY id LIMIT 5000", [.int(after)]
+                ).rows
+            }
+            guard !rows.isEmpty else { return adopted }
+            var here: [PostgresValue] = []
+            for row in rows {
+                let (id, path) = try row.decode((Int64, String).self)
+                after = id
+                if isHere(path) { here.append(.int(id)) }
+            }
+            guard !here.isEmpty else { continue }
+            adopted += try autocommit {
+                try $0.run(
+                    "UPDATE segment SET node = ? WHERE node IS NULL AND id IN (\(Self.marks(here.count)))",
+                    [.text(node)] + here
+                ).changed
+            }
+        }
+    }
+
     /// Marks the node as gone (a clean stop), so the others count it out at once.
     public func leaveNode(_ name: String) throws {
         try autocommit {

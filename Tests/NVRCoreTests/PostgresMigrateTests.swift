@@ -134,6 +134,36 @@ import Testing
         kill(onPG.processIdentifier, SIGINT)
         onPG.waitUntilExit()
         #expect(onPG.terminationStatus == 0, "\(log2Text())")
+
+        // Then the first recorder node, on the same box and root: what was recorded before
+        // nodes has its files here, so it is this node's. Recovery keeps those files (it took
+        // them for files without rows), and the node's own queries see them.
+        let unowned = try pg.segments(cameraID: camID)
+        #expect(unowned.allSatisfy { $0.node == nil })
+        try append("[cluster]\nnode = \"rack1\"\n", to: config)
+        let log3 = root + "/serve3.log"
+        let asNode = try startServe(config, log: log3)
+        func log3Text() -> String { (try? String(contentsOfFile: log3, encoding: .utf8)) ?? "" }
+        let lastUnowned = unowned.compactMap(\.id).max() ?? 0
+        #expect(
+            TestEnvironment.wait(timeout: 40) {
+                ((try? pg.segments(cameraID: camID)) ?? []).contains {
+                    $0.node == "rack1" && $0.state == .complete && $0.id ?? 0 > lastUnowned
+                }
+            }, "\(log3Text())")
+        kill(asNode.processIdentifier, SIGINT)
+        asNode.waitUntilExit()
+        #expect(asNode.terminationStatus == 0, "\(log3Text())")
+        #expect(
+            log3Text().contains("node rack1: took \(unowned.count) segments recorded before nodes"), "\(log3Text())")
+        #expect(!log3Text().contains("recovery: removed"), "\(log3Text())")
+        let gone = unowned.filter { !FileManager.default.fileExists(atPath: root + "/Storage/" + $0.path) }
+        #expect(gone.isEmpty, "files of segments from before nodes removed: \(gone.map(\.path))")
+        #expect(try pg.segments(cameraID: camID).allSatisfy { $0.node == "rack1" })
+        let nodeCheck = try nvr("db", "check")
+        #expect(
+            nodeCheck.status == 0 && nodeCheck.stdout.contains("ok: index and files agree"),
+            "\(nodeCheck.stdout)\(nodeCheck.stderr)")
     }
 
     /// The command's refusals, each in one line, before anything is written.
