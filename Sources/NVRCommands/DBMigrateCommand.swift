@@ -8,7 +8,7 @@ import NVRStorage
 /// `nvr db migrate --to postgresql://…`: the SQLite index copied into an empty PostgreSQL
 /// database, recordings staying where they are, then proven with the integrity check run on the
 /// copy. nvr.toml is left as it is: the command prints the `[index]` lines that switch to the
-/// copy, and the SQLite file stays as it was (the way back).
+/// copy, and the SQLite file stays (the way back).
 struct DBMigrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -47,9 +47,17 @@ struct DBMigrate: ParsableCommand {
             bar.finish()
             let counted = ["camera", "segment", "event", "user"].map { "\(report.rows(of: $0) ?? 0) \($0) rows" }
             print("copied \(report.rows) rows (\(counted.joined(separator: ", "))) into \(location)")
+            // Said before the check: the copy is committed whatever the check finds.
+            let file = NVRConfig.locate(path: global.config) ?? "nvr.toml"
+            print("\nTo use it, put in \(file) and start nvr serve:\n")
+            print("[index]\nurl = \"\(to)\"")
+            if let passwordFile { print("password_file = \"\(passwordFile)\"") }
+            print("\n\(storage.indexPath) stays as it is (at this build's schema).\n")
 
+            // This command holds the root's serve lock: no server records, so rows left
+            // writing and fresh files without rows are crash leftovers, and are reported.
             let check = IntegrityCheck(index: target, storage: storage, logger: makeLogger())
-            let problems = try check.run(deep: false, repair: false)
+            let problems = try check.run(deep: false, repair: false, holdingLock: true)
             if problems.isEmpty {
                 print("ok: index and files agree (nvr db check on PostgreSQL)")
             } else {
@@ -59,11 +67,6 @@ struct DBMigrate: ParsableCommand {
                     "\(problems.count) problems: the files disagree with the index (with the SQLite one too); nvr db check --repair mends them once nvr.toml names PostgreSQL"
                 )
             }
-            let file = NVRConfig.locate(path: global.config) ?? "nvr.toml"
-            print("\nTo use it, put in \(file) and start nvr serve:\n")
-            print("[index]\nurl = \"\(to)\"")
-            if let passwordFile { print("password_file = \"\(passwordFile)\"") }
-            print("\n\(storage.indexPath) is left as it was.")
             if !problems.isEmpty { throw ExitCode(1) }
         } catch let e as IndexError {
             throw CommandFailure("\(e)")

@@ -95,8 +95,8 @@ public protocol RetentionStore: Sendable {
     func setRetention(_ r: CameraRetention) throws
     func setting(_ key: String) throws -> String?
     func setSetting(_ key: String, _ value: String?) throws
-    /// Settings (nil deletes one) and cameras' limits saved together or not at all: a reader
-    /// never sees half of one change.
+    /// Settings (nil deletes one) and cameras' limits saved together or not at all: once a
+    /// read sees any of one change, later reads see all of it.
     func saveRetention(settings: [(key: String, value: String?)], cameras: [CameraRetention]) throws
     func deletionCandidates(cameraID: Int64?, olderThan end90k: Int64, hasEvent: Bool?, limit: Int) throws
         -> [SegmentRecord]

@@ -16,69 +16,93 @@ extension PostgresIndex {
         public func rows(of table: String) -> Int? { tables.first { $0.table == table }?.rows }
     }
 
-    /// Rows bound in one INSERT at most (PostgreSQL takes 65 535 parameters).
+    /// Values bound in one INSERT at most (PostgreSQL takes 65 535 parameters)…
     static let importParameters = 30_000
+    /// …and bytes of text and blobs (a frame index is kilobytes: long segments' far more;
+    /// PostgreSQL refuses a message over 1 GB).
+    static let importBytes = 8 << 20
 
     /// Copies `source` into this index, which must hold nothing yet. `progress` hears rows
     /// copied and rows in all.
     public func importIndex(from source: IndexDatabase, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> ImportReport
     {
-        try source.pool.read { db in
-            let tables = try Self.sqliteTablesInCopyOrder(db)
-            var counts: [String: Int] = [:]
-            for t in tables {
-                counts[t] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(t.quotedDatabaseIdentifier)")
+        // A write transaction on SQLite, though nothing is written: no other nvr command (a
+        // token, a camera, a limit added meanwhile) changes what is being copied.
+        try source.pool.writeWithoutTransaction { db in
+            var result: ImportReport?
+            // IMMEDIATE: the write lock from the first statement.
+            try db.inTransaction(.immediate) {
+                result = try copyAll(db, progress: progress)
+                return .commit
             }
-            let total = counts.values.reduce(0, +)
-            // Longer than a statement's usual 30 s: a year of frames rows is a large COMMIT.
-            return try transaction(timeout: .minutes(10)) { s in
-                let columns = try Self.postgresColumns(s)
-                try Self.refuseUnlessEmpty(s, tables: tables)
-                // The one row PostgreSQL's first migration seeds; SQLite's replaces it.
-                try s.execute("DELETE FROM run_counter")
-                var report = ImportReport()
-                var done = 0
-                for table in tables {
-                    guard let types = columns[table] else {
-                        throw IndexError("cannot migrate: the PostgreSQL index has no table \(table)")
-                    }
-                    let copied = try Self.copy(table, types: types, from: db, to: s) { n in
-                        done += n
-                        progress(done, total)
-                    }
-                    let there = try s.scalar(Int64.self, "SELECT count(*) FROM \(PostgresSession.quoted(table))") ?? -1
-                    guard copied == counts[table], there == Int64(copied) else {
-                        throw IndexError(
-                            "cannot migrate: \(table) has \(counts[table] ?? 0) rows in SQLite, \(copied) read and \(there) in PostgreSQL"
-                        )
-                    }
-                    report.tables.append((table, copied))
-                }
-                try Self.advanceIdentities(s, tables: tables)
-                return report
-            }
+            guard let result else { throw IndexError("cannot migrate: the copy ended without a report") }
+            return result
         }
     }
 
-    /// One table's rows, in batches of one INSERT each; the rows read.
+    private func copyAll(_ db: Database, progress: (Int, Int) -> Void) throws -> ImportReport {
+        let tables = try Self.sqliteTablesInCopyOrder(db)
+        var counts: [String: Int] = [:]
+        for t in tables {
+            counts[t] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(t.quotedDatabaseIdentifier)")
+        }
+        let total = counts.values.reduce(0, +)
+        // BEGIN and COMMIT may wait longer than a statement's usual 30 s; each INSERT is
+        // bounded by importParameters and importBytes.
+        return try transaction(timeout: .minutes(10)) { s in
+            let columns = try Self.postgresColumns(s)
+            try Self.refuseUnlessEmpty(s, tables: tables)
+            // The one row PostgreSQL's first migration seeds; SQLite's replaces it.
+            try s.execute("DELETE FROM run_counter")
+            var report = ImportReport()
+            var done = 0
+            for table in tables {
+                guard let types = columns[table] else {
+                    throw IndexError("cannot migrate: the PostgreSQL index has no table \(table)")
+                }
+                let copied = try Self.copy(table, types: types, from: db, to: s) { n in
+                    done += n
+                    progress(done, total)
+                }
+                // Rows read, and rows PostgreSQL said each INSERT added (no count(*) scan of
+                // a big table, which a statement's timeout could cut).
+                guard copied.read == counts[table], copied.inserted == copied.read else {
+                    throw IndexError(
+                        "cannot migrate: \(table) has \(counts[table] ?? 0) rows in SQLite, \(copied.read) read and \(copied.inserted) inserted"
+                    )
+                }
+                report.tables.append((table, copied.read))
+            }
+            try Self.advanceIdentities(s, tables: tables)
+            return report
+        }
+    }
+
+    /// One table's rows, in batches of one INSERT each; the rows read, and those PostgreSQL
+    /// says it inserted.
     private static func copy(
         _ table: String, types: [String: String], from db: Database, to s: PostgresSession, copied: (Int) -> Void
-    ) throws -> Int {
+    ) throws -> (read: Int, inserted: Int) {
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier)")
         var names: [String] = []
         var batch: [PostgresValue] = []
         var inBatch = 0
+        var bytes = 0
         var count = 0
+        var inserted = 0
         func flush() throws {
             guard inBatch > 0 else { return }
             let row = "(" + PostgresIndex.marks(names.count) + ")"
-            try s.execute(
-                "INSERT INTO \(PostgresSession.quoted(table)) (\(names.map(PostgresSession.quoted).joined(separator: ", "))) VALUES "
-                    + Array(repeating: row, count: inBatch).joined(separator: ", "), batch)
+            inserted +=
+                try s.run(
+                    "INSERT INTO \(PostgresSession.quoted(table)) (\(names.map(PostgresSession.quoted).joined(separator: ", "))) VALUES "
+                        + Array(repeating: row, count: inBatch).joined(separator: ", "), batch
+                ).changed
             copied(inBatch)
             batch.removeAll(keepingCapacity: true)
             inBatch = 0
+            bytes = 0
         }
         while let row = try rows.next() {
             if names.isEmpty {
@@ -88,14 +112,20 @@ extension PostgresIndex {
                 }
             }
             for (name, value) in zip(names, row.databaseValues) {
-                batch.append(try converted(value, to: types[name] ?? "", at: "\(table).\(name)"))
+                let v = try converted(value, to: types[name] ?? "", at: "\(table).\(name)")
+                switch v {
+                case .bytes(let d): bytes += d.count
+                case .text(let t): bytes += t.utf8.count
+                default: bytes += 8
+                }
+                batch.append(v)
             }
             inBatch += 1
             count += 1
-            if inBatch * names.count >= importParameters { try flush() }
+            if inBatch * names.count >= importParameters || bytes >= importBytes { try flush() }
         }
         try flush()
-        return count
+        return (count, inserted)
     }
 
     /// A SQLite value as the PostgreSQL column of `type` keeps it. SQLite stores what it is

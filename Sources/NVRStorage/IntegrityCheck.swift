@@ -37,15 +37,19 @@ public struct IntegrityCheck {
     /// Checks every row and every file under recordings/. `deep` also walks each file's
     /// fragments and compares frame counts with the index. `progress(done, total)` is called
     /// as rows are checked.
-    public func run(deep: Bool, repair: Bool, progress: (Int, Int) -> Void = { _, _ in }) throws -> [Problem] {
+    /// `holdingLock`: the caller holds the root's serve lock itself (so no server records),
+    /// which `ServeLock.isHeld` would take for a server's.
+    public func run(
+        deep: Bool, repair: Bool, holdingLock: Bool = false, progress: (Int, Int) -> Void = { _, _ in }
+    ) throws -> [Problem] {
         // While a server records, its *writing* segments are live, not crash leftovers, and
         // repairing them would cut the files it is writing.
-        let serving = ServeLock.isHeld(storage: storage)
+        let serving = !holdingLock && ServeLock.isHeld(storage: storage)
         if repair && serving {
             throw ConfigError("nvr serve is recording into \(storage.root): stop it before --repair")
         }
         // A repair holds the server's lock for its whole length: no server starts meanwhile.
-        let held = repair ? try ServeLock(storage: storage) : nil
+        let held = repair && !holdingLock ? try ServeLock(storage: storage) : nil
         defer { withExtendedLifetime(held) {} }
         var problems: [Problem] = []
         // Files first, then rows: a segment the server starts after the file listing is not

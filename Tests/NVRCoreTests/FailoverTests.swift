@@ -72,7 +72,6 @@ import Testing
         return cli
     }
 
-    /// Video frames in an MP4, every one decoded by ffprobe.
     @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {
         let server = try PostgresFixture()
         let url = try server.makeDatabase()
