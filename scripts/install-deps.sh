@@ -12,7 +12,7 @@ pkgs=(pkg-config libavformat-dev libavcodec-dev libavutil-dev libswscale-dev lib
 if [ "$mode" = test ]; then
   pkgs+=(ffmpeg gcc chromium python3-venv python3-gi gir1.2-gst-plugins-base-1.0 gir1.2-gst-rtsp-server-1.0 gstreamer1.0-rtsp
          gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly
-         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl mosquitto darknet
+         gstreamer1.0-plugins-bad gstreamer1.0-libav gstreamer1.0-x prometheus iproute2 curl mosquitto mosquitto-clients darknet
          postgresql)
 fi
 missing=()

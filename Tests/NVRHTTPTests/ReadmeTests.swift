@@ -59,8 +59,10 @@ import Testing
         var script = """
             set -euo pipefail
             cd '\(dir)'
-            # Whatever was started in the background (nvr serve, cameras, simulators) stops with the script.
-            trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT
+            # Whatever was started in the background (nvr serve, cameras, simulators) stops with the
+            # script; what has not after 10 s (a simulator killed before it set up its handlers,
+            # which then ignores SIGTERM) is killed, so a failed block never leaves the test waiting.
+            trap 'kill $(jobs -p) 2>/dev/null || true; for i in $(seq 1 100); do [ -z "$(jobs -pr)" ] && break; sleep 0.1; done; [ -z "$(jobs -pr)" ] || kill -9 $(jobs -pr) 2>/dev/null; wait 2>/dev/null' EXIT
             make() {
               case "$1" in
                 run) command make -n run >/dev/null && command make deps-run >/dev/null
