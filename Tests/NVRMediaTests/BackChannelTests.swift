@@ -38,44 +38,56 @@ import Testing
         defer { TestEnvironment.cleanup(dir) }
         let o = RTSPCameraFixture.Options.small(backchannel: dir + "/heard.raw", codec: codec)
         let camera = try RTSPCameraFixture(o)
-        let channel = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
-        let expected: RTSPBackChannel.Audio =
-            codec == "aac"
-            ? .init(encoding: "MPEG4-GENERIC", payloadType: 96, sampleRate: 16_000)
-            : .init(encoding: codec.uppercased(), payloadType: codec == "pcmu" ? 0 : 8, sampleRate: 8000)
-        #expect(channel.audio == expected)
-        let encoder = try TalkEncoder(
-            format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
-            outputRate: channel.audio.sampleRate)
-        // 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The cut between
-        // messages falls inside a sample frame now and then (an odd byte count). At least 3 s,
-        // then on (up to 15 s) until the camera has heard 1 s of it: GStreamer's back-channel
-        // pipeline, started at PLAY, took over 1.5 s to take its first packet on a loaded CI
-        // machine, and heard nothing of a 3 s tone while other suites ran 12 cameras.
-        let pcm = Self.tone(hertz: 440, seconds: 15, rate: rate, channels: channels, format: format)
-        let step = rate / 25 * channels * (format == .s16le ? 2 : 4) + 3
-        let perSecond = rate * channels * (format == .s16le ? 2 : 4)
-        var at = 0
-        while at < pcm.count {
-            let end = min(at + step, pcm.count)
-            try channel.send(try encoder.encode(Array(pcm[at..<end])))
-            at = end
-            Thread.sleep(forTimeInterval: 0.04)
-            if at >= 3 * perSecond, at / step % 25 == 0,
-                ((try? HeardTone(file: o.backchannel ?? "", codec: codec))?.loudSeconds ?? 0) >= 1.2
-            {
-                break
-            }
-        }
-        // 3 s: 150 packets of 20 ms, or 46 AAC frames of 64 ms (the encoder holds one or two back).
-        #expect(channel.packetsSent >= (codec == "aac" ? 44 : 145), "\(channel.packetsSent) packets")
-        channel.close()
         var heard: HeardTone?
-        #expect(
-            TestEnvironment.wait(timeout: 5) {
+        // A second connection when the camera heard nothing at all: under a loaded CI machine
+        // (three suites, a Debian package build) GStreamer's back-channel pipeline once took
+        // not one packet of 15 s. Said in the output; the second must be heard.
+        for attempt in 1...2 {
+            let channel = try RTSPBackChannel(url: camera.url, timeoutSeconds: 5, interrupter: Interrupter())
+            let expected: RTSPBackChannel.Audio =
+                codec == "aac"
+                ? .init(encoding: "MPEG4-GENERIC", payloadType: 96, sampleRate: 16_000)
+                : .init(encoding: codec.uppercased(), payloadType: codec == "pcmu" ? 0 : 8, sampleRate: 8000)
+            #expect(channel.audio == expected)
+            let encoder = try TalkEncoder(
+                format: format, rate: rate, channels: channels, encoding: channel.audio.encoding,
+                outputRate: channel.audio.sampleRate)
+            // 440 Hz, sent as a page sends it: 40 ms messages, as they are captured. The cut
+            // between messages falls inside a sample frame now and then (an odd byte count). At
+            // least 3 s, then on (up to 15 s) until the camera has heard 1 s of it: GStreamer's
+            // back-channel pipeline, started at PLAY, took over 1.5 s to take its first packet
+            // on a loaded CI machine, and heard nothing of a 3 s tone while other suites ran
+            // 12 cameras.
+            let pcm = Self.tone(hertz: 440, seconds: 15, rate: rate, channels: channels, format: format)
+            let step = rate / 25 * channels * (format == .s16le ? 2 : 4) + 3
+            let perSecond = rate * channels * (format == .s16le ? 2 : 4)
+            var at = 0
+            while at < pcm.count {
+                let end = min(at + step, pcm.count)
+                try channel.send(try encoder.encode(Array(pcm[at..<end])))
+                at = end
+                Thread.sleep(forTimeInterval: 0.04)
+                if at >= 3 * perSecond, at / step % 25 == 0,
+                    ((try? HeardTone(file: o.backchannel ?? "", codec: codec))?.loudSeconds ?? 0) >= 1.2
+                {
+                    break
+                }
+            }
+            // 3 s: 150 packets of 20 ms, or 46 AAC frames of 64 ms (the encoder holds one or two back).
+            #expect(channel.packetsSent >= (codec == "aac" ? 44 : 145), "\(channel.packetsSent) packets")
+            channel.close()
+            let got = TestEnvironment.wait(timeout: 5) {
                 heard = try? HeardTone(file: o.backchannel ?? "", codec: codec)
                 return (heard?.loudSeconds ?? 0) >= 1.0
-            }, "\(String(describing: heard))")
+            }
+            if got { break }
+            if attempt == 1, (heard?.loudSeconds ?? 0) == 0 {
+                print("\(codec): the camera heard nothing of 15 s; once more on a new connection")
+                continue
+            }
+            Issue.record("the camera heard too little: \(String(describing: heard))")
+            break
+        }
         let h = try #require(heard)
         #expect(abs(h.hertz - 440) < 10, "\(h)")
     }
