@@ -19,12 +19,27 @@ import Testing
         let event: Int64
         let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
 
+        /// Half an hour ago, on a whole second; but near midnight (local) noon of that day, or
+        /// of the day before when that noon is still to come: the day bar's zoom keeps the time
+        /// under the pointer and stops at the day's ends, and the tests read footage by its day.
+        static func safeStart(now: Date = Date()) -> Int64 {
+            let ago = now.addingTimeInterval(-1800)
+            let calendar = Calendar.current
+            let hour = calendar.component(.hour, from: ago)
+            var chosen = ago
+            if hour < 3 || hour >= 21 {
+                let noon = calendar.date(bySettingHour: 12, minute: 0, second: 0, of: ago) ?? ago
+                chosen = noon < ago ? noon : noon.addingTimeInterval(-86_400)
+            }
+            return Int64(chosen.timeIntervalSince1970.rounded(.down)) * 90_000
+        }
+
         init(extraConfig: String = "") throws {
             try #require(
                 FileManager.default.isExecutableFile(atPath: PageTests.python),
                 "playwright is missing: run scripts/install-deps.sh test")
             harness = try RecorderHarness()
-            start = (Time90k.now() / 90_000 - 1800) * 90_000
+            start = Self.safeStart()
             event = start + 60 * 90_000
             for (name, pattern) in [("front", "testsrc"), ("yard", "smptebars"), ("door", "rgbtestsrc")] {
                 let clip = harness.root + "/\(name).ts"
