@@ -12,6 +12,15 @@ import Synchronization
 /// node can no longer be sure of its lease: `deadlineSeconds` after the start of the last
 /// renewal that succeeded, which is before the lease can expire on the server (the server set
 /// its expiry `leaseSeconds` after it received that renewal, and so after it was sent).
+///
+/// Unless PostgreSQL answers no node: when the node's renewals fail, a third thread asks the
+/// other live nodes (`GET /api/node`). If every one of them says it cannot reach PostgreSQL
+/// either, the guard lets the cameras record on past their deadline instead of stopping them,
+/// and their rows wait in the index writer; the next heartbeat that gets through renews each
+/// lease still carrying this node's token (nobody took the camera meanwhile), and those rows
+/// are written in order. A camera whose lease another node took meanwhile is stopped, its rows
+/// refused. A node that any other node says reaches PostgreSQL (cut off alone), or that cannot
+/// ask one, stops at the deadline as before.
 public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     // @unchecked Sendable: `state` is behind its Mutex; the rest is immutable or set before start.
     public struct Timing: Sendable {
@@ -22,8 +31,15 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         /// A camera is stopped this long after the start of the last renewal that succeeded.
         public var deadlineSeconds: Double = 3.5
         /// After joining, the node waits this long before taking cameras, so nodes starting
-        /// together see each other and share.
+        /// together see each other and share; and again after PostgreSQL answers once more
+        /// following failed heartbeats, so every node renews what it recorded through the outage
+        /// before any takes another's camera.
         public var joinSeconds: Double = 4
+        /// How long a question to another node may take.
+        public var askSeconds: Double = 1
+        /// How long the index writer keeps rows PostgreSQL cannot take yet (then drops them, as
+        /// a single server does after 2 minutes): the longest outage recorded without loss.
+        public var outageSeconds: Double = 600
         public init() {}
     }
 
@@ -39,16 +55,33 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         var deadline: Double
         /// Being given up: its recording stops, its last writes still land.
         var releasing = false
+        /// Recorded on past its deadline because no node reaches PostgreSQL: its writes wait
+        /// (the fence's `awaiting`) until a heartbeat renews the lease or finds it taken.
+        var recordingThroughOutage = false
+    }
+    /// What another node said about PostgreSQL, and when (monotonic seconds).
+    struct PeerAnswer {
+        var at: Double
+        var reachesIndex: Bool
+        /// Since when it has said it reaches PostgreSQL, answer after answer.
+        var reachingSince: Double?
     }
     struct State {
         var held: [Int64: Held] = [:]
         var joined: Double = 0
         var lastRenewal: Double?
+        /// A heartbeat failed since the last one that got through.
+        var failing = false
+        /// The other live nodes at the last balance, with their advertised URLs.
+        var peers: [String: String?] = [:]
+        /// Their answers since this node's renewals began to fail.
+        var answers: [String: PeerAnswer] = [:]
     }
     private let state = Mutex(State())
     private let keeper = Worker(name: "leases")
     private let guardian = Worker(name: "lease guard")
     private let mounts = Worker(name: "node storage")
+    private let asker = Worker(name: "peer questions")
 
     public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
         self.name = name
@@ -59,7 +92,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
 
     public func mayRecord(_ cameraID: Int64) -> Bool {
         let now = Self.monotonic()
-        return state.withLock { $0.held[cameraID].map { now < $0.deadline && !$0.releasing } ?? false }
+        return state.withLock {
+            $0.held[cameraID].map { ($0.recordingThroughOutage || now < $0.deadline) && !$0.releasing } ?? false
+        }
     }
 
     /// The cameras held now, with their tokens.
@@ -70,6 +105,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     /// camera on its own.
     public func attach(_ recorder: Recorder, advertiseURL: String?, storageID: String) throws {
         self.recorder = recorder
+        recorder.writer.giveUpSeconds = timing.outageSeconds
         try index.registerNode(
             name, advertiseURL: advertiseURL, storageRoot: recorder.storage.root, storageID: storageID)
         // Before recovery, which looks for files without rows among this node's own.
@@ -96,6 +132,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         guardian.start { [self] in
             while guardian.wait(seconds: 0.2) { enforceDeadlines() }
         }
+        asker.start { [self] in
+            while asker.wait(seconds: 0.25) { askPeersIfRenewalsFail() }
+        }
         mounts.start { [self] in
             while mounts.wait(seconds: 5) {
                 // Its own thread: a dead peer's hard NFS mount may block a read for good.
@@ -116,6 +155,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         keeper.stop()
         guardian.stop()
         mounts.stop()
+        asker.stop()
         let held = state.withLock { s -> [Int64: Held] in
             defer { s.held = [:] }
             return s.held
@@ -136,23 +176,47 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
                 name, holding: state.withLock { $0.held.mapValues(\.token) }, leaseSeconds: timing.leaseSeconds)
         } catch {
             logger.warning("node \(name): cannot renew its leases: \(error)")
+            state.withLock { $0.failing = true }
             return
         }
         var lost: [Int64] = []
+        var kept: [Int64] = []
+        var lostThroughOutage = false
         state.withLock { s in
             s.lastRenewal = started
+            s.answers = [:]
+            if s.failing {
+                // Back after failures: let every node renew first (Timing.joinSeconds).
+                s.failing = false
+                s.joined = started
+            }
             for (camera, h) in s.held {
                 if let token = renewed[camera], token == h.token {
                     s.held[camera]?.deadline = started + timing.deadlineSeconds
+                    if h.recordingThroughOutage {
+                        s.held[camera]?.recordingThroughOutage = false
+                        kept.append(camera)
+                    }
                 } else {
                     s.held[camera] = nil
                     lost.append(camera)
+                    lostThroughOutage = lostThroughOutage || h.recordingThroughOutage
                 }
             }
+        }
+        if !kept.isEmpty {
+            logger.notice(
+                "node \(name): PostgreSQL answers again and cameras \(kept.sorted()) kept their leases: writing what they recorded meanwhile"
+            )
         }
         if !lost.isEmpty {
             logger.warning("node \(name): lost the leases of cameras \(lost.sorted())")
             publish()
+            // Their writes queued meanwhile are refused now, before this node could take one of
+            // them again (they must not land under a new lease).
+            if lostThroughOutage { recorder?.writer.flush() }
+        } else if !kept.isEmpty {
+            updateFence()
         }
         guard started - state.withLock({ $0.joined }) >= timing.joinSeconds else { return }
         do { try balance(renewedAt: started) } catch {
@@ -164,6 +228,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     func balance(renewedAt started: Double) throws {
         let nodes = try index.nodes()
         let live = Set(nodes.filter { $0.heartbeatAge < timing.leaseSeconds }.map(\.name)).union([name])
+        state.withLock { s in
+            s.peers = Dictionary(
+                uniqueKeysWithValues: nodes.filter { $0.name != name && live.contains($0.name) }.map {
+                    ($0.name, $0.advertiseURL)
+                })
+        }
         let cameras = try index.cameras().filter(\.enabled)
         let leases = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0) })
         let plan = LeasePlan(node: name, liveNodes: live, cameras: cameras, leases: leases)
@@ -175,10 +245,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             state.withLock { $0.held[camera]?.releasing = true }
             publish()
             recorder?.writer.flush()
-            state.withLock {
-                $0.held[camera] = nil
-                index.fence.set($0.held.mapValues(\.token))
-            }
+            state.withLock { $0.held[camera] = nil }
+            updateFence()
             try index.releaseLease(cameraID: camera, node: name, token: h.token)
             logger.info("node \(name): gave camera \(camera) up to balance the nodes")
         }
@@ -193,22 +261,100 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         }
     }
 
-    /// Stops every camera whose deadline has passed (PostgreSQL unreachable, or slow).
+    /// At each camera's deadline: records on through an outage every other node confirms,
+    /// stops it otherwise; and stops what records on through an outage once another node says
+    /// it reaches PostgreSQL (this node is the one cut off).
     func enforceDeadlines() {
         let now = Self.monotonic()
-        let expired = state.withLock { s -> [Int64] in
-            let gone = s.held.filter { now >= $0.value.deadline }.map(\.key)
-            for c in gone { s.held[c] = nil }
-            return gone
+        var stopped: [Int64] = []
+        var recordingOn: [Int64] = []
+        var reachedBy: String?
+        state.withLock { s in
+            let outage = Self.outageConfirmed(s, renewSeconds: timing.renewSeconds)
+            let reaching = s.answers.filter { $0.value.reachesIndex && now - $0.value.at < 2 }
+            reachedBy = reaching.keys.sorted().first
+            // PostgreSQL back for another node and not for this one: this node is cut off, and the
+            // other may take its cameras. Not at the first such answer: PostgreSQL coming back
+            // reaches the nodes a moment apart, and this node's own next heartbeat (within
+            // renewSeconds) renews what it recorded. The other waits joinSeconds after its own
+            // first heartbeat before taking any camera, which is longer.
+            let cutOff = reaching.values.contains {
+                $0.reachingSince.map { now - $0 > timing.renewSeconds + 1 } ?? false
+            }
+            for (camera, h) in s.held {
+                if h.recordingThroughOutage {
+                    if cutOff {
+                        s.held[camera] = nil
+                        stopped.append(camera)
+                    }
+                } else if now >= h.deadline {
+                    if outage && !h.releasing {
+                        s.held[camera]?.recordingThroughOutage = true
+                        recordingOn.append(camera)
+                    } else {
+                        s.held[camera] = nil
+                        stopped.append(camera)
+                    }
+                }
+            }
         }
-        guard !expired.isEmpty else { return }
-        logger.error("node \(name): cannot confirm its leases in time: stopping cameras \(expired.sorted())")
+        if !recordingOn.isEmpty {
+            logger.warning(
+                "node \(name): PostgreSQL answers no node: cameras \(recordingOn.sorted()) record on, their rows wait for it"
+            )
+            updateFence()
+        }
+        guard !stopped.isEmpty else { return }
+        let why = reachedBy.map { " (node \($0) reaches PostgreSQL)" } ?? ""
+        logger.error("node \(name): cannot confirm its leases in time: stopping cameras \(stopped.sorted())\(why)")
         publish(wait: false)
+    }
+
+    /// True when every other live node has said, since this node's renewals began to fail,
+    /// that it cannot reach PostgreSQL either (none to ask: true; one that cannot be asked:
+    /// false).
+    static func outageConfirmed(_ s: State, renewSeconds: Double) -> Bool {
+        guard let last = s.lastRenewal else { return false }
+        return s.peers.keys.allSatisfy { peer in
+            s.answers[peer].map { !$0.reachesIndex && $0.at >= last + renewSeconds } ?? false
+        }
+    }
+
+    /// While renewals fail (or cameras record through an outage), asks each other live node
+    /// whether it reaches PostgreSQL.
+    func askPeersIfRenewalsFail() {
+        let now = Self.monotonic()
+        let (asking, peers) = state.withLock { s -> (Bool, [String: String?]) in
+            let overdue = s.lastRenewal.map { now - $0 > timing.renewSeconds + 0.2 } ?? false
+            let asking = !s.held.isEmpty && (overdue || s.held.values.contains { $0.recordingThroughOutage })
+            return (asking, s.peers)
+        }
+        guard asking else { return }
+        for (peer, url) in peers.sorted(by: { $0.key < $1.key }) {
+            let answer = url.flatMap { PeerQuestion.ask($0, timeout: timing.askSeconds) }
+            state.withLock { s in
+                if let answer, answer.node == peer {
+                    let at = Self.monotonic()
+                    let since = answer.reachesIndex ? (s.answers[peer]?.reachingSince ?? at) : nil
+                    s.answers[peer] = PeerAnswer(at: at, reachesIndex: answer.reachesIndex, reachingSince: since)
+                } else {
+                    s.answers[peer] = nil
+                }
+            }
+        }
+    }
+
+    /// Hands the holdings to the index's fence.
+    private func updateFence() {
+        state.withLock {
+            index.fence.set(
+                $0.held.mapValues(\.token), awaiting: Set($0.held.filter { $0.value.recordingThroughOutage }.keys))
+        }
     }
 
     /// Hands the holdings to the index's fence and the recorder.
     private func publish(wait: Bool = true) {
-        state.withLock { index.fence.set($0.held.mapValues(\.token)) }
+        updateFence()
         recorder?.ownershipChanged(wait: wait)
     }
 

@@ -100,12 +100,14 @@ struct AccessMiddleware: RouterMiddleware {
 
     static func isLogin(_ r: Request) -> Bool { r.method == .post && r.uri.path == "/api/login" }
 
-    /// Answered without a user: logging in, health probes, the API's description, the page.
+    /// Answered without a user: logging in, health probes, the API's description, the page,
+    /// and whether a recorder node reaches its index (other nodes ask during an outage).
     static func isPublic(_ r: Request) -> Bool {
         let p = r.uri.path
         if isLogin(r) { return true }
         guard r.method == .get || r.method == .head else { return false }
-        return p == "/api/health" || p == "/api/openapi.json" || (!p.hasPrefix("/api/") && p != "/metrics")
+        return p == "/api/health" || p == "/api/openapi.json" || p == "/api/node"
+            || (!p.hasPrefix("/api/") && p != "/metrics")
     }
 
     static func cookie(_ r: Request, _ name: String) -> String? {

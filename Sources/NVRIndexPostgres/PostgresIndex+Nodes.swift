@@ -98,9 +98,11 @@ extension PostgresIndex {
         }
     }
 
-    /// The node's heartbeat and the renewal of every unexpired lease it holds, in one
-    /// transaction; the leases renewed (camera → token). An expired lease is not renewed even
-    /// if nobody took it: the node must acquire it again, with a new token.
+    /// The node's heartbeat and the renewal of every lease it holds, in one transaction; the
+    /// leases renewed (camera → token). A lease that expired is renewed too while its row still
+    /// carries this node's token: nobody took the camera meanwhile (taking it writes a new
+    /// token), so nobody else recorded it, and what the node recorded through an outage stays
+    /// its own. Once another node has taken it, the token is gone and it is not renewed.
     public func heartbeat(_ name: String, holding: [Int64: Int64], leaseSeconds: Double) throws -> [Int64: Int64] {
         try transaction(timeout: Self.leaseStatementTimeout) { s in
             // The server gives up too (a client that timed out must not have it commit later).
@@ -120,7 +122,7 @@ extension PostgresIndex {
             for row in try s.run(
                 """
                 UPDATE camera_lease SET expires = clock_timestamp() + make_interval(secs => ?)
-                WHERE node = ? AND expires > clock_timestamp() AND token IN (\(Self.marks(tokens.count)))
+                WHERE node = ? AND token IN (\(Self.marks(tokens.count)))
                 RETURNING camera_id, token
                 """, [.double(leaseSeconds), .text(name)] + tokens, timeout: Self.leaseStatementTimeout
             ).rows {

@@ -5,7 +5,14 @@ extension PostgresIndex {
     /// As IndexDatabase.apply: the batch in order, in one transaction; the ids of the rows it
     /// inserted, to publish once committed. A write naming a row never inserted is skipped.
     public func apply(_ writes: [RecordingWrite]) throws -> [(PendingRowID, Int64)] {
-        try transaction { s in
+        let awaiting = fence.awaiting
+        guard awaiting.isEmpty else {
+            // The writer tries again in a second; the heartbeat settles them first.
+            throw IndexError(
+                "waiting for PostgreSQL to confirm the leases of cameras \(awaiting.sorted()) (recorded through an outage)",
+                retryable: true)
+        }
+        return try transaction { s in
             // Fencing: with leases, a camera's writes land only while the index's lease for it
             // is this node's, unexpired, with the token the node holds. Checked at the start of
             // the batch: KEY SHARE keeps the row from being deleted meanwhile but lets the

@@ -25,6 +25,8 @@ public final class PostgresIndex: Sendable {
     let logger: Logger
     /// The connection holding the serve lock (holdServeLock), while held.
     let serveLock = Mutex<PostgresConnection?>(nil)
+    /// The last answer of `answersNow` and whether one is being asked (PostgresIndex+Probe.swift).
+    let probeState = Mutex(ProbeState())
 
     /// Connects and brings the schema up to date (several nodes may start at once: the
     /// migrations run under an advisory lock, each in the same transaction as its record).

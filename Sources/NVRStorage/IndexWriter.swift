@@ -48,6 +48,10 @@ public final class IndexWriter: @unchecked Sendable {
     /// Asked for room when SQLite answers SQLITE_FULL; true if some was freed. Runs on the
     /// writer thread (the recorder hands it to its retention thread).
     public var onNoSpace: (@Sendable () -> Bool)?
+    /// How long a batch the index cannot take yet is tried again before it is dropped (set
+    /// before the first write): 2 minutes, longer for a recorder node, whose cameras record on
+    /// through an outage of PostgreSQL (design/scale-out.md).
+    public var giveUpSeconds: Double = 120
 
     /// Run ids reserved in the index and not handed out yet (refilled by the writer thread
     /// when fewer than `spareRunIDs` are left, 2 × that at a time).
@@ -306,10 +310,11 @@ public final class IndexWriter: @unchecked Sendable {
                 // Not forever: a stop must end. Rows lost here leave files recovery removes
                 // (or segments left *writing*, which recovery completes).
                 if let since = fullSince,
-                    DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds > 120_000_000_000
+                    Double(DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds) / 1e9 > giveUpSeconds
                 {
                     logger.error(
-                        "index writer: could not write for 2 minutes (\(error)); dropped \(writes.count) writes")
+                        "index writer: could not write for \(Int(giveUpSeconds)) s (\(error)); dropped \(writes.count) writes"
+                    )
                     droppedWrites.add(writes.count, ordering: .relaxed)
                     forget(writes)
                     return

@@ -20,15 +20,22 @@ import Testing
         let log: String
         var process: Process?
 
-        init(_ name: String, folder: String, indexURL: String, viaFlag: Bool) throws {
+        /// `port` and `advertise` default to a free port and that port's URL.
+        init(
+            _ name: String, folder: String, indexURL: String, viaFlag: Bool, port: Int? = nil, advertise: String? = nil
+        ) throws {
             self.name = name
             root = folder + "/" + name
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-            port = TestEnvironment.freePort()
+            let port = port ?? TestEnvironment.freePort()
+            self.port = port
             config = try writeConfig(
                 root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
             var extra = "[index]\nurl = \"\(indexURL)\"\n"
-            if !viaFlag { extra += "[cluster]\nnode = \"\(name)\"\nadvertise_url = \"http://127.0.0.1:\(port)\"\n" }
+            if !viaFlag {
+                let url = advertise ?? "http://127.0.0.1:\(port)"
+                extra += "[cluster]\nnode = \"\(name)\"\nadvertise_url = \"\(url)\"\n"
+            }
             try append(extra, to: config)
             log = root + "/serve.log"
             FileManager.default.createFile(atPath: log, contents: nil)
@@ -284,7 +291,12 @@ import Testing
             return firstByB.count == onA.count
         }
         #expect(taken, "b never recorded a's cameras \(onA.subtracting(firstByB.keys).sorted()); \(logs())")
-        #expect(a.logText.contains("cannot confirm its leases in time: stopping cameras"), "\(logs())")
+        // a asked b, which reaches PostgreSQL: a is the one cut off, so it stops (an outage of
+        // PostgreSQL itself would have it record on: NodeOutageTests).
+        #expect(
+            a.logText.contains("cannot confirm its leases in time: stopping cameras")
+                && a.logText.contains("(node b reaches PostgreSQL)"), "\(logs())")
+        #expect(!a.logText.contains("PostgreSQL answers no node"), "\(logs())")
         // a's files of each camera: the last byte written before b's first frame.
         for id in onA {
             guard let name = ids[id], let bStart = firstByB[id] else { continue }

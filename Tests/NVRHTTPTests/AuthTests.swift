@@ -52,6 +52,9 @@ import Testing
             case ("GET", "/api/health"):
                 #expect(a.status == 503 && a.json["details"] == nil, "health without a login: \(a.text)")
             case ("GET", "/api/openapi.json"): #expect(a.status == 200)
+            case ("GET", "/api/node"):
+                // Public (nodes ask each other during an outage); a SQLite server is no node.
+                #expect(a.status == 404 && a.json["error"] as? String == "not_found", "\(a.text)")
             default:
                 #expect(a.status == 401, "\(op.method) \(op.path) without a login: \(a.status) \(a.text)")
                 #expect(a.json["error"] as? String == "unauthorized")

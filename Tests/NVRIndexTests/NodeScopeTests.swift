@@ -103,6 +103,25 @@ import Testing
         #expect(taken > token, "tokens only grow")
         b.fence.set([cam: taken])
         #expect(try b.apply([.insertSegment(row("b2.mp4"), PendingRowID())]).count == 1)
+        // A lease that ran out while nobody took it (PostgreSQL was away) is renewed by its
+        // token; once another node has taken it, it is not.
+        #expect(try b.heartbeat("b", holding: [cam: taken], leaseSeconds: 0.05) == [cam: taken])
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try a.leases().isEmpty, "expired")
+        #expect(try b.heartbeat("b", holding: [cam: taken], leaseSeconds: 0.05) == [cam: taken], "nobody took it")
+        Thread.sleep(forTimeInterval: 0.3)
+        let takenByA = try #require(try a.acquireLease(cameraID: cam, node: "a", leaseSeconds: 30))
+        #expect(try b.heartbeat("b", holding: [cam: taken], leaseSeconds: 30).isEmpty, "a took it")
+        #expect(try a.leases().map(\.token) == [takenByA])
+        // While a camera recorded through an outage waits for its lease to be confirmed, no
+        // batch is applied (it would refuse that camera's rows and drop them): the writer waits.
+        b.fence.set([cam: taken], awaiting: [cam])
+        #expect { try b.apply([.insertSegment(row("b3.mp4"), PendingRowID())]) } throws: {
+            IndexError.isRetryable($0) && "\($0)".contains("waiting for PostgreSQL to confirm")
+        }
+        b.fence.set([cam: taken])
+        #expect(try b.apply([.insertSegment(row("b3.mp4"), PendingRowID())]).isEmpty, "refused: a holds it")
+        try a.releaseLease(cameraID: cam, node: "a", token: takenByA)
         // A node registering again (a restart) starts with no lease; leaving, it is not live.
         try b.registerNode("b", advertiseURL: nil, storageRoot: "/y", storageID: "2")
         #expect(try a.leases().isEmpty)

@@ -16,7 +16,24 @@ struct NodeRoutes: APIRoutes {
         var nodes: [NodeSummary]
     }
 
+    /// GET /api/node: this node's name and whether it reaches PostgreSQL now. Public, because
+    /// nodes ask each other when they lose PostgreSQL (no node credential exists yet): it tells
+    /// only that, and a false answer can at worst make a cut-off node record on into files whose
+    /// rows the index refuses later (design/scale-out.md).
+    struct NodeJSON: Encodable {
+        var node: String
+        /// reachable or unreachable.
+        var index: String
+    }
+
     func register(on router: Router<NVRContext>) {
+        router.get("/api/node") { _, _ in
+            guard let pg = index as? PostgresIndex, let node = pg.node else {
+                throw APIError.notFound("this server is not a recorder node")
+            }
+            let answers = try await offload { pg.answersNow(within: 1) }
+            return try JSON.response(NodeJSON(node: node, index: answers ? "reachable" : "unreachable"))
+        }
         router.get("/api/nodes") { _, c in
             try admin(c)
             return try await offload { [index] in

@@ -1,0 +1,211 @@
+import Foundation
+import NVRIndex
+import NVRIndexPostgres
+import NVRTime
+import TestSupport
+import Testing
+
+/// PostgreSQL stopped for 30 s under two recorder nodes: each node asks the other, both say
+/// they cannot reach it, so the cameras record on past their lease deadline; once PostgreSQL is
+/// back each node renews the leases nobody took and writes the rows it kept. No hole, no
+/// camera moved, every row complete, and the outage's footage plays.
+@Suite(.serialized, .tags(.system)) struct NodeOutageTests {
+    @Test func postgreSQLStoppedForThirtySecondsLeavesNoHoleUnderNodes() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let cameras = try FailoverTests.cameras(4)
+        let folder = TestEnvironment.tempDir("node-outage")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+        }
+        for (i, cam) in cameras.enumerated() {
+            let add = try nvr("camera", "add", "o\(i)", "--plugin", "rtsp", "--url", cam.url)
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
+        let nodes = try [
+            FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false),
+            FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false),
+        ]
+        func logs() -> String { nodes.map { "--- \($0.name):\n\($0.logText.suffix(4000))" }.joined(separator: "\n") }
+        let settled = TestEnvironment.wait(timeout: 60) {
+            let leases = (try? index.leases()) ?? []
+            return leases.count == 4 && Set(leases.map(\.node)).count == 2
+                && ids.keys.allSatisfy { id in
+                    ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
+                }
+        }
+        #expect(settled, "\(logs())")
+        let holders = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0.node) })
+        // What the nodes ask each other, without a login.
+        func askNode(_ node: FailoverTests.Node) throws -> [String: String] {
+            let r = try runProcess("/usr/bin/curl", ["-s", "http://127.0.0.1:\(node.port)/api/node"])
+            return (try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: String]) ?? [:]
+        }
+        for node in nodes { #expect(try askNode(node) == ["node": node.name, "index": "reachable"]) }
+
+        server.stop()
+        let down = Time90k.now()
+        Thread.sleep(forTimeInterval: 5)
+        for node in nodes { #expect(try askNode(node) == ["node": node.name, "index": "unreachable"]) }
+        Thread.sleep(forTimeInterval: 25)
+        try server.start()
+        let up = Time90k.now()
+
+        // Every camera's rows of the outage arrive, and it records on after it, on the same node.
+        let caughtUp = TestEnvironment.wait(timeout: 40) {
+            ids.keys.allSatisfy { id in
+                ((try? index.segments(cameraID: id)) ?? []).contains {
+                    $0.state == .complete && $0.start90k > up + 3 * 90_000
+                }
+            }
+        }
+        #expect(caughtUp, "\(logs())")
+        let after = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0.node) })
+        #expect(after == holders, "no camera moved: \(holders) before, \(after) after; \(logs())")
+        for node in nodes {
+            #expect(node.logText.contains("PostgreSQL answers no node: cameras"), "node \(node.name): \(logs())")
+            #expect(node.logText.contains("kept their leases"), "node \(node.name): \(logs())")
+            #expect(!node.logText.contains("could not write for"), "node \(node.name) dropped rows: \(logs())")
+            #expect(!node.logText.contains("refused writes"), "node \(node.name): \(logs())")
+        }
+
+        let token = try nvr("token", "add", "--user", "admin", "--name", "outage", "--quiet")
+        #expect(token.status == 0, "\(token.stderr)")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let from = down - 3 * 90_000
+        let to = up + 3 * 90_000
+        for (id, name) in ids.sorted(by: { $0.key < $1.key }) {
+            let segs = try index.segments(cameraID: id).sorted { $0.start90k < $1.start90k }.filter {
+                $0.end90k > from && $0.start90k < to
+            }
+            #expect(segs.allSatisfy { $0.state == .complete }, "camera \(name): \(segs.map(\.state))")
+            #expect(
+                segs.allSatisfy { $0.node == holders[id] },
+                "camera \(name): recorded by \(Set(segs.compactMap(\.node))), held by \(holders[id] ?? "-")")
+            #expect(
+                segs.contains { $0.start90k > down + 5 * 90_000 && $0.end90k < up }, "camera \(name): no outage rows")
+            var worst: Int64 = 0
+            for (x, y) in zip(segs, segs.dropFirst()) { worst = max(worst, y.start90k - x.end90k) }
+            let first = segs.first?.start90k ?? to
+            let last = segs.last?.end90k ?? from
+            print(
+                "node outage: camera \(name) on \(holders[id] ?? "-"): \(segs.count) segments, largest gap \(Double(worst) / 90_000) s"
+            )
+            #expect(
+                first <= from && last >= to, "camera \(name): footage from \(first) to \(last), wanted \(from)…\(to)")
+            #expect(worst <= 90_000 / 2, "camera \(name): a hole of \(Double(worst) / 90_000) s; \(logs())")
+            // The outage's footage plays from the other node too.
+            let other = try #require(nodes.first { $0.name != holders[id] })
+            let file = folder + "/\(name).mp4"
+            let got = try other.get("/api/cameras/\(name)/view.mp4?start=\(from)&end=\(to)", token: bearer, to: file)
+            #expect(
+                got.stdout.hasSuffix("200"), "view.mp4 of \(name) from node \(other.name): \(got.stdout.suffix(300))")
+            let frames = try h264Frames(file)
+            // 10 frames a second over the range, give or take a tenth.
+            let wanted = Int((to - from) / 9_000) * 9 / 10
+            #expect(frames >= wanted, "camera \(name): \(frames) frames of \(from)…\(to), wanted \(wanted)")
+        }
+        for node in nodes {
+            node.stop(signal: SIGINT)
+            #expect(node.process?.terminationStatus == 0, "\(node.logText.suffix(2000))")
+        }
+        for node in nodes {
+            let check = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", node.config])
+            #expect(check.status == 0, "node \(node.name): \(check.stdout.prefix(2000))\(check.stderr)")
+        }
+    }
+
+    /// Both nodes record through an outage; then node a is cut off from PostgreSQL and from b
+    /// just as PostgreSQL comes back. b counts a as dead and takes its cameras; a, which can ask
+    /// nobody, records on. Once a reaches PostgreSQL again it finds those leases taken: it stops
+    /// the cameras and the index refuses what it recorded meanwhile. The index never holds two
+    /// nodes' footage of one camera at once.
+    @Test func aNodeWhoseCamerasWereTakenDuringAnOutageKeepsNoneOfIt() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let toIndex = try TCPProxyFixture(target: "127.0.0.1:\(server.port)")
+        let aIndexURL = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(toIndex.port)/")
+        let bPort = TestEnvironment.freePort()
+        let toB = try TCPProxyFixture(target: "127.0.0.1:\(bPort)")
+        let cameras = try FailoverTests.cameras(4)
+        let folder = TestEnvironment.tempDir("node-outage-taken")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
+        for (i, cam) in cameras.enumerated() {
+            let add = try runProcess(
+                TestEnvironment.nvrExecutable,
+                ["camera", "add", "t\(i)", "--plugin", "rtsp", "--url", cam.url, "--config", cli])
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        _ = try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", cli])
+        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
+        let a = try FailoverTests.Node("a", folder: folder, indexURL: aIndexURL, viaFlag: false)
+        // a asks b through a proxy the test can cut.
+        let b = try FailoverTests.Node(
+            "b", folder: folder, indexURL: url, viaFlag: false, port: bPort, advertise: "http://127.0.0.1:\(toB.port)")
+        func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(4000))" }.joined(separator: "\n") }
+        let settled = TestEnvironment.wait(timeout: 60) {
+            let leases = (try? index.leases()) ?? []
+            return leases.count == 4 && Set(leases.map(\.node)).count == 2
+                && ids.keys.allSatisfy { id in
+                    ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
+                }
+        }
+        #expect(settled, "\(logs())")
+        let onA = Set(try index.leases().filter { $0.node == "a" }.map(\.cameraID))
+
+        server.stop()
+        let down = Time90k.now()
+        #expect(
+            TestEnvironment.wait(timeout: 15) { a.logText.contains("PostgreSQL answers no node") },
+            "a records on: \(logs())")
+        toB.cut()
+        toIndex.cut()
+        try server.start()
+        // b takes a's cameras once it has waited after its own first heartbeat and a's leases
+        // have run out.
+        var firstByB: [Int64: Int64] = [:]
+        let taken = TestEnvironment.wait(timeout: 40) {
+            for id in onA where firstByB[id] == nil {
+                if let s = ((try? index.segments(cameraID: id)) ?? []).first(where: {
+                    $0.node == "b" && $0.start90k > down
+                }) {
+                    firstByB[id] = s.start90k
+                }
+            }
+            return firstByB.count == onA.count
+        }
+        #expect(taken, "b never recorded a's cameras: \(logs())")
+        Thread.sleep(forTimeInterval: 3)
+        toIndex.mend()
+        toB.mend()
+        #expect(
+            TestEnvironment.wait(timeout: 30) { a.logText.contains("lost the leases of cameras") },
+            "a finds its cameras taken: \(logs())")
+        // a's rows of the time it recorded on are refused; b's stand.
+        #expect(TestEnvironment.wait(timeout: 20) { a.logText.contains("refused writes for cameras") }, "\(logs())")
+        Thread.sleep(forTimeInterval: 2)
+        for id in onA {
+            let segs = try index.segments(cameraID: id).sorted { $0.start90k < $1.start90k }
+            let name = ids[id] ?? "?"
+            let aAfter = segs.filter { $0.node == "a" && $0.start90k > down + 5 * 90_000 }
+            #expect(
+                aAfter.allSatisfy { $0.start90k > (firstByB[id] ?? 0) },
+                "camera \(name): a's rows from the outage: \(aAfter.map(\.start90k)), b from \(firstByB[id] ?? 0)")
+            for (x, y) in zip(segs, segs.dropFirst()) where x.node != y.node {
+                #expect(
+                    x.end90k <= y.start90k,
+                    "camera \(name): \(x.node ?? "-") until \(x.end90k), \(y.node ?? "-") from \(y.start90k); \(logs())"
+                )
+            }
+        }
+        a.stop(signal: SIGINT)
+        b.stop(signal: SIGINT)
+    }
+}
