@@ -82,6 +82,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     private let guardian = Worker(name: "lease guard")
     private let mounts = Worker(name: "node storage")
     private let asker = Worker(name: "peer questions")
+    /// Other nodes' footage, fetched when their storage is not mounted here.
+    private let footage = Mutex<PeerFootage?>(nil)
 
     public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
         self.name = name
@@ -118,7 +120,10 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
                 "node \(name): took \(adopted) segments recorded before nodes (their files are in \(storage.root))")
         }
         index.fence.set([:])
-        NodeStorage.refresh(recorder.storage, me: name, nodes: (try? index.nodes()) ?? [])
+        let peers = PeerFootage(index: index, storage: recorder.storage, logger: logger)
+        footage.withLock { $0 = peers }
+        recorder.storage.nodes.setRemote { node, segment in try peers.file(node: node, segment: segment) }
+        refreshStorage((try? index.nodes()) ?? [])
         recorder.ownership = self
     }
 
@@ -136,11 +141,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             while asker.wait(seconds: 0.25) { askPeersIfRenewalsFail() }
         }
         mounts.start { [self] in
+            var passes = 0
             while mounts.wait(seconds: 5) {
                 // Its own thread: a dead peer's hard NFS mount may block a read for good.
-                if let recorder, let nodes = try? index.nodes() {
-                    NodeStorage.refresh(recorder.storage, me: name, nodes: nodes)
-                }
+                if let nodes = try? index.nodes() { refreshStorage(nodes) }
+                passes += 1
+                if passes % 60 == 0 { footage.withLock { $0 }?.prune() }
             }
         }
     }
@@ -342,6 +348,13 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Which other nodes' storage is mounted here, and where the others are reached.
+    private func refreshStorage(_ nodes: [NodeRecord]) {
+        guard let recorder else { return }
+        NodeStorage.refresh(recorder.storage, me: name, nodes: nodes)
+        footage.withLock { $0 }?.update(nodes)
     }
 
     /// Hands the holdings to the index's fence.

@@ -54,7 +54,7 @@ struct API: Sendable {
             talk,
             DetectRoutes(detection: recorder?.options.detection ?? DetectionOptions()),
             TLSRoutes(storage: storage, certificate: tlsCertificate, audit: audit),
-            NodeRoutes(index: index),
+            NodeRoutes(index: index, storage: storage),
             AccountRoutes(index: index, accounts: accounts, sessions: sessions, tokens: tokens, audit: audit),
             RetentionRoutes(index: index, storage: storage, audit: audit, retention: recorder?.retention),
             MetricsRoutes(index: index, recorder: recorder, metrics: metrics, connections: connections),

@@ -101,12 +101,14 @@ struct AccessMiddleware: RouterMiddleware {
     static func isLogin(_ r: Request) -> Bool { r.method == .post && r.uri.path == "/api/login" }
 
     /// Answered without a user: logging in, health probes, the API's description, the page,
-    /// and whether a recorder node reaches its index (other nodes ask during an outage).
+    /// whether a recorder node reaches its index (other nodes ask during an outage), and a
+    /// node's segment files for the other nodes (with the nodes' key instead of a user).
     static func isPublic(_ r: Request) -> Bool {
         let p = r.uri.path
         if isLogin(r) { return true }
         guard r.method == .get || r.method == .head else { return false }
         return p == "/api/health" || p == "/api/openapi.json" || p == "/api/node"
+            || p.hasPrefix("/api/node/segments/")  // the route checks the nodes' key itself
             || (!p.hasPrefix("/api/") && p != "/metrics")
     }
 

@@ -27,6 +27,8 @@ public final class PostgresIndex: Sendable {
     let serveLock = Mutex<PostgresConnection?>(nil)
     /// The last answer of `answersNow` and whether one is being asked (PostgresIndex+Probe.swift).
     let probeState = Mutex(ProbeState())
+    /// The nodes' shared key, once read (PostgresIndex+Peers.swift).
+    let nodeKeyCache = Mutex<String?>(nil)
 
     /// Connects and brings the schema up to date (several nodes may start at once: the
     /// migrations run under an advisory lock, each in the same transaction as its record).

@@ -29,9 +29,15 @@ public struct StorageLayout: Sendable {
 
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
-    /// A segment's file: under this root, or under the root of the node that recorded it.
+    /// A segment's file: under this root, under the root of the node that recorded it, or a
+    /// copy fetched from that node (NodeRoots).
     public func file(of segment: SegmentRecord) throws -> String {
-        (try nodes.root(of: segment.node) ?? root) + "/" + segment.path
+        try nodes.file(of: segment, own: root, fetch: true)
+    }
+
+    /// A segment's file where this machine sees it, never fetched (to delete it).
+    public func localFile(of segment: SegmentRecord) throws -> String {
+        try nodes.file(of: segment, own: root, fetch: false)
     }
 
     /// Relative folder of a camera's segments starting on the UTC day of `time90k`.

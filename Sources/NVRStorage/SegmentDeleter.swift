@@ -36,7 +36,7 @@ public struct SegmentDeleter {
             let ids = batch.compactMap(\.id)
             try index.markDeleting(segmentIDs: ids)
             // Another node's segment: under its root where that is mounted here.
-            for s in batch { unlink((try? storage.file(of: s)) ?? storage.absolute(s.path)) }
+            for s in batch { unlink((try? storage.localFile(of: s)) ?? storage.absolute(s.path)) }
             try index.removeSegments(ids: ids)
             done += ids.count
             progress(done, all.count)

@@ -20,9 +20,12 @@ import Testing
         let log: String
         var process: Process?
 
-        /// `port` and `advertise` default to a free port and that port's URL.
+        /// `port` and `advertise` default to a free port and that port's URL. With `hiding`, the
+        /// node runs in a mount namespace of its own where that folder is an empty tmpfs: as on
+        /// another machine, it does not see what another node stores there.
         init(
-            _ name: String, folder: String, indexURL: String, viaFlag: Bool, port: Int? = nil, advertise: String? = nil
+            _ name: String, folder: String, indexURL: String, viaFlag: Bool, port: Int? = nil, advertise: String? = nil,
+            hiding: String? = nil
         ) throws {
             self.name = name
             root = folder + "/" + name
@@ -40,8 +43,21 @@ import Testing
             log = root + "/serve.log"
             FileManager.default.createFile(atPath: log, contents: nil)
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: TestEnvironment.nvrExecutable)
-            p.arguments = ["serve", "--no-demo", "--config", config] + (viaFlag ? ["--node", name] : [])
+            let serve =
+                [TestEnvironment.nvrExecutable, "serve", "--no-demo", "--config", config]
+                + (viaFlag ? ["--node", name] : [])
+            if let hiding {
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+                p.arguments =
+                    [
+                        "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                        "mount -t tmpfs hidden \"$0\" && exec \"$@\"", hiding,
+                    ]
+                    + serve
+            } else {
+                p.executableURL = URL(fileURLWithPath: serve[0])
+                p.arguments = Array(serve.dropFirst())
+            }
             let out = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             p.standardError = out
             p.standardOutput = out

@@ -52,7 +52,7 @@ import Testing
             case ("GET", "/api/health"):
                 #expect(a.status == 503 && a.json["details"] == nil, "health without a login: \(a.text)")
             case ("GET", "/api/openapi.json"): #expect(a.status == 200)
-            case ("GET", "/api/node"):
+            case ("GET", "/api/node"), ("GET", "/api/node/segments/1"):
                 // Public (nodes ask each other during an outage); a SQLite server is no node.
                 #expect(a.status == 404 && a.json["error"] as? String == "not_found", "\(a.text)")
             default:

@@ -1,0 +1,103 @@
+import Foundation
+import NVRIndex
+import NVRIndexPostgres
+import NVRTime
+import TestSupport
+import Testing
+
+/// Playback of another node's footage without its storage mounted: node a runs in a mount
+/// namespace where node b's storage root is an empty tmpfs (as on another machine), so it
+/// fetches b's segment files from b over HTTP, in byte ranges, with the nodes' key.
+@Suite(.serialized, .tags(.system)) struct PeerFootageTests {
+    @Test func aNodePlaysFootageItFetchesFromTheNodeThatRecordedIt() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let cameras = try FailoverTests.cameras(1)
+        let folder = TestEnvironment.tempDir("peer-footage")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+        }
+        #expect(try nvr("camera", "add", "yard", "--plugin", "rtsp", "--url", cameras[0].url).status == 0)
+        #expect(try nvr("camera", "set", "yard", "--node", "b").status == 0)
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        let camID = try #require(try index.camera(named: "yard")?.id)
+        let b = try FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false)
+        let a = try FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false, hiding: b.root)
+        func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
+        func complete() -> [SegmentRecord] {
+            ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.sorted {
+                $0.start90k < $1.start90k
+            }
+        }
+        #expect(TestEnvironment.wait(timeout: 60) { complete().count >= 4 }, "\(logs())")
+        let segs = complete()
+        #expect(segs.allSatisfy { $0.node == "b" })
+        let token = try nvr("token", "add", "--user", "admin", "--name", "peer", "--quiet")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // a does not see b's storage.
+        let listed = try a.get("/api/nodes", token: bearer)
+        let body = try #require(listed.stdout.split(separator: "\n").first.map { Data($0.utf8) })
+        let nodes = try #require(
+            (try JSONSerialization.jsonObject(with: body) as? [String: Any])?["nodes"] as? [[String: Any]])
+        #expect(
+            nodes.first { $0["name"] as? String == "b" }?["storageMountedHere"] as? Bool == false, "\(listed.stdout)")
+
+        // a plays b's first two segments: fetched from b, then read from its copies.
+        let early = Array(segs.prefix(2))
+        let file = folder + "/early.mp4"
+        let played = try a.get(
+            "/api/cameras/yard/view.mp4?start=\(early[0].start90k)&end=\(early[1].end90k)", token: bearer, to: file)
+        #expect(played.stdout.hasSuffix("200"), "\(played.stdout.suffix(300)); \(logs())")
+        let frames = try h264Frames(file)
+        #expect(frames >= early.reduce(0) { $0 + $1.frames } && frames > 0, "\(frames) frames")
+        for s in early {
+            let copy = a.root + "/Storage/peer-cache/b/" + s.path
+            #expect(FileManager.default.fileExists(atPath: copy), "\(copy)")
+            let original = b.root + "/Storage/" + s.path
+            #expect(FileManager.default.contentsEqual(atPath: copy, andPath: original), "\(s.path)")
+        }
+
+        // b's route: only with the nodes' key; byte ranges; HEAD.
+        let key = try #require(try index.setting("cluster.node_key"))
+        let first = try #require(early[0].id)
+        let got = folder + "/got"
+        /// The status and the body's bytes.
+        func fromB(_ extra: [String]) throws -> (status: String, body: Data) {
+            let r = try runProcess(
+                "/usr/bin/curl",
+                ["-s", "-o", got, "-w", "%{http_code}"] + extra + [
+                    "http://127.0.0.1:\(b.port)/api/node/segments/\(first)"
+                ])
+            return (r.stdout, (try? Data(contentsOf: URL(fileURLWithPath: got))) ?? Data())
+        }
+        let original = try Data(contentsOf: URL(fileURLWithPath: b.root + "/Storage/" + early[0].path))
+        #expect(try fromB([]).status == "401")
+        #expect(try fromB(["-H", "X-NVR-Node-Key: \(String(key.reversed()))"]).status == "401")
+        let whole = try fromB(["-H", "X-NVR-Node-Key: \(key)"])
+        #expect(whole.status == "200" && whole.body == original)
+        let ranged = try fromB(["-H", "X-NVR-Node-Key: \(key)", "-H", "Range: bytes=100-199"])
+        #expect(ranged.status == "206" && ranged.body == original[100..<200], "\(ranged.status) \(ranged.body.count)")
+        #expect(try fromB(["-H", "X-NVR-Node-Key: \(key)", "-H", "Range: bytes=\(original.count)-"]).status == "416")
+        let head = try runProcess(
+            "/usr/bin/curl",
+            ["-s", "-I", "-H", "X-NVR-Node-Key: \(key)", "http://127.0.0.1:\(b.port)/api/node/segments/\(first)"])
+        #expect(head.stdout.lowercased().contains("content-length: \(original.count)"), "\(head.stdout)")
+
+        // b gone: what a copied still plays; the rest fails, saying why.
+        b.stop(signal: SIGKILL)
+        let again = try a.get(
+            "/api/cameras/yard/view.mp4?start=\(early[0].start90k)&end=\(early[1].end90k)", token: bearer, to: file)
+        #expect(again.stdout.hasSuffix("200"), "\(again.stdout.suffix(300))")
+        let late = segs[3]
+        let missing = try a.get("/api/cameras/yard/view.mp4?start=\(late.start90k)&end=\(late.end90k)", token: bearer)
+        #expect(
+            !missing.stdout.hasSuffix("200") && missing.stdout.contains("did not send it"),
+            "\(missing.stdout.suffix(500))")
+        a.stop(signal: SIGINT)
+        #expect(a.process?.terminationStatus == 0, "\(a.logText.suffix(2000))")
+    }
+}
