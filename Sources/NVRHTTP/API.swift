@@ -1,6 +1,7 @@
 import Hummingbird
 import NVRAccess
 import NVRIndex
+import NVRIndexPostgres
 import NVRPlayback
 import NVRPluginHost
 import NVRRecorder
@@ -20,6 +21,8 @@ struct API: Sendable {
     let live: LiveRoutes
     /// Talking through a camera's speaker: a WebSocket too.
     let talk: TalkRoutes
+    /// On a recorder node, the nodes' key (AccessMiddleware.nodeKey).
+    let nodeKey: (@Sendable () throws -> String)?
 
     init(
         index: any IndexStore, storage: StorageLayout, recorder: Recorder?, plugins: PluginHost, maxViewSeconds: Int,
@@ -35,6 +38,11 @@ struct API: Sendable {
         let playback = PlaybackRoutes(
             index: index, storage: storage, snapshots: snapshots, views: ViewCache(), maxViewSeconds: maxViewSeconds)
         live = LiveRoutes(index: index, recorder: recorder)
+        if let pg = index as? PostgresIndex, pg.node != nil {
+            nodeKey = { try pg.nodeKey() }
+        } else {
+            nodeKey = nil
+        }
         talk = TalkRoutes(index: index, plugins: plugins, recorder: recorder, audit: audit)
         routes = [
             WebRoutes(),

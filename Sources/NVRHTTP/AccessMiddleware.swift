@@ -20,6 +20,11 @@ struct AccessMiddleware: RouterMiddleware {
     let sessions: SessionStore
     let tokens: TokenStore
     let required: Bool
+    /// On a recorder node: the nodes' key, which another node presents (`X-NVR-Node-Key`) to
+    /// relay a camera's live view (design/scale-out.md). nil elsewhere.
+    var nodeKey: (@Sendable () throws -> String)? = nil
+
+    static let nodeKeyHeader = HTTPField.Name("X-NVR-Node-Key")!
 
     static let cookieName = "nvr_session"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
@@ -76,6 +81,12 @@ struct AccessMiddleware: RouterMiddleware {
     /// The identity behind a Bearer token or the session cookie, or nil. A token or cookie that
     /// is sent but unknown is 401 at once (not treated as "no credentials").
     private func authenticate(_ request: Request) async throws -> Identity? {
+        if let given = request.headers[Self.nodeKeyHeader], Self.isLive(request), let nodeKey {
+            // Another node relaying a live view: it may watch any camera, and nothing else.
+            let key = try await blocking { try nodeKey() }
+            guard Secrets.equal(given, key) else { throw APIError(.unauthorized, "unauthorized", "not the nodes' key") }
+            return Identity(userID: nil, name: "node", role: .viewer, cameras: nil, via: .unauthenticated)
+        }
         if let auth = request.headers[.authorization] {
             guard auth.lowercased().hasPrefix("bearer ") else {
                 throw APIError(.unauthorized, "unauthorized", "only Bearer tokens are accepted in Authorization")
@@ -94,6 +105,12 @@ struct AccessMiddleware: RouterMiddleware {
             throw e
         }
         return identity
+    }
+
+    /// A camera's live view (`/api/cameras/{name}/live`).
+    static func isLive(_ r: Request) -> Bool {
+        let parts = r.uri.path.split(separator: "/", omittingEmptySubsequences: false)
+        return r.method == .get && parts.count == 5 && parts[1] == "api" && parts[2] == "cameras" && parts[4] == "live"
     }
 
     static func changes(_ m: HTTPRequest.Method) -> Bool { m == .post || m == .put || m == .patch || m == .delete }

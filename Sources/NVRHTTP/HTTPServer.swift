@@ -119,7 +119,8 @@ public final class HTTPServer: Sendable {
         wsRouter.add(
             middleware: AccessMiddleware(
                 hosts: AllowedHosts(bindHost: host, extra: options.allowedHosts), routes: routes,
-                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated))
+                sessions: api.sessions, tokens: api.tokens, required: !options.allowUnauthenticated,
+                nodeKey: api.nodeKey))
         api.registerLive(on: wsRouter)
         let limits = options.connectionLimits
         let decoder = HTTP1Channel.Configuration.DecoderConfiguration(

@@ -7,8 +7,31 @@ import Testing
 
 /// Playback of another node's footage without its storage mounted: node a runs in a mount
 /// namespace where node b's storage root is an empty tmpfs (as on another machine), so it
-/// fetches b's segment files from b over HTTP, in byte ranges, with the nodes' key.
+/// fetches b's segment files from b over HTTP, in byte ranges, with the nodes' key; and
+/// shows b's camera live by relaying b's live view.
 @Suite(.serialized, .tags(.system)) struct PeerFootageTests {
+    /// A live view's upgrade with curl, for `seconds`: the reply's head and the raw WebSocket
+    /// bytes after it.
+    static func watch(port: Int, camera: String, headers: [String], seconds: Int) throws -> (
+        head: String, body: [UInt8]
+    ) {
+        let out = TestEnvironment.tempDir("live") + ".bin"
+        defer { unlink(out) }
+        _ = try runProcess(
+            "/usr/bin/curl",
+            [
+                "-s", "-i", "-N", "--max-time", String(seconds), "-o", out, "-H", "Connection: Upgrade", "-H",
+                "Upgrade: websocket",
+                "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            ]
+                + headers.flatMap { ["-H", $0] } + ["http://127.0.0.1:\(port)/api/cameras/\(camera)/live"])
+        let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data())
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else {
+            return (String(decoding: bytes, as: UTF8.self), [])
+        }
+        return (String(decoding: bytes[..<end.lowerBound], as: UTF8.self), Array(bytes[end.upperBound...]))
+    }
+
     @Test func aNodePlaysFootageItFetchesFromTheNodeThatRecordedIt() throws {
         let server = try PostgresFixture()
         let url = try server.makeDatabase()
@@ -86,6 +109,23 @@ import Testing
             "/usr/bin/curl",
             ["-s", "-I", "-H", "X-NVR-Node-Key: \(key)", "http://127.0.0.1:\(b.port)/api/node/segments/\(first)"])
         #expect(head.stdout.lowercased().contains("content-length: \(original.count)"), "\(head.stdout)")
+
+        // b's camera live on a: b's live view, relayed (the init message, the init segment, frames).
+        let live = try Self.watch(
+            port: a.port, camera: "yard",
+            headers: ["Authorization: Bearer \(bearer)", "Origin: http://127.0.0.1:\(a.port)"],
+            seconds: 8)
+        #expect(live.head.hasPrefix("HTTP/1.1 101"), "\(live.head); \(logs())")
+        #expect(live.body.firstRange(of: Array("\"type\":\"init\"".utf8)) != nil, "\(live.body.count) bytes")
+        #expect(
+            live.body.firstRange(of: Array("ftyp".utf8)) != nil && live.body.count > 20_000, "\(live.body.count) bytes")
+        // b's live view takes the nodes' key from another node (no user, no Origin), not a
+        // wrong one (refused before the upgrade).
+        let right = try Self.watch(port: b.port, camera: "yard", headers: ["X-NVR-Node-Key: \(key)"], seconds: 3)
+        #expect(right.head.hasPrefix("HTTP/1.1 101") && right.body.count > 1000, "\(right.head)")
+        let wrong = try Self.watch(
+            port: b.port, camera: "yard", headers: ["X-NVR-Node-Key: \(String(key.reversed()))"], seconds: 3)
+        #expect(wrong.head.hasPrefix("HTTP/1.1 4") && wrong.body.isEmpty, "\(wrong.head)")
 
         // b gone: what a copied still plays; the rest fails, saying why.
         b.stop(signal: SIGKILL)

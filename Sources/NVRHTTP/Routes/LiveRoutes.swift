@@ -20,7 +20,8 @@ struct LiveRoutes: IndexedRoutes {
         router.ws(
             "/api/cameras/{name}/live",
             shouldUpgrade: { r, c in
-                try Self.checkOrigin(r, "open the live view")
+                // Another node relaying (its key was checked before routing) is no browser.
+                if r.headers[HTTPField.Name("X-NVR-Node-Key")!] == nil { try Self.checkOrigin(r, "open the live view") }
                 _ = try await camera(c)
                 _ = try Self.wantsSubstream(r)
                 return .upgrade([:])
@@ -28,7 +29,9 @@ struct LiveRoutes: IndexedRoutes {
             onUpgrade: { inbound, outbound, context in
                 let name = context.requestContext.parameters.get("name") ?? ""
                 let sub = (try? Self.wantsSubstream(context.request)) ?? false
-                await liveView(camera: name, substream: sub, inbound: inbound, outbound: outbound)
+                // A view another node relays is never relayed further (no loops).
+                let relayed = context.request.headers[HTTPField.Name("X-NVR-Node-Key")!] != nil
+                await liveView(camera: name, substream: sub, relay: !relayed, inbound: inbound, outbound: outbound)
             })
     }
 
@@ -85,23 +88,35 @@ struct LiveRoutes: IndexedRoutes {
     /// cannot keep up is behind when it asks for its next frame, and LiveHub moves it to the
     /// newest key frame — the recorder and the other viewers never wait for it.
     func liveView(
-        camera name: String, substream: Bool, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        camera name: String, substream: Bool, relay: Bool, inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter
     ) async {
         await withTaskGroup(of: Void.self) { group in
             // The viewer closing its side (or any message from it) ends the view.
             group.addTask { do { for try await _ in inbound {} } catch {} }
-            group.addTask { await sendLive(camera: name, substream: substream, outbound: outbound) }
+            group.addTask { await sendLive(camera: name, substream: substream, relay: relay, outbound: outbound) }
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func sendLive(camera name: String, substream: Bool, outbound: WebSocketOutboundWriter) async {
+    private func sendLive(camera name: String, substream: Bool, relay: Bool, outbound: WebSocketOutboundWriter) async {
         var saidWaiting = false
         while !Task.isCancelled {
             let session = recorder?.session(named: name)
             let sub = substream && session?.liveSubstream.isConnected == true
             guard let hub = sub ? session?.liveSubstream : session?.live else {
+                // Recorded by another node: its view, relayed, until it ends (that node stops
+                // or the camera moves: look again).
+                if relay, let target = await relayTarget(camera: name, substream: substream) {
+                    let result = await self.relay(target, outbound: outbound)
+                    if result.viewerGone { return }
+                    if result.forwarded > 0 {
+                        saidWaiting = false
+                        try? await Task.sleep(for: .milliseconds(200))
+                        continue
+                    }
+                }
                 if !saidWaiting {
                     try? await send(
                         LiveMessage(

@@ -1,0 +1,64 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NVRIndexPostgres
+import Synchronization
+
+/// The live view of a camera another recorder node records: relayed from that node's own live
+/// view (design/scale-out.md), so a viewer on any node sees every camera.
+extension LiveRoutes {
+    struct RelayTarget: Sendable {
+        var node: String
+        /// ws://… of the camera's live view on that node.
+        var url: String
+        var key: String
+    }
+
+    /// The node that holds `camera`'s lease now, when it is not this one and is reached over
+    /// plain HTTP; nil on a server that is no node.
+    func relayTarget(camera name: String, substream: Bool) async -> RelayTarget? {
+        guard let pg = index as? PostgresIndex, let me = pg.node else { return nil }
+        return try? await offload { () -> RelayTarget? in
+            guard let camera = try pg.camera(named: name), let id = camera.id,
+                let lease = try pg.leases().first(where: { $0.cameraID == id }), lease.node != me,
+                let base = try pg.nodes().first(where: { $0.name == lease.node })?.advertiseURL,
+                var url = URLComponents(string: base), url.scheme == "http",
+                let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            else { return nil }
+            url.scheme = "ws"
+            url.path =
+                (url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path) + "/api/cameras/\(encoded)/live"
+            url.query = substream ? "stream=sub" : nil
+            guard let s = url.string else { return nil }
+            return RelayTarget(node: lease.node, url: s, key: try pg.nodeKey())
+        }
+    }
+
+    /// Forwards the other node's live view, message by message, until it ends. Returns how
+    /// many messages it forwarded, and whether the viewer went away.
+    func relay(_ target: RelayTarget, outbound: WebSocketOutboundWriter) async -> (forwarded: Int, viewerGone: Bool) {
+        var config = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
+        config.additionalHeaders[HTTPField.Name("X-NVR-Node-Key")!] = target.key
+        let state = Mutex((forwarded: 0, viewerGone: false))
+        _ = try? await WebSocketClient.connect(
+            url: target.url, configuration: config, logger: Logger(label: "nvr.live.relay")
+        ) { inbound, _, _ in
+            for try await message in inbound.messages(maxSize: 1 << 24) {
+                do {
+                    switch message {
+                    case .text(let t): try await outbound.write(.text(t))
+                    case .binary(let b): try await outbound.write(.binary(b))
+                    }
+                } catch {
+                    state.withLock { $0.viewerGone = true }
+                    throw error
+                }
+                state.withLock { $0.forwarded += 1 }
+            }
+        }
+        return state.withLock { $0 }
+    }
+}
