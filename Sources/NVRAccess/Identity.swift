@@ -6,6 +6,8 @@ public struct Identity: Sendable, Equatable {
         case token(id: Int64)
         /// No authentication asked for (`--allow-unauthenticated`), or the CLI on the box.
         case unauthenticated
+        /// Another recorder node, by the nodes' key: only to relay a camera's live view.
+        case node
     }
 
     public var userID: Int64?

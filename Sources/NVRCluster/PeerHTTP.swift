@@ -68,7 +68,9 @@ enum PeerHTTP {
         var next: UnsafeMutablePointer<addrinfo>? = first
         while let ai = next {
             next = ai.pointee.ai_next
-            let fd = socket(ai.pointee.ai_family, ai.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let fd = socket(
+                ai.pointee.ai_family,
+                ai.pointee.ai_socktype | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else { continue }
             if Glibc.connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0
                 || (errno == EINPROGRESS && wait(fd, for: Int16(POLLOUT), deadline: deadline) && socketError(fd) == 0)

@@ -85,7 +85,7 @@ struct AccessMiddleware: RouterMiddleware {
             // Another node relaying a live view: it may watch any camera, and nothing else.
             let key = try await blocking { try nodeKey() }
             guard Secrets.equal(given, key) else { throw APIError(.unauthorized, "unauthorized", "not the nodes' key") }
-            return Identity(userID: nil, name: "node", role: .viewer, cameras: nil, via: .unauthenticated)
+            return Identity(userID: nil, name: "node", role: .viewer, cameras: nil, via: .node)
         }
         if let auth = request.headers[.authorization] {
             guard auth.lowercased().hasPrefix("bearer ") else {
@@ -109,8 +109,9 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// A camera's live view (`/api/cameras/{name}/live`).
     static func isLive(_ r: Request) -> Bool {
-        let parts = r.uri.path.split(separator: "/", omittingEmptySubsequences: false)
-        return r.method == .get && parts.count == 5 && parts[1] == "api" && parts[2] == "cameras" && parts[4] == "live"
+        // As the router reads a path: empty parts (a doubled or trailing slash) do not count.
+        let parts = r.uri.path.split(separator: "/")
+        return r.method == .get && parts.count == 4 && parts[0] == "api" && parts[1] == "cameras" && parts[3] == "live"
     }
 
     static func changes(_ m: HTTPRequest.Method) -> Bool { m == .post || m == .put || m == .patch || m == .delete }

@@ -20,8 +20,8 @@ struct LiveRoutes: IndexedRoutes {
         router.ws(
             "/api/cameras/{name}/live",
             shouldUpgrade: { r, c in
-                // Another node relaying (its key was checked before routing) is no browser.
-                if r.headers[HTTPField.Name("X-NVR-Node-Key")!] == nil { try Self.checkOrigin(r, "open the live view") }
+                // Another node relaying (authenticated by the nodes' key) is no browser.
+                if c.identity?.via != .node { try Self.checkOrigin(r, "open the live view") }
                 _ = try await camera(c)
                 _ = try Self.wantsSubstream(r)
                 return .upgrade([:])
@@ -30,7 +30,7 @@ struct LiveRoutes: IndexedRoutes {
                 let name = context.requestContext.parameters.get("name") ?? ""
                 let sub = (try? Self.wantsSubstream(context.request)) ?? false
                 // A view another node relays is never relayed further (no loops).
-                let relayed = context.request.headers[HTTPField.Name("X-NVR-Node-Key")!] != nil
+                let relayed = context.requestContext.identity?.via == .node
                 await liveView(camera: name, substream: sub, relay: !relayed, inbound: inbound, outbound: outbound)
             })
     }
@@ -106,6 +106,9 @@ struct LiveRoutes: IndexedRoutes {
             let session = recorder?.session(named: name)
             let sub = substream && session?.liveSubstream.isConnected == true
             guard let hub = sub ? session?.liveSubstream : session?.live else {
+                // Relayed to another node and not recorded here (any more): closing tells that
+                // node to look for the camera's node again.
+                if !relay { return }
                 // Recorded by another node: its view, relayed, until it ends (that node stops
                 // or the camera moves: look again).
                 if relay, let target = await relayTarget(camera: name, substream: substream) {

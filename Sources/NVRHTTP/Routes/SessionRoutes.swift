@@ -61,6 +61,7 @@ struct SessionRoutes: IndexedRoutes {
                 self.csrf = csrf
             case .token: via = "token"
             case .unauthenticated: via = "none"
+            case .node: via = "node"
             }
         }
     }
