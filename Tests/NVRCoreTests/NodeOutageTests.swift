@@ -10,6 +10,17 @@ import Testing
 /// back each node renews the leases nobody took and writes the rows it kept. No hole, no
 /// camera moved, every row complete, and the outage's footage plays.
 @Suite(.serialized, .tags(.system)) struct NodeOutageTests {
+    /// Waits until both nodes hold cameras and every camera has a complete segment.
+    static func spread(_ index: PostgresIndex, cameras: Set<Int64>) -> Bool {
+        TestEnvironment.wait(timeout: 60) {
+            let leases = (try? index.leases()) ?? []
+            return leases.count == cameras.count && Set(leases.map(\.node)).count == 2
+                && cameras.allSatisfy { id in
+                    ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
+                }
+        }
+    }
+
     @Test func postgreSQLStoppedForThirtySecondsLeavesNoHoleUnderNodes() throws {
         let server = try PostgresFixture()
         let url = try server.makeDatabase()
@@ -32,14 +43,7 @@ import Testing
             FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false),
         ]
         func logs() -> String { nodes.map { "--- \($0.name):\n\($0.logText.suffix(4000))" }.joined(separator: "\n") }
-        let settled = TestEnvironment.wait(timeout: 60) {
-            let leases = (try? index.leases()) ?? []
-            return leases.count == 4 && Set(leases.map(\.node)).count == 2
-                && ids.keys.allSatisfy { id in
-                    ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
-                }
-        }
-        #expect(settled, "\(logs())")
+        #expect(Self.spread(index, cameras: Set(ids.keys)), "\(logs())")
         let holders = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0.node) })
         // What the nodes ask each other, without a login.
         func askNode(_ node: FailoverTests.Node) throws -> [String: String] {
@@ -150,14 +154,7 @@ import Testing
         let b = try FailoverTests.Node(
             "b", folder: folder, indexURL: url, viaFlag: false, port: bPort, advertise: "http://127.0.0.1:\(toB.port)")
         func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(4000))" }.joined(separator: "\n") }
-        let settled = TestEnvironment.wait(timeout: 60) {
-            let leases = (try? index.leases()) ?? []
-            return leases.count == 4 && Set(leases.map(\.node)).count == 2
-                && ids.keys.allSatisfy { id in
-                    ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete }
-                }
-        }
-        #expect(settled, "\(logs())")
+        #expect(Self.spread(index, cameras: Set(ids.keys)), "\(logs())")
         let onA = Set(try index.leases().filter { $0.node == "a" }.map(\.cameraID))
 
         server.stop()
