@@ -72,6 +72,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         var lastRenewal: Double?
         /// A heartbeat failed since the last one that got through.
         var failing = false
+        /// Balances since the cluster-wide jobs last had their turn.
+        var sinceJobs = 0
         /// The other live nodes at the last balance, with their advertised URLs.
         var peers: [String: String?] = [:]
         /// Their answers since this node's renewals began to fail.
@@ -257,6 +259,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             logger.info("node \(name): gave camera \(camera) up to balance the nodes")
         }
         defer { if changed { publish() } }
+        runClusterJobs()
         for camera in plan.acquire {
             let asked = Self.monotonic()
             guard let token = try index.acquireLease(cameraID: camera, node: name, leaseSeconds: timing.leaseSeconds)
@@ -264,6 +267,26 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             state.withLock { $0.held[camera] = Held(token: token, deadline: asked + timing.deadlineSeconds) }
             logger.info("node \(name): took camera \(camera) (lease token \(token))")
             changed = true
+        }
+    }
+
+    /// Every 10th balance (15 s), the jobs for the whole cluster, which one node at a time
+    /// runs (the others skip that turn): after a node has balanced, so never while nodes renew
+    /// their leases after an outage.
+    func runClusterJobs() {
+        let due = state.withLock { s -> Bool in
+            s.sinceJobs += 1
+            guard s.sinceJobs >= 10 else { return false }
+            s.sinceJobs = 0
+            return true
+        }
+        guard due else { return }
+        do {
+            if let closed = try index.closeEventsNobodyRecords(), closed > 0 {
+                logger.notice("node \(name): closed \(closed) events left open on cameras no node records")
+            }
+        } catch {
+            logger.warning("node \(name): cannot close events left open: \(error)")
         }
     }
 

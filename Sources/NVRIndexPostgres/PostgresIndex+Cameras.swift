@@ -232,4 +232,6 @@ extension PostgresIndex {
 /// The first key of two-key advisory locks, by what they guard.
 enum PostgresLockSpace {
     static let deletedRanges: Int64 = 1
+    /// Jobs for the whole cluster, one node at a time (second key: the job).
+    static let clusterJobs: Int64 = 2
 }

@@ -69,6 +69,16 @@ extension PostgresIndex {
         }
     }
 
+    /// Ends every open event where the camera's footage around it ends (at its start when there
+    /// is none).
+    static let closeOpen = """
+        UPDATE event SET end90k = GREATEST(start90k, COALESCE((
+          SELECT MAX(s.start90k + s.duration90k) FROM segment s
+          WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400::bigint * 90000
+            AND s.start90k + s.duration90k >= event.start90k), start90k))
+        WHERE end90k IS NULL
+        """
+
     /// A node closes only the open events of cameras no other node is recording now (their
     /// events are still going on).
     static let notRecordedElsewhere = """
@@ -80,13 +90,28 @@ extension PostgresIndex {
     public func closeOpenEvents() throws -> Int {
         try autocommit {
             try $0.run(
-                """
-                UPDATE event SET end90k = GREATEST(start90k, COALESCE((
-                  SELECT MAX(s.start90k + s.duration90k) FROM segment s
-                  WHERE s.camera_id = event.camera_id AND s.start90k <= event.start90k + 86400::bigint * 90000
-                    AND s.start90k + s.duration90k >= event.start90k), start90k))
-                WHERE end90k IS NULL\(node == nil ? "" : Self.notRecordedElsewhere)
-                """, node.map { [.text($0)] } ?? []
+                Self.closeOpen + (node == nil ? "" : Self.notRecordedElsewhere), node.map { [.text($0)] } ?? []
+            ).changed
+        }
+    }
+
+    /// A job for the whole cluster, run by one node at a time (a transaction-level advisory
+    /// lock; a node that finds it taken skips its turn: nil): closes the events left open on
+    /// cameras no node records now, such as a node's that died, as `closeOpenEvents` does at a
+    /// start. A node that stops a camera closes its events itself; a camera being recorded
+    /// holds an unexpired lease.
+    public func closeEventsNobodyRecords() throws -> Int? {
+        try transaction { s in
+            guard
+                try s.scalar(
+                    Bool.self, "SELECT pg_try_advisory_xact_lock(?::int, 1)", [.int(PostgresLockSpace.clusterJobs)])
+                    == true
+            else { return nil }
+            return try s.run(
+                Self.closeOpen + """
+                     AND NOT EXISTS (SELECT 1 FROM camera_lease l WHERE l.camera_id = event.camera_id
+                                     AND l.expires > clock_timestamp())
+                    """
             ).changed
         }
     }

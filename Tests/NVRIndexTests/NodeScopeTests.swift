@@ -129,6 +129,52 @@ import Testing
         #expect(try a.nodes().first { $0.name == "b" }.map { $0.heartbeatAge > 60 } == true)
     }
 
+    /// The cluster-wide job that closes events left open on cameras no node records (a node
+    /// that died): one node at a time, under an advisory lock.
+    @Test func eventsNobodyRecordsAreClosedByOneNodeAtATime() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let location = try PostgresLocation(url: url)
+        let a = try PostgresIndex(location: location, node: "a")
+        try a.registerNode("a", advertiseURL: nil, storageRoot: "/x", storageID: "1")
+        let held = try #require(
+            try a.addCamera(CameraRecord(name: "held", plugin: "demo", config: "{}", created90k: 0)).id)
+        let orphan = try #require(
+            try a.addCamera(CameraRecord(name: "orphan", plugin: "demo", config: "{}", created90k: 0)).id)
+        _ = try #require(try a.acquireLease(cameraID: held, node: "a", leaseSeconds: 30))
+        var ids: [Int64] = []
+        for cam in [held, orphan] {
+            let e = try a.insertEvent(
+                EventRecord(
+                    cameraID: cam, start90k: 1000, type: "motion", source: .motion, preRoll90k: 0, postRoll90k: 0))
+            ids.append(try #require(e.id))
+        }
+        func open() throws -> [Int64] { try ids.filter { try a.event(id: $0)?.end90k == nil } }
+        #expect(try open() == ids)
+        // While another node has the job's turn (its advisory lock), this one skips.
+        let database = try #require(url.split(separator: "/").last.map(String.init))
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        other.arguments = [
+            "-X", "-q", "-h", server.folder, "-p", String(server.port), "-U", server.user, "-d", database, "-c",
+            "SELECT pg_advisory_lock(2, 1), pg_sleep(4)",
+        ]
+        try other.run()
+        defer { other.waitUntilExit() }
+        let lockTaken = TestEnvironment.wait(timeout: 3) {
+            (try? server.psql(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted", database: database))?
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+        }
+        #expect(lockTaken)
+        #expect(try a.closeEventsNobodyRecords() == nil)
+        #expect(try open() == ids)
+        other.waitUntilExit()
+        // Its turn: the camera no node records gets its event closed; the recorded one's stays open.
+        #expect(try a.closeEventsNobodyRecords() == 1)
+        #expect(try open() == [ids[0]])
+    }
+
     /// One serve per node name, and none without a node beside nodes (or nodes beside it).
     @Test func serveLocks() throws {
         let server = try PostgresFixture()
