@@ -19,8 +19,9 @@ import Synchronization
 /// and their rows wait in the index writer; the next heartbeat that gets through renews each
 /// lease still carrying this node's token (nobody took the camera meanwhile), and those rows
 /// are written in order. A camera whose lease another node took meanwhile is stopped, its rows
-/// refused. A node that any other node says reaches PostgreSQL (cut off alone), or that cannot
-/// ask one, stops at the deadline as before.
+/// refused; so is one another node says it holds while this node's renewals still fail. A node
+/// that any other node says reaches PostgreSQL (cut off alone), or that cannot ask one, stops
+/// at the deadline as before.
 public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     // @unchecked Sendable: `state` is behind its Mutex; the rest is immutable or set before start.
     public struct Timing: Sendable {
@@ -35,8 +36,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         /// following failed heartbeats, so every node renews what it recorded through the outage
         /// before any takes another's camera.
         public var joinSeconds: Double = 4
-        /// How long a question to another node may take.
-        public var askSeconds: Double = 1
+        /// How long a question to another node may take (it answers within 0.7 s).
+        public var askSeconds: Double = 1.5
         /// How long the index writer keeps rows PostgreSQL cannot take yet (then drops them, as
         /// a single server does after 2 minutes): the longest outage recorded without loss.
         public var outageSeconds: Double = 600
@@ -59,12 +60,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         /// (the fence's `awaiting`) until a heartbeat renews the lease or finds it taken.
         var recordingThroughOutage = false
     }
-    /// What another node said about PostgreSQL, and when (monotonic seconds).
+    /// What another node said about PostgreSQL and the cameras it holds, and when it was asked
+    /// (monotonic seconds).
     struct PeerAnswer {
         var at: Double
         var reachesIndex: Bool
-        /// Since when it has said it reaches PostgreSQL, answer after answer.
-        var reachingSince: Double?
+        var cameras: Set<Int64>
     }
     struct State {
         var held: [Int64: Held] = [:]
@@ -74,6 +75,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         var failing = false
         /// Balances since the cluster-wide jobs last had their turn.
         var sinceJobs = 0
+        /// Cameras recorded through an outage were stopped: their writes must be refused (the
+        /// writer flushed) before this node takes any camera again.
+        var flushBeforeTaking = false
+        /// Shutting down: heartbeats go on (they settle cameras recorded through an outage, whose
+        /// last writes wait for that), balancing does not.
+        var balancing = true
         /// The other live nodes at the last balance, with their advertised URLs.
         var peers: [String: String?] = [:]
         /// Their answers since this node's renewals began to fail.
@@ -110,6 +117,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     public func attach(_ recorder: Recorder, advertiseURL: String?, storageID: String) throws {
         self.recorder = recorder
         recorder.writer.giveUpSeconds = timing.outageSeconds
+        // Read now: during an outage the nodes need it to ask each other.
+        _ = try? index.nodeKey()
         try index.registerNode(
             name, advertiseURL: advertiseURL, storageRoot: recorder.storage.root, storageID: storageID)
         // Before recovery, which looks for files without rows among this node's own.
@@ -153,9 +162,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         }
     }
 
-    /// Stops taking and giving up cameras (shutdown begins): held leases are still guarded, and
-    /// lapse or are given back by `stop`.
-    public func stopBalancing() { keeper.stop() }
+    /// Stops taking and giving up cameras (shutdown begins): held leases are still renewed and
+    /// guarded, and given back by `stop`.
+    public func stopBalancing() { state.withLock { $0.balancing = false } }
 
     /// Gives back the leases held (the recorder has stopped its cameras) and says this node is
     /// leaving, so the others take its cameras at once.
@@ -226,7 +235,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         } else if !kept.isEmpty {
             updateFence()
         }
-        guard started - state.withLock({ $0.joined }) >= timing.joinSeconds else { return }
+        guard state.withLock({ $0.balancing && started - $0.joined >= timing.joinSeconds }) else { return }
         do { try balance(renewedAt: started) } catch {
             logger.warning("node \(name): cannot balance cameras: \(error)")
         }
@@ -260,6 +269,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         }
         defer { if changed { publish() } }
         runClusterJobs()
+        if !plan.acquire.isEmpty, state.withLock({ $0.flushBeforeTaking }) {
+            // Writes of cameras stopped while recorded through an outage may still be queued
+            // (a batch hung on a dead connection): refused now, not under a lease taken anew.
+            recorder?.writer.flush()
+            state.withLock { $0.flushBeforeTaking = false }
+        }
         for camera in plan.acquire {
             let asked = Self.monotonic()
             guard let token = try index.acquireLease(cameraID: camera, node: name, leaseSeconds: timing.leaseSeconds)
@@ -300,20 +315,16 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         var reachedBy: String?
         state.withLock { s in
             let outage = Self.outageConfirmed(s, renewSeconds: timing.renewSeconds)
-            let reaching = s.answers.filter { $0.value.reachesIndex && now - $0.value.at < 2 }
+            let reaching = s.answers.filter { $0.value.reachesIndex && now - $0.value.at < 3 }
             reachedBy = reaching.keys.sorted().first
-            // PostgreSQL back for another node and not for this one: this node is cut off, and the
-            // other may take its cameras. Not at the first such answer: PostgreSQL coming back
-            // reaches the nodes a moment apart, and this node's own next heartbeat (within
-            // renewSeconds) renews what it recorded. The other waits joinSeconds after its own
-            // first heartbeat before taking any camera, which is longer.
-            let cutOff = reaching.values.contains {
-                $0.reachingSince.map { now - $0 > timing.renewSeconds + 1 } ?? false
-            }
+            // Another node reaches PostgreSQL and holds one of the cameras this node records
+            // through an outage: this node is the one cut off, and that camera is recorded there.
+            let takenElsewhere = reaching.values.reduce(into: Set<Int64>()) { $0.formUnion($1.cameras) }
             for (camera, h) in s.held {
                 if h.recordingThroughOutage {
-                    if cutOff {
+                    if takenElsewhere.contains(camera) {
                         s.held[camera] = nil
+                        s.flushBeforeTaking = true
                         stopped.append(camera)
                     }
                 } else if now >= h.deadline {
@@ -358,14 +369,16 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             let asking = !s.held.isEmpty && (overdue || s.held.values.contains { $0.recordingThroughOutage })
             return (asking, s.peers)
         }
-        guard asking else { return }
+        guard asking, let key = try? index.nodeKey() else { return }  // read at start: no query now
         for (peer, url) in peers.sorted(by: { $0.key < $1.key }) {
-            let answer = url.flatMap { PeerQuestion.ask($0, timeout: timing.askSeconds) }
+            let asked = Self.monotonic()
+            let answer = url.flatMap { PeerQuestion.ask($0, key: key, timeout: timing.askSeconds) }
             state.withLock { s in
+                // Asked before the last renewal that got through: that renewal cleared the
+                // answers, and this one is older than it.
+                if let last = s.lastRenewal, asked < last { return }
                 if let answer, answer.node == peer {
-                    let at = Self.monotonic()
-                    let since = answer.reachesIndex ? (s.answers[peer]?.reachingSince ?? at) : nil
-                    s.answers[peer] = PeerAnswer(at: at, reachesIndex: answer.reachesIndex, reachingSince: since)
+                    s.answers[peer] = PeerAnswer(at: asked, reachesIndex: answer.reachesIndex, cameras: answer.cameras)
                 } else {
                     s.answers[peer] = nil
                 }

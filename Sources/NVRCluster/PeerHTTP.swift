@@ -120,7 +120,7 @@ enum PeerHTTP {
         let left = deadline - monotonic()
         guard left > 0 else { return false }
         var p = pollfd(fd: fd, events: events, revents: 0)
-        return poll(&p, 1, Int32(left * 1000) + 1) == 1
+        return poll(&p, 1, Int32(min(left, 3600) * 1000) + 1) == 1
     }
 
     private static func socketError(_ fd: Int32) -> Int32 {

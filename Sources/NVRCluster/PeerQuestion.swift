@@ -1,7 +1,7 @@
 import Foundation
 
-/// Asks another node whether it reaches PostgreSQL now (`GET /api/node` at its advertised URL),
-/// with a deadline for the whole exchange. A blocking call for the lease keeper's peer thread:
+/// Asks another node whether it reaches PostgreSQL now, and which cameras it holds (`GET
+/// /api/node` at its advertised URL, with the nodes' key), with a deadline for the whole exchange. A blocking call for the lease keeper's peer thread:
 /// nil when there is no answer (no URL, an https:// one, a refused or silent connection, a
 /// malformed reply), which the keeper treats as "cannot tell".
 enum PeerQuestion {
@@ -9,12 +9,15 @@ enum PeerQuestion {
     struct Answer: Equatable {
         var node: String
         var reachesIndex: Bool
+        /// The cameras whose leases it holds.
+        var cameras: Set<Int64> = []
     }
 
-    static func ask(_ advertiseURL: String, timeout: Double) -> Answer? {
-        guard let reply = PeerHTTP.get(advertiseURL, path: "/api/node", timeout: timeout, limit: 16 << 10) else {
-            return nil
-        }
+    static func ask(_ advertiseURL: String, key: String, timeout: Double) -> Answer? {
+        guard
+            let reply = PeerHTTP.get(
+                advertiseURL, path: "/api/node", headers: ["X-NVR-Node-Key": key], timeout: timeout, limit: 1 << 20)
+        else { return nil }
         return parse(reply)
     }
 
@@ -24,10 +27,11 @@ enum PeerQuestion {
         struct Body: Decodable {
             var node: String
             var index: String
+            var cameras: [Int64]?
         }
         guard let b = try? JSONDecoder().decode(Body.self, from: Data(reply.body)),
             b.index == "reachable" || b.index == "unreachable"
         else { return nil }
-        return Answer(node: b.node, reachesIndex: b.index == "reachable")
+        return Answer(node: b.node, reachesIndex: b.index == "reachable", cameras: Set(b.cameras ?? []))
     }
 }

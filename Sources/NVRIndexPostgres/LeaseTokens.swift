@@ -5,7 +5,7 @@ import Synchronization
 /// takes part in leasing: then no fencing (a single NVR on PostgreSQL).
 ///
 /// `awaiting` are cameras the node records on past its deadline because PostgreSQL answers no
-/// node (design/scale-out.md, "PostgreSQL unreachable"): their writes wait in the index writer
+/// node (design/scale-out.md, "Recording through an outage of PostgreSQL"): their writes wait in the index writer
 /// until a heartbeat either confirms the lease (nobody took it) or finds it lost. Until then no
 /// batch is applied: a batch applied early would refuse them (their leases have expired on the
 /// server) and drop the rows of what they recorded.

@@ -48,10 +48,14 @@ public final class IndexWriter: @unchecked Sendable {
     /// Asked for room when SQLite answers SQLITE_FULL; true if some was freed. Runs on the
     /// writer thread (the recorder hands it to its retention thread).
     public var onNoSpace: (@Sendable () -> Bool)?
-    /// How long a batch the index cannot take yet is tried again before it is dropped (set
-    /// before the first write): 2 minutes, longer for a recorder node, whose cameras record on
-    /// through an outage of PostgreSQL (design/scale-out.md).
-    public var giveUpSeconds: Double = 120
+    /// How long a batch the index cannot take yet is tried again before it is dropped: 2
+    /// minutes, longer for a recorder node, whose cameras record on through an outage of
+    /// PostgreSQL (design/scale-out.md).
+    public var giveUpSeconds: Double {
+        get { Double(giveUpMillis.load(ordering: .relaxed)) / 1000 }
+        set { giveUpMillis.store(UInt64(max(newValue, 0) * 1000), ordering: .relaxed) }
+    }
+    private let giveUpMillis = Atomic<UInt64>(120_000)
 
     /// Run ids reserved in the index and not handed out yet (refilled by the writer thread
     /// when fewer than `spareRunIDs` are left, 2 × that at a time).
@@ -73,7 +77,7 @@ public final class IndexWriter: @unchecked Sendable {
     /// Longest a write waited between hand-over and the end of its commit (for bench/ and /metrics).
     public let worstLagNanos = Atomic<UInt64>(0)
     public let commits = Atomic<Int>(0)
-    /// Writes given up (refused by the index, or not writable for 2 minutes), for /metrics.
+    /// Writes given up (refused by the index, or not writable for `giveUpSeconds`), for /metrics.
     public let droppedWrites = Atomic<Int>(0)
 
     /// What the writer has not committed yet, for /metrics: how many writes, and how long
@@ -284,7 +288,7 @@ public final class IndexWriter: @unchecked Sendable {
 
     /// Commits a batch: all in one transaction. When SQLite says it may go in later (a full
     /// disk — after asking retention for room —, a lock another process held past the busy
-    /// timeout, an I/O error) it is tried again for up to 2 minutes; a batch refused
+    /// timeout, an I/O error) it is tried again for up to `giveUpSeconds`; a batch refused
     /// otherwise (a constraint) is applied write by write, and only the writes refused on
     /// their own are dropped.
     private func commit(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) {

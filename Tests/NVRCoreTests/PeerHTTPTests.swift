@@ -43,6 +43,10 @@ import Testing
         }
         #expect(answer(#"{"node":"b","index":"reachable"}"#) == .init(node: "b", reachesIndex: true))
         #expect(answer(#"{"node":"b","index":"unreachable"}"#) == .init(node: "b", reachesIndex: false))
+        #expect(
+            answer(#"{"node":"b","index":"reachable","cameras":[3,1]}"#)
+                == .init(node: "b", reachesIndex: true, cameras: [1, 3]))
+        #expect(answer(#"{"node":"b","index":"reachable","cameras":["x"]}"#) == nil)
         #expect(answer(#"{"node":"b","index":"maybe"}"#) == nil)
         #expect(answer(#"{"index":"reachable"}"#) == nil)
         #expect(answer(#"{"node":"b","index":"reachable"}"#, status: 404) == nil)

@@ -20,23 +20,29 @@ struct NodeRoutes: APIRoutes {
         var nodes: [NodeSummary]
     }
 
-    /// GET /api/node: this node's name and whether it reaches PostgreSQL now. Public, because
-    /// nodes ask each other when they lose PostgreSQL (no node credential exists yet): it tells
-    /// only that, and a false answer can at worst make a cut-off node record on into files whose
-    /// rows the index refuses later (design/scale-out.md).
+    /// GET /api/node: this node's name, whether it reaches PostgreSQL now, and the cameras it
+    /// holds; what the nodes ask each other when they lose PostgreSQL (design/scale-out.md).
+    /// With the nodes' key (no user: a node cut off from PostgreSQL cannot check one), which
+    /// the node has read from the index at its start.
     struct NodeJSON: Encodable {
         var node: String
         /// reachable or unreachable.
         var index: String
+        /// Ids of the cameras whose leases it holds.
+        var cameras: [Int64]
     }
 
     func register(on router: Router<NVRContext>) {
-        router.get("/api/node") { _, _ in
+        router.get("/api/node") { r, _ in
             guard let pg = index as? PostgresIndex, let node = pg.node else {
                 throw APIError.notFound("this server is not a recorder node")
             }
-            let answers = try await offload { pg.answersNow(within: 1) }
-            return try JSON.response(NodeJSON(node: node, index: answers ? "reachable" : "unreachable"))
+            try await checkNodeKey(r, pg)
+            let answers = try await offload { pg.answersNow() }
+            return try JSON.response(
+                NodeJSON(
+                    node: node, index: answers ? "reachable" : "unreachable",
+                    cameras: (pg.fence.current ?? [:]).keys.sorted()))
         }
         router.get("/api/node/segments/{id}") { r, c in try await segmentFile(r, c) }
         router.get("/api/nodes") { _, c in
@@ -58,11 +64,7 @@ struct NodeRoutes: APIRoutes {
         guard let pg = index as? PostgresIndex, let me = pg.node else {
             throw APIError.notFound("this server is not a recorder node")
         }
-        let given = r.headers[HTTPField.Name("X-NVR-Node-Key")!] ?? ""
-        let key = try await offload { try pg.nodeKey() }
-        guard Self.sameKey(given, key) else {
-            throw APIError(.unauthorized, "unauthorized", "this needs the nodes' key (X-NVR-Node-Key)")
-        }
+        try await checkNodeKey(r, pg)
         guard let id = c.parameters.get("id").flatMap({ Int64($0) }), id > 0 else {
             throw APIError.badRequest("the segment id must be a positive integer")
         }
@@ -105,6 +107,15 @@ struct NodeRoutes: APIRoutes {
                 }
                 try await writer.finish(nil)
             })
+    }
+
+    /// 401 unless the request carries the nodes' key.
+    func checkNodeKey(_ r: Request, _ pg: PostgresIndex) async throws {
+        let given = r.headers[HTTPField.Name("X-NVR-Node-Key")!] ?? ""
+        let key = try await offload { try pg.nodeKey() }
+        guard Self.sameKey(given, key) else {
+            throw APIError(.unauthorized, "unauthorized", "this needs the nodes' key (X-NVR-Node-Key)")
+        }
     }
 
     /// Equal strings, in time that does not depend on where they differ.
