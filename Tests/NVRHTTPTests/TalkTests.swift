@@ -76,21 +76,31 @@ import Testing
         try Self.wav(dir + "/tone.wav", hertz: 440, seconds: 5)
         let shots = TestEnvironment.repoRoot + "/.build/test-screenshots"
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
-        let r = try runProcess(
-            PageTests.python,
-            [
-                TestEnvironment.repoRoot + "/Tests/Browser/talk_test.py", "--base", "http://127.0.0.1:\(s.port)",
-                "--user", "boss", "--password", "correct horse", "--shots", shots, "--token", s.token, "--camera",
-                "porch", "--tone", dir + "/tone.wav", "--seconds", "4",
-            ])
-        print(r.stdout)
-        #expect(r.status == 0, "talking from the page failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
         var heard: HeardTone?
-        #expect(
-            TestEnvironment.wait(timeout: 5) {
+        /// Talks from the page; true once the camera has heard 2 s of it.
+        func talk() throws -> Bool {
+            let r = try runProcess(
+                PageTests.python,
+                [
+                    TestEnvironment.repoRoot + "/Tests/Browser/talk_test.py", "--base", "http://127.0.0.1:\(s.port)",
+                    "--user", "boss", "--password", "correct horse", "--shots", shots, "--token", s.token, "--camera",
+                    "porch", "--tone", dir + "/tone.wav", "--seconds", "4",
+                ])
+            print(r.stdout)
+            #expect(r.status == 0, "talking from the page failed in chromium:\n\(r.stdout)\n\(r.stderr.suffix(3000))")
+            return TestEnvironment.wait(timeout: 5) {
                 heard = try? HeardTone(file: dir + "/heard.raw", codec: "pcmu")
                 return (heard?.loudSeconds ?? 0) >= 2
-            }, "\(String(describing: heard))")
+            }
+        }
+        var wasHeard = try talk()
+        if !wasHeard && (heard?.seconds ?? 0) == 0 {
+            // GStreamer's back-channel pipeline on a loaded machine sometimes hears nothing of a
+            // session (BackChannelTests sees it too): once more, said here; that one must be heard.
+            print("the camera heard nothing of the first talk; talking once more")
+            wasHeard = try talk()
+        }
+        #expect(wasHeard, "\(String(describing: heard))")
         let h = try #require(heard)
         print("the camera heard: \(h)")
         #expect(abs(h.hertz - 440) < 15, "\(h)")
