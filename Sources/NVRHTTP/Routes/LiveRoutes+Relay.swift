@@ -41,7 +41,7 @@ extension LiveRoutes {
     /// many messages it forwarded, and whether the viewer went away.
     func relay(_ target: RelayTarget, outbound: WebSocketOutboundWriter) async -> (forwarded: Int, viewerGone: Bool) {
         var config = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
-        config.additionalHeaders[HTTPField.Name("X-NVR-Node-Key")!] = target.key
+        config.additionalHeaders[AccessMiddleware.nodeKeyHeader] = target.key
         let state = Mutex((forwarded: 0, viewerGone: false))
         _ = try? await WebSocketClient.connect(
             url: target.url, configuration: config, logger: Logger(label: "nvr.live.relay")

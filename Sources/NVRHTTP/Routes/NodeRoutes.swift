@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NVRAccess
 import NVRCluster
 import NVRIndex
 import NVRIndexPostgres
@@ -111,20 +112,10 @@ struct NodeRoutes: APIRoutes {
 
     /// 401 unless the request carries the nodes' key.
     func checkNodeKey(_ r: Request, _ pg: PostgresIndex) async throws {
-        let given = r.headers[HTTPField.Name("X-NVR-Node-Key")!] ?? ""
+        let given = r.headers[AccessMiddleware.nodeKeyHeader] ?? ""
         let key = try await offload { try pg.nodeKey() }
-        guard Self.sameKey(given, key) else {
+        guard Secrets.equal(given, key) else {
             throw APIError(.unauthorized, "unauthorized", "this needs the nodes' key (X-NVR-Node-Key)")
         }
-    }
-
-    /// Equal strings, in time that does not depend on where they differ.
-    static func sameKey(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8)
-        let y = Array(b.utf8)
-        guard x.count == y.count, !y.isEmpty else { return false }
-        var diff: UInt8 = 0
-        for i in x.indices { diff |= x[i] ^ y[i] }
-        return diff == 0
     }
 }
