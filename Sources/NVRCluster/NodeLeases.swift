@@ -38,8 +38,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         public var joinSeconds: Double = 4
         /// How long a question to another node may take (it answers within 0.7 s).
         public var askSeconds: Double = 1.5
-        /// How long the index writer keeps rows PostgreSQL cannot take yet (then drops them, as
-        /// a single server does after 2 minutes): the longest outage recorded without loss.
+        /// How long the index writer keeps rows PostgreSQL cannot take yet in memory (then drops
+        /// them, as a single server does after 2 minutes) when its journal cannot be written;
+        /// journaled rows are never dropped.
         public var outageSeconds: Double = 600
         public init() {}
     }
@@ -231,7 +232,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             publish()
             // Their writes queued meanwhile are refused now, before this node could take one of
             // them again (they must not land under a new lease).
-            if lostThroughOutage { recorder?.writer.flush() }
+            if lostThroughOutage { recorder?.writer.flush(applied: true) }
         } else if !kept.isEmpty {
             updateFence()
         }
@@ -261,7 +262,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             // writers.
             state.withLock { $0.held[camera]?.releasing = true }
             publish()
-            recorder?.writer.flush()
+            recorder?.writer.flush(applied: true)
             state.withLock { $0.held[camera] = nil }
             updateFence()
             try index.releaseLease(cameraID: camera, node: name, token: h.token)
@@ -272,7 +273,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         if !plan.acquire.isEmpty, state.withLock({ $0.flushBeforeTaking }) {
             // Writes of cameras stopped while recorded through an outage may still be queued
             // (a batch hung on a dead connection): refused now, not under a lease taken anew.
-            recorder?.writer.flush()
+            recorder?.writer.flush(applied: true)
             state.withLock { $0.flushBeforeTaking = false }
         }
         for camera in plan.acquire {

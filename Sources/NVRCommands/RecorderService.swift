@@ -44,6 +44,8 @@ struct RecorderService: Service {
             // event the cameras start.
             try await Self.offload {
                 try mqtt?.start()
+                // Before leasing: a node's fence would refuse the journal's rows.
+                try recorder.replayJournal()
                 if let leases, let node {
                     try leases.attach(recorder, advertiseURL: node.advertiseURL, storageID: node.storageID)
                 }

@@ -115,6 +115,7 @@ final class MetricsExporter: Sendable {
                 let backlog = writer.backlog
                 gauge("nvr_index_writer_pending_writes", []).set(Int64(backlog.writes))
                 gauge("nvr_index_writer_oldest_pending_seconds", []).set(backlog.oldestSeconds)
+                gauge("nvr_index_journal_writes", []).set(Int64(writer.journaledWrites))
                 counter("nvr_index_writer_commits_total", [], Int64(writer.commits.load(ordering: .relaxed)))
                 counter(
                     "nvr_index_writer_dropped_writes_total", [], Int64(writer.droppedWrites.load(ordering: .relaxed)))
@@ -196,6 +197,8 @@ final class MetricsExporter: Sendable {
         "nvr_index_writer_oldest_pending_seconds":
             "How long the oldest uncommitted recording write has waited (0 when none; normally under 0.25).",
         "nvr_index_writer_commits_total": "Transactions the index writer committed since the NVR started.",
+        "nvr_index_journal_writes":
+            "Recording writes kept in the storage root's journal because the index (PostgreSQL) cannot take them yet.",
         "nvr_http_connections": "Open HTTP connections (WebSockets included).",
         "nvr_http_max_connections_per_address":
             "Open connections one client address may have; one more is answered 503 and closed.",

@@ -135,6 +135,12 @@ extension IndexDatabase {
         }
     }
 
+    public func segmentID(path: String) throws -> Int64? {
+        try pool.read {
+            try Int64.fetchOne($0, sql: "SELECT id FROM segment WHERE path = ? LIMIT 1", arguments: [path])
+        }
+    }
+
     public func frames(segmentID: Int64) throws -> SegmentFramesRecord? {
         try pool.read { try SegmentFramesRecord.fetchOne($0, key: segmentID) }
     }

@@ -117,6 +117,8 @@ public protocol SegmentStore: Sendable {
     func newestSegments(cameraID: Int64, limit: Int) throws -> [SegmentRecord]
     func newestLiveStart(cameraID: Int64) throws -> Int64?
     func hasSegment(path: String) throws -> Bool
+    /// The id of the segment row with this path (the node's own, on PostgreSQL), if any.
+    func segmentID(path: String) throws -> Int64?
     func frames(segmentID: Int64) throws -> SegmentFramesRecord?
     func storageSummary(cameraID: Int64) throws -> CameraStorageSummary
     func markDeleting(segmentIDs: [Int64]) throws

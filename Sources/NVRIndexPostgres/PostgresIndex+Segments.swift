@@ -114,6 +114,14 @@ extension PostgresIndex {
         }
     }
 
+    public func segmentID(path: String) throws -> Int64? {
+        try autocommit {
+            let own = ownSegments()
+            return try $0.scalar(
+                Int64.self, "SELECT id FROM segment WHERE path = ?\(own.sql) LIMIT 1", [.text(path)] + own.args)
+        }
+    }
+
     public func hasSegment(path: String) throws -> Bool {
         try autocommit {
             let own = ownSegments()

@@ -13,6 +13,8 @@ public struct StorageLayout: Sendable {
     }
 
     public var indexPath: String { root + "/index.sqlite" }
+    /// The index writer's journal: rows an index on PostgreSQL could not take yet (IndexJournal).
+    public var indexJournalPath: String { root + "/index.journal" }
     public var recordingsDir: String { root + "/recordings" }
 
     /// Relative path of a new segment: recordings/<camera>/<YYYY>/<MM>/<DD>/<camera>-<stamp>Z-r<run>-<seq>.mp4

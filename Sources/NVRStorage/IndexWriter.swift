@@ -13,6 +13,13 @@ import Synchronization
 /// A segment's file can therefore exist a moment before its row: recovery removes the
 /// files of a crash that came in between (design/crash-safety.md).
 ///
+/// With a journal (an index on PostgreSQL), a batch the index cannot take (it is unreachable)
+/// goes to the journal on disk instead of waiting here, and so does every batch after it until
+/// the journal's rows are written, in order, once the index answers again (tried every second).
+/// Journaled rows count as committed for `flush()` (a camera stops at once during an outage),
+/// not for `flush(applied: true)`; nothing journaled is given up; what a stop or a crash leaves
+/// in the journal is written at the next start (`JournalReplay`).
+///
 /// The ids a camera thread needs at once come from this thread too, ahead of time: run ids
 /// from a block it keeps reserved, sample entries from the ones it read at start (a new one is
 /// a pending row, inserted in the same batch before the segment naming it). So a camera
@@ -50,7 +57,7 @@ public final class IndexWriter: @unchecked Sendable {
     public var onNoSpace: (@Sendable () -> Bool)?
     /// How long a batch the index cannot take yet is tried again before it is dropped: 2
     /// minutes, longer for a recorder node, whose cameras record on through an outage of
-    /// PostgreSQL (design/scale-out.md).
+    /// PostgreSQL (design/scale-out.md). Not for a batch kept in the journal.
     public var giveUpSeconds: Double {
         get { Double(giveUpMillis.load(ordering: .relaxed)) / 1000 }
         set { giveUpMillis.store(UInt64(max(newValue, 0) * 1000), ordering: .relaxed) }
@@ -95,10 +102,29 @@ public final class IndexWriter: @unchecked Sendable {
     /// When the oldest write of the batch being committed was handed over.
     private var committing: UInt64?
 
-    public init(index: any IndexStore, logger: Logger, flushInterval: Double = 0.2, store: (any RecordingStore)? = nil)
-    {
+    /// Where batches the index cannot take wait (nil: in memory, for up to `giveUpSeconds`).
+    public let journal: IndexJournal?
+    /// The journal holds rows not written yet: later batches go after them.
+    private let journaling = Atomic<Bool>(false)
+    /// The callbacks of the journaled writes, run once their rows are written.
+    private let journaledThens = Mutex<[@Sendable () -> Void]>([])
+    /// The journal could not be emptied after its rows were written: not used again by this
+    /// process (its rows would be written twice).
+    private let journalBroken = Atomic<Bool>(false)
+    /// Held while appending to the journal or writing it into the index (after `close`, callers'
+    /// threads commit too): a batch appended while the journal is written could be emptied with it.
+    private let journalLock = NSLock()
+
+    /// Writes in the journal, waiting for the index (for /metrics).
+    public var journaledWrites: Int { journaling.load(ordering: .relaxed) ? (journal?.count ?? 0) : 0 }
+
+    public init(
+        index: any IndexStore, logger: Logger, flushInterval: Double = 0.2, store: (any RecordingStore)? = nil,
+        journal: IndexJournal? = nil
+    ) {
         self.index = index
         self.store = store ?? index
+        self.journal = journal
         self.logger = logger
         self.flushInterval = flushInterval
         let t = Thread { [self] in run() }
@@ -133,7 +159,9 @@ public final class IndexWriter: @unchecked Sendable {
 
     /// Returns once everything handed over before the call is committed (or given up) and
     /// its callbacks have run. Not from a callback (they run on the queue it waits for).
-    public func flush() {
+    /// Rows kept in the journal count as committed unless `applied`: then the call waits until
+    /// they are in the index (or refused), as a node must before a lease changes hands.
+    public func flush(applied: Bool = false) {
         wake.lock()
         if closed {
             wake.unlock()
@@ -142,7 +170,7 @@ public final class IndexWriter: @unchecked Sendable {
         let target = handedOver
         flushWaiters += 1
         wake.broadcast()
-        while committed < target { wake.wait() }
+        while committed < target || (applied && journaling.load(ordering: .relaxed) && !closed) { wake.wait() }
         flushWaiters -= 1
         wake.unlock()
         callbacks.sync {}
@@ -247,8 +275,9 @@ public final class IndexWriter: @unchecked Sendable {
                 wake.broadcast()
             }
             // A refill the index refused is tried again within a second.
+            // So is the journal's replay, while it holds rows.
             while queue.isEmpty && !closing && !(runIDsWanted && refilled) {
-                if runIDsWanted {
+                if runIDsWanted || journaling.load(ordering: .relaxed) {
                     _ = wake.wait(until: Date(timeIntervalSinceNow: 1))
                     break
                 }
@@ -256,9 +285,18 @@ public final class IndexWriter: @unchecked Sendable {
             }
             if queue.isEmpty && !closing {
                 wake.unlock()
+                replayJournal()
                 continue
             }
             if queue.isEmpty && closing {
+                wake.unlock()
+                // One last try; what stays is written at the next start.
+                if !replayJournal(), let journal {
+                    logger.notice(
+                        "index writer: \(journal.count) writes wait in \(journal.path) for the index; they are written at the next start"
+                    )
+                }
+                wake.lock()
                 closed = true
                 wake.broadcast()
                 wake.unlock()
@@ -293,9 +331,18 @@ public final class IndexWriter: @unchecked Sendable {
     /// their own are dropped.
     private func commit(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) {
         let writes = batch.map(\.write)
+        // While the journal holds rows, later ones go after them.
+        if journaling.load(ordering: .relaxed), keepInJournal(batch) {
+            replayJournal()
+            return
+        }
         var fullSince: DispatchTime?
         while true {
             do {
+                // The journal's rows first (its append failed for this batch).
+                guard replayJournal() else {
+                    throw IndexError("the rows in the index journal are not written yet", retryable: true)
+                }
                 let inserted = try store.apply(writes)
                 for (ref, id) in inserted { ref.publish(id) }
                 if fullSince != nil { logger.notice("index writer: writing again; \(writes.count) writes committed") }
@@ -303,6 +350,12 @@ public final class IndexWriter: @unchecked Sendable {
                 if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
                 return
             } catch  where IndexError.isRetryable(error) {
+                // On disk rather than in memory: a stop or a crash loses nothing, and nothing
+                // is given up.
+                if keepInJournal(batch) {
+                    if fullSince != nil { logger.notice("index writer: rows kept in the journal again") }
+                    return
+                }
                 let full = IndexError.isDiskFull(error)
                 if fullSince == nil {
                     fullSince = .now()
@@ -339,6 +392,86 @@ public final class IndexWriter: @unchecked Sendable {
                 forget([item.write])
             }
         }
+    }
+
+    /// Appends a batch to the journal (and starts journaling); false without a journal, or
+    /// when the journal cannot be written (the batch then waits in memory).
+    private func keepInJournal(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) -> Bool {
+        guard let journal, !journalBroken.load(ordering: .relaxed) else { return false }
+        journalLock.lock()
+        defer { journalLock.unlock() }
+        do {
+            try journal.append(batch.map(\.write))
+        } catch {
+            logger.error("index writer: cannot keep rows in the journal (\(error)); they wait in memory")
+            return false
+        }
+        let thens = batch.compactMap(\.then)
+        if !thens.isEmpty { journaledThens.withLock { $0 += thens } }
+        if !journaling.exchange(true, ordering: .relaxed) {
+            logger.warning(
+                "index writer: the index cannot take rows; keeping them in \(journal.path) until it can")
+        }
+        return true
+    }
+
+    /// Writes the journal's rows into the index if it answers, in one transaction (a write it
+    /// refuses on its own is dropped, as in `commit`), and empties the journal. True when the
+    /// journal holds nothing now.
+    @discardableResult
+    private func replayJournal() -> Bool {
+        guard let journal, journaling.load(ordering: .relaxed) else { return true }
+        journalLock.lock()
+        defer { journalLock.unlock() }
+        guard journaling.load(ordering: .relaxed) else { return true }
+        // A cheap question first (an empty transaction), not the whole journal read each second.
+        guard (try? store.apply([])) != nil else { return false }
+        let writes: [RecordingWrite]
+        do {
+            let read = try journal.read()
+            writes = read.writes
+            if read.torn > 0 {
+                logger.error("index writer: \(read.torn) bytes at the end of \(journal.path) are not whole")
+            }
+        } catch {
+            logger.error("index writer: \(error)")
+            return false
+        }
+        do {
+            let inserted = try store.apply(writes)
+            for (ref, id) in inserted { ref.publish(id) }
+        } catch  where IndexError.isRetryable(error) {
+            return false
+        } catch {
+            for w in writes {
+                do {
+                    let inserted = try store.apply([w])
+                    for (ref, id) in inserted { ref.publish(id) }
+                } catch {
+                    logger.error("index writer: dropped a journaled write the index refused: \(error)")
+                    droppedWrites.add(1, ordering: .relaxed)
+                    forget([w])
+                }
+            }
+        }
+        do {
+            try journal.clear()
+        } catch {
+            // Written, but still in the file: the next start finds them in the index already.
+            logger.error("index writer: \(error); not using the journal again until restarted")
+            journalBroken.store(true, ordering: .relaxed)
+        }
+        logger.notice("index writer: wrote the \(writes.count) writes kept in the journal")
+        let thens = journaledThens.withLock { t -> [@Sendable () -> Void] in
+            defer { t = [] }
+            return t
+        }
+        if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
+        wake.lock()
+        journaling.store(false, ordering: .relaxed)
+        wake.broadcast()
+        wake.unlock()
+        return true
     }
 
     /// Dropped sample-entry inserts: their rows will never be there, so the refs are abandoned

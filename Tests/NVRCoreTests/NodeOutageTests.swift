@@ -222,4 +222,95 @@ import Testing
         a.stop(signal: SIGINT)
         b.stop(signal: SIGINT)
     }
+
+    /// A node killed (SIGKILL) while it records through an outage of PostgreSQL loses none of
+    /// it: the rows it could not write wait in its storage root's `index.journal`, and its next
+    /// start writes them before recovery, which would otherwise remove their files as files
+    /// without rows. (One node: with no other node to ask, an outage is taken as confirmed.)
+    @Test func aNodeKilledDuringAnOutageWritesItsRowsAtItsNextStart() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let cameras = try FailoverTests.cameras(2)
+        let folder = TestEnvironment.tempDir("node-outage-killed")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+        }
+        for (i, cam) in cameras.enumerated() {
+            let add = try nvr("camera", "add", "k\(i)", "--plugin", "rtsp", "--url", cam.url)
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
+        var a = try FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false)
+        var earlierLog = ""
+        func logs() -> String { "--- a, killed:\n\(earlierLog.suffix(4000))\n--- a:\n\(a.logText.suffix(4000))" }
+        func recording(since t: Int64) -> Bool {
+            ids.keys.allSatisfy { id in
+                ((try? index.segments(cameraID: id)) ?? []).contains { $0.state == .complete && $0.start90k > t }
+            }
+        }
+        #expect(TestEnvironment.wait(timeout: 60) { recording(since: 0) }, "\(logs())")
+
+        server.stop()
+        let down = Time90k.now()
+        #expect(
+            TestEnvironment.wait(timeout: 15) { a.logText.contains("PostgreSQL answers no node") },
+            "a records on: \(logs())")
+        Thread.sleep(forTimeInterval: 10)
+        let journal = a.root + "/Storage/index.journal"
+        let kept = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? 0
+        #expect(kept > 0, "nothing in \(journal): \(logs())")
+        print(
+            "node killed in an outage: \(kept) bytes in the journal \(Double(Time90k.now() - down) / 90_000) s into it")
+        let killed = Time90k.now()
+        a.stop(signal: SIGKILL)
+        earlierLog = a.logText
+        #expect(earlierLog.contains("keeping them in \(journal)"), "\(logs())")
+        try server.start()
+
+        a = try FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false)
+        #expect(TestEnvironment.wait(timeout: 60) { recording(since: killed + 90_000) }, "\(logs())")
+        #expect(a.logText.contains("index journal: wrote"), "\(logs())")
+        print(
+            a.logText.split(separator: "\n").filter { $0.contains("journal") || $0.contains("recovery") }.joined(
+                separator: "\n"))
+        #expect(!a.logText.contains("recovery: removed"), "files of the outage removed: \(logs())")
+        #expect(((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1) == 0)
+
+        let token = try nvr("token", "add", "--user", "admin", "--name", "killed", "--quiet")
+        #expect(token.status == 0, "\(token.stderr)")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // From before the outage to the last whole fragment before the kill (3 s segments; the
+        // one open at the kill is cut to its last complete fragment by recovery).
+        let from = down - 3 * 90_000
+        let to = killed - 2 * 90_000
+        for (id, name) in ids.sorted(by: { $0.key < $1.key }) {
+            let segs = try index.segments(cameraID: id).sorted { $0.start90k < $1.start90k }.filter {
+                $0.end90k > from && $0.start90k < to
+            }
+            #expect(segs.allSatisfy { $0.state == .complete && $0.node == "a" }, "camera \(name): \(segs)")
+            var worst: Int64 = 0
+            for (x, y) in zip(segs, segs.dropFirst()) { worst = max(worst, y.start90k - x.end90k) }
+            let first = segs.first?.start90k ?? to
+            let last = segs.last?.end90k ?? from
+            print(
+                "node killed in an outage: camera \(name): \(segs.count) segments from \(Double(first - down) / 90_000) s to \(Double(last - down) / 90_000) s of the outage (killed at \(Double(killed - down) / 90_000) s), largest gap \(Double(worst) / 90_000) s"
+            )
+            #expect(first <= from && last >= to, "camera \(name): footage \(first)…\(last), wanted \(from)…\(to)")
+            #expect(worst <= 90_000 / 2, "camera \(name): a hole of \(Double(worst) / 90_000) s; \(logs())")
+            let file = folder + "/\(name).mp4"
+            let got = try a.get("/api/cameras/\(name)/view.mp4?start=\(from)&end=\(to)", token: bearer, to: file)
+            #expect(got.stdout.hasSuffix("200"), "view.mp4 of \(name): \(got.stdout.suffix(300))")
+            let frames = try h264Frames(file)
+            let wanted = Int((to - from) / 9_000) * 9 / 10
+            #expect(frames >= wanted, "camera \(name): \(frames) frames of \(from)…\(to), wanted \(wanted)")
+        }
+        a.stop(signal: SIGINT)
+        #expect(a.process?.terminationStatus == 0, "\(a.logText.suffix(2000))")
+        let check = try runProcess(TestEnvironment.nvrExecutable, ["db", "check", "--config", a.config])
+        #expect(check.status == 0, "\(check.stdout.prefix(2000))\(check.stderr)")
+    }
 }

@@ -42,7 +42,7 @@ import Testing
             "nvr_storage_free_bytes", "nvr_storage_size_bytes", "nvr_retention_deleted_segments_total",
             "nvr_build_info{version=\"0.9.0\"}", "nvr_camera_last_frame_age_seconds{camera=\"yard\"}",
             "nvr_index_writer_pending_writes", "nvr_index_writer_oldest_pending_seconds",
-            "nvr_index_writer_dropped_writes_total",
+            "nvr_index_writer_dropped_writes_total", "nvr_index_journal_writes",
         ] {
             #expect(Self.value(text, series) != nil, "\(series) missing from:\n\(text)")
         }

@@ -170,6 +170,7 @@ import Testing
             #expect(try db.newestSegments(cameraID: cam, limit: 1).map(\.id) == [second.id])
             #expect(try db.oldestSegments(cameraID: cam, limit: 1).map(\.id) == [segID])
             #expect(try db.hasSegment(path: "c/2.mp4") && !db.hasSegment(path: "c/3.mp4"))
+            #expect(try db.segmentID(path: "c/2.mp4") == second.id && db.segmentID(path: "c/3.mp4") == nil)
             #expect(
                 try db.storageSummary(cameraID: cam)
                     == CameraStorageSummary(segments: 2, bytes: 5700, oldest90k: start, newest90k: start + 90 * 90_000))

@@ -46,6 +46,7 @@ import Testing
         #expect(try b.segments(state: .writing).map(\.id) == [writingB.id])
         #expect(try a.allSegments().map(\.path) == ["a1.mp4", "a2.mp4"])
         #expect(try a.hasSegment(path: "a1.mp4") && !a.hasSegment(path: "b1.mp4"))
+        #expect(try a.segmentID(path: "a1.mp4") == doneA.id && a.segmentID(path: "b1.mp4") == nil)
         #expect(try a.deletionCandidates(cameraID: nil, limit: 10).map(\.path) == ["a1.mp4"])
         #expect(try b.bytesByCamera() == [cam: 10], "b1.mp4 only (b2.mp4 has no bytes yet)")
         #expect(try a.timelineSpans(cameraID: cam, start90k: 0, end90k: .max).count == 4)

@@ -68,7 +68,11 @@ public final class Recorder: @unchecked Sendable {
         storage = StorageLayout(root: options.storageRoot)
         try storage.prepare()
         self.index = index
-        writer = IndexWriter(index: index, logger: logger)
+        // An index on another machine (PostgreSQL) can be unreachable while cameras record:
+        // their rows wait in a journal in the storage root. SQLite's index is in the root itself.
+        writer = IndexWriter(
+            index: index, logger: logger,
+            journal: index is IndexDatabase ? nil : IndexJournal(path: storage.indexJournalPath))
         plugins = PluginHost(directory: options.pluginsDir)
         ptz = PTZControl(plugins: plugins)
         retention = Retention(index: index, storage: storage, logger: logger)
@@ -83,9 +87,19 @@ public final class Recorder: @unchecked Sendable {
         if serveLock == nil { serveLock = try ServeLock(storage: storage) }
     }
 
+    /// Writes the rows an earlier run left in the index journal (killed or stopped while the
+    /// index was unreachable): before recovery, which would remove their files, and for a node
+    /// before it takes part in leasing (JournalReplay checks instead that no other writer
+    /// recorded the same cameras meanwhile). Throws when the index cannot take them now.
+    public func replayJournal() throws {
+        guard let journal = writer.journal else { return }
+        try JournalReplay.run(journal: journal, index: index, logger: logger)
+    }
+
     /// Recovers, adds the demo camera to an empty index, and starts every enabled camera.
     public func start(addDemoIfEmpty: Bool = true) throws {
         try acquireLock()
+        try replayJournal()
         let report = try Recovery.run(index: index, storage: storage, logger: logger)
         let closed = try index.closeOpenEvents()
         if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
