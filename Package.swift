@@ -122,6 +122,8 @@ let package = Package(
             dependencies: [
                 "NVRIndex", "NVRIndexPostgres", "NVRPlayback", "NVRRecorder", "NVRWorker",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ], swiftSettings: swiftSettings),
         // Cameras as the user manages them: admin (add, change, rename, remove), discovery on
         // the LAN, the probe, the overview the API and CLI list.

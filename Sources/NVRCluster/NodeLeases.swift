@@ -94,6 +94,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     private let asker = Worker(name: "peer questions")
     /// Other nodes' footage, fetched when their storage is not mounted here.
     private let footage = Mutex<PeerFootage?>(nil)
+    /// The certificates of the nodes reached over `https://`.
+    private let trust = PeerTrust()
+
+    /// How long the lease keeper waits for the index writer's journaled rows before it gives a
+    /// camera up or takes one (then it tries again at the next balance).
+    static let flushSeconds: Double = 2
 
     public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
         self.name = name
@@ -115,7 +121,11 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     /// Registers the node (dropping any lease an earlier process of this name left) and makes
     /// `recorder` record only what this node holds: before the recorder starts, so it starts no
     /// camera on its own.
-    public func attach(_ recorder: Recorder, advertiseURL: String?, storageID: String) throws {
+    /// `certificatePEM`: what this node serves HTTPS with (nil: plain HTTP), published for the
+    /// others to trust (PeerTrust).
+    public func attach(_ recorder: Recorder, advertiseURL: String?, storageID: String, certificatePEM: String? = nil)
+        throws
+    {
         self.recorder = recorder
         recorder.writer.giveUpSeconds = timing.outageSeconds
         // Read now: during an outage the nodes need it to ask each other.
@@ -131,8 +141,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             logger.notice(
                 "node \(name): took \(adopted) segments recorded before nodes (their files are in \(storage.root))")
         }
+        try PeerTrust.publish(index, node: name, certificatePEM: certificatePEM)
         index.fence.set([:])
-        let peers = PeerFootage(index: index, storage: recorder.storage, logger: logger)
+        let peers = PeerFootage(index: index, storage: recorder.storage, trust: trust, logger: logger)
         footage.withLock { $0 = peers }
         recorder.storage.nodes.setRemote { node, segment in try peers.file(node: node, segment: segment) }
         refreshStorage((try? index.nodes()) ?? [])
@@ -231,8 +242,12 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             logger.warning("node \(name): lost the leases of cameras \(lost.sorted())")
             publish()
             // Their writes queued meanwhile are refused now, before this node could take one of
-            // them again (they must not land under a new lease).
-            if lostThroughOutage { recorder?.writer.flush(applied: true) }
+            // them again (they must not land under a new lease). Not waited for long here: the
+            // heartbeat must go on (it settles the leases the writer may wait for); if they are
+            // not written by then, the balance waits for them before taking any camera.
+            if lostThroughOutage, recorder?.writer.flush(applied: Self.flushSeconds) == false {
+                state.withLock { $0.flushBeforeTaking = true }
+            }
         } else if !kept.isEmpty {
             updateFence()
         }
@@ -256,13 +271,21 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         let leases = Dictionary(uniqueKeysWithValues: try index.leases().map { ($0.cameraID, $0) })
         let plan = LeasePlan(node: name, liveNodes: live, cameras: cameras, leases: leases)
         var changed = false
+        // A release that waited in vain for the camera's rows, no longer wanted: it records again.
+        let unreleased = state.withLock { s -> [Int64] in
+            let back = s.held.filter { $0.value.releasing && !plan.release.contains($0.key) }.map(\.key)
+            for camera in back { s.held[camera]?.releasing = false }
+            return back
+        }
+        if !unreleased.isEmpty { changed = true }
         for camera in plan.release {
             guard let h = state.withLock({ $0.held[camera] }) else { continue }
             // Stop recording and let its last writes land, then give the lease up: never two
-            // writers.
+            // writers. Rows still in the journal (the index answered the heartbeat but not yet
+            // the writer): the lease is kept, the camera stopped, and the next balance tries again.
             state.withLock { $0.held[camera]?.releasing = true }
             publish()
-            recorder?.writer.flush(applied: true)
+            guard recorder?.writer.flush(applied: Self.flushSeconds) != false else { continue }
             state.withLock { $0.held[camera] = nil }
             updateFence()
             try index.releaseLease(cameraID: camera, node: name, token: h.token)
@@ -272,8 +295,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         runClusterJobs()
         if !plan.acquire.isEmpty, state.withLock({ $0.flushBeforeTaking }) {
             // Writes of cameras stopped while recorded through an outage may still be queued
-            // (a batch hung on a dead connection): refused now, not under a lease taken anew.
-            recorder?.writer.flush(applied: true)
+            // (a batch hung on a dead connection, rows in the journal): refused now, not under a
+            // lease taken anew. Not yet: no camera is taken this time.
+            guard recorder?.writer.flush(applied: Self.flushSeconds) != false else { return }
             state.withLock { $0.flushBeforeTaking = false }
         }
         for camera in plan.acquire {
@@ -373,7 +397,9 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         guard asking, let key = try? index.nodeKey() else { return }  // read at start: no query now
         for (peer, url) in peers.sorted(by: { $0.key < $1.key }) {
             let asked = Self.monotonic()
-            let answer = url.flatMap { PeerQuestion.ask($0, key: key, timeout: timing.askSeconds) }
+            let answer = url.flatMap {
+                PeerQuestion.ask($0, key: key, timeout: timing.askSeconds, pinned: trust.certificates(node: peer))
+            }
             state.withLock { s in
                 // Asked before the last renewal that got through: that renewal cleared the
                 // answers, and this one is older than it.
@@ -391,6 +417,7 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     private func refreshStorage(_ nodes: [NodeRecord]) {
         guard let recorder else { return }
         NodeStorage.refresh(recorder.storage, me: name, nodes: nodes)
+        trust.refresh(index, nodes: nodes.filter { $0.advertiseURL?.hasPrefix("https://") == true }.map(\.name))
         footage.withLock { $0 }?.update(nodes)
     }
 

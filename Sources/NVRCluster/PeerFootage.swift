@@ -35,8 +35,12 @@ public final class PeerFootage: Sendable {
     private let flights = Mutex<(segments: Set<Int64>, running: Int)>(([], 0))
     private let landed = NSCondition()
 
-    public init(index: PostgresIndex, storage: StorageLayout, logger: Logger) {
+    /// The certificates of nodes reached over `https://`.
+    let trust: PeerTrust
+
+    public init(index: PostgresIndex, storage: StorageLayout, trust: PeerTrust = PeerTrust(), logger: Logger) {
         self.index = index
+        self.trust = trust
         cacheRoot = storage.root + "/" + Self.folder
         self.logger = logger
     }
@@ -140,7 +144,7 @@ public final class PeerFootage: Sendable {
                 let reply = PeerHTTP.get(
                     base, path: "/api/node/segments/\(id)",
                     headers: ["X-NVR-Node-Key": key, "Range": "bytes=\(offset)-\(want)"], timeout: min(left, 30),
-                    limit: Self.chunk)
+                    limit: Self.chunk, pinned: trust.certificates(node: node))
             else { throw IndexError("node \(node) at \(base) did not answer") }
             switch reply.status {
             case 206:

@@ -1,10 +1,12 @@
 import Foundation
+import NIOSSL
 
-/// A plain-HTTP/1.1 GET to another node (`Connection: close`), blocking, with one deadline
-/// for connecting, sending and reading the whole reply, and a limit on the reply's size: what
-/// the nodes use to ask each other about PostgreSQL and to fetch footage. `https://` URLs are
-/// not served (nil). Everything the peer sends is checked: a status line, headers that end, a
-/// Content-Length body (no chunked encoding) no larger than the limit.
+/// An HTTP/1.1 GET to another node (`Connection: close`), blocking, with one deadline for
+/// connecting, sending and reading the whole reply, and a limit on the reply's size: what the
+/// nodes use to ask each other about PostgreSQL and to fetch footage. `http://` over a socket
+/// here; `https://` over TLS (PeerTLS) to a peer presenting one of `pinned` (PeerTrust: the
+/// certificates the node published), and nil without them. Everything the peer sends is checked: a status line,
+/// headers that end, a Content-Length body (no chunked encoding) no larger than the limit.
 enum PeerHTTP {
     struct Reply {
         var status: Int
@@ -13,20 +15,31 @@ enum PeerHTTP {
         var body: [UInt8]
     }
 
-    static func get(_ baseURL: String, path: String, headers extra: [String: String] = [:], timeout: Double, limit: Int)
-        -> Reply?
-    {
-        guard let url = URL(string: baseURL), url.scheme == "http", let host = url.host, !host.isEmpty
+    static func get(
+        _ baseURL: String, path: String, headers extra: [String: String] = [:], timeout: Double, limit: Int,
+        pinned: [NIOSSLCertificate]? = nil
+    ) -> Reply? {
+        guard let url = URL(string: baseURL), url.scheme == "http" || url.scheme == "https", let host = url.host,
+            !host.isEmpty
         else { return nil }
-        let port = url.port ?? 80
+        let secure = url.scheme == "https"
+        let port = url.port ?? (secure ? 443 : 80)
         guard (1...65535).contains(port) else { return nil }
         let deadline = monotonic() + timeout
-        guard let fd = connect(host: host, port: port, deadline: deadline) else { return nil }
-        defer { close(fd) }
         let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var request = "GET \(path) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\n"
         for (k, v) in extra.sorted(by: { $0.key < $1.key }) { request += "\(k): \(v)\r\n" }
         request += "\r\n"
+        if secure {
+            guard let pinned,
+                let reply = PeerTLS.exchange(
+                    host: host, port: port, request: Array(request.utf8), pinned: pinned, deadline: deadline,
+                    limit: limit + (16 << 10))
+            else { return nil }
+            return parse(reply, limit: limit)
+        }
+        guard let fd = connect(host: host, port: port, deadline: deadline) else { return nil }
+        defer { close(fd) }
         guard send(fd, Array(request.utf8), deadline: deadline) else { return nil }
         guard let reply = receive(fd, limit: limit + (16 << 10), deadline: deadline) else { return nil }
         return parse(reply, limit: limit)

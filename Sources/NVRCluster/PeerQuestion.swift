@@ -1,9 +1,11 @@
 import Foundation
+import NIOSSL
 
 /// Asks another node whether it reaches PostgreSQL now, and which cameras it holds (`GET
 /// /api/node` at its advertised URL, with the nodes' key), with a deadline for the whole exchange. A blocking call for the lease keeper's peer thread:
-/// nil when there is no answer (no URL, an https:// one, a refused or silent connection, a
-/// malformed reply), which the keeper treats as "cannot tell".
+/// nil when there is no answer (no URL, an https:// one without the node's published
+/// certificate, a refused or silent connection, a malformed reply), which the keeper treats as
+/// "cannot tell".
 enum PeerQuestion {
     /// What the other node said.
     struct Answer: Equatable {
@@ -13,10 +15,13 @@ enum PeerQuestion {
         var cameras: Set<Int64> = []
     }
 
-    static func ask(_ advertiseURL: String, key: String, timeout: Double) -> Answer? {
+    static func ask(_ advertiseURL: String, key: String, timeout: Double, pinned: [NIOSSLCertificate]? = nil)
+        -> Answer?
+    {
         guard
             let reply = PeerHTTP.get(
-                advertiseURL, path: "/api/node", headers: ["X-NVR-Node-Key": key], timeout: timeout, limit: 1 << 20)
+                advertiseURL, path: "/api/node", headers: ["X-NVR-Node-Key": key], timeout: timeout, limit: 1 << 20,
+                pinned: pinned)
         else { return nil }
         return parse(reply)
     }

@@ -27,6 +27,12 @@ struct DBCommand: ParsableCommand {
         func run() throws {
             let (_, storage, index) = try global.open()
             if repair { try NodesCommand.refuseOutsideNodes(index, "db check --repair") }
+            // Its rows' files are not in the index yet: repair would move them to trash/.
+            if repair, !IndexJournal(path: storage.indexJournalPath).isEmpty {
+                throw CommandFailure(
+                    "\(storage.indexJournalPath) holds rows the index has not taken yet: start nvr serve (it writes them first), then repair"
+                )
+            }
             let check = IntegrityCheck(index: index, storage: storage, logger: makeLogger())
             let bar = ProgressBar(label: "checking")
             var problems: [IntegrityCheck.Problem]

@@ -17,7 +17,7 @@ struct RecorderService: Service {
     /// after they stop (then given back, so other nodes take the cameras at once).
     let leases: NodeLeases?
     /// The node's advertised URL and storage id, for its row.
-    let node: (advertiseURL: String?, storageID: String)?
+    let node: (advertiseURL: String?, storageID: String, certificatePEM: String?)?
     let addDemoIfEmpty: Bool
     /// Yields once the HTTP server listens.
     let listening: AsyncStream<Void>
@@ -47,7 +47,9 @@ struct RecorderService: Service {
                 // Before leasing: a node's fence would refuse the journal's rows.
                 try recorder.replayJournal()
                 if let leases, let node {
-                    try leases.attach(recorder, advertiseURL: node.advertiseURL, storageID: node.storageID)
+                    try leases.attach(
+                        recorder, advertiseURL: node.advertiseURL, storageID: node.storageID,
+                        certificatePEM: node.certificatePEM)
                 }
                 try recorder.start(addDemoIfEmpty: addDemo)
                 // After recovery: no camera starts while it looks at this node's rows.

@@ -113,7 +113,12 @@ struct Serve: ParsableCommand {
             }
             let recording = RecorderService(
                 recorder: recorder, mqtt: mqtt, leases: leases,
-                node: try leases.map { _ in (config.advertiseURL, try NodeStorage.identity(root: recorder.storage.root))
+                node: try leases.map { _ in
+                    (
+                        config.advertiseURL, try NodeStorage.identity(root: recorder.storage.root),
+                        // Published for the other nodes, which trust exactly this certificate.
+                        try config.tlsCert.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                    )
                 },
                 addDemoIfEmpty: !noDemo && leases == nil, listening: listening, logger: logger,
                 started:

@@ -135,6 +135,12 @@ extension IndexDatabase {
         }
     }
 
+    public func cameraID(segmentID: Int64) throws -> Int64? {
+        try pool.read {
+            try Int64.fetchOne($0, sql: "SELECT camera_id FROM segment WHERE id = ?", arguments: [segmentID])
+        }
+    }
+
     public func segmentID(path: String) throws -> Int64? {
         try pool.read {
             try Int64.fetchOne($0, sql: "SELECT id FROM segment WHERE path = ? LIMIT 1", arguments: [path])

@@ -119,6 +119,8 @@ public protocol SegmentStore: Sendable {
     func hasSegment(path: String) throws -> Bool
     /// The id of the segment row with this path (the node's own, on PostgreSQL), if any.
     func segmentID(path: String) throws -> Int64?
+    /// The camera of the segment row with this id (any node's), if there is one.
+    func cameraID(segmentID: Int64) throws -> Int64?
     func frames(segmentID: Int64) throws -> SegmentFramesRecord?
     func storageSummary(cameraID: Int64) throws -> CameraStorageSummary
     func markDeleting(segmentIDs: [Int64]) throws

@@ -114,6 +114,10 @@ extension PostgresIndex {
         }
     }
 
+    public func cameraID(segmentID: Int64) throws -> Int64? {
+        try autocommit { try $0.scalar(Int64.self, "SELECT camera_id FROM segment WHERE id = ?", [.int(segmentID)]) }
+    }
+
     public func segmentID(path: String) throws -> Int64? {
         try autocommit {
             let own = ownSegments()

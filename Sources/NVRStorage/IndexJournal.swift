@@ -8,8 +8,11 @@ import NVRMedia
 /// they describe (design/scale-out.md, "Recording through an outage of PostgreSQL").
 ///
 /// An append-only file of records, one per batch: 4 bytes of length and 4 of CRC-32 (both
-/// little-endian), then the batch as JSON. A record cut short by a crash, or one whose CRC does
-/// not match, ends the journal: the batches before it are read, it and what follows are not.
+/// little-endian), then the batch as JSON. A record cut short at the end (a crash while
+/// appending) is left out. A whole record that does not check (its CRC, its JSON: a damaged
+/// disk, another version) makes the journal *damaged*: what comes before it is read, and the
+/// file is set aside for a person (`setAside`), not emptied. An append that fails is cut off
+/// again, so the file never holds half a batch that a later one follows.
 ///
 /// A row the batch names that has no id yet (`PendingRowID` not published) is written as a
 /// number, the same for every write that names it until the journal is cleared: read back in
@@ -25,6 +28,19 @@ public final class IndexJournal: @unchecked Sendable {
     private var numbers: [ObjectIdentifier: Int] = [:]
     private var refs: [Int: PendingRowID] = [:]
     private var writes = 0
+    private var nextNumber = 1
+    /// An append failed and could not be cut off again: the file may hold a batch that was not
+    /// kept, so it must not be used (the writer keeps rows in memory instead).
+    public private(set) var isBroken = false
+
+    /// What `read` found.
+    public struct Contents {
+        public var writes: [RecordingWrite]
+        /// Bytes at the end that are not a whole record.
+        public var torn: Int
+        /// A whole record did not check: the writes after it are not in `writes`.
+        public var damaged: Bool
+    }
 
     /// Records larger than this are taken for garbage (a batch of one commit is far smaller).
     static let largestRecord = 256 << 20
@@ -54,26 +70,37 @@ public final class IndexJournal: @unchecked Sendable {
             withUnsafeBytes(of: UInt32(payload.count).littleEndian) { record += $0 }
             withUnsafeBytes(of: crc.value.littleEndian) { record += $0 }
             record += payload
+            guard !isBroken else { throw IndexError("the index journal \(path) is not used after a failed write") }
+            let created = !FileManager.default.fileExists(atPath: path)
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw IndexError("cannot open the index journal \(path): \(errnoText())") }
             defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw IndexError("cannot read the index journal \(path): \(errnoText())") }
+            // On any failure the file is cut back to what it held: the batch is then kept in
+            // memory by the writer, and must not also be in the file.
+            func fail(_ what: String) -> IndexError {
+                let error = IndexError("cannot \(what) the index journal \(path): \(errnoText())")
+                if ftruncate(fd, st.st_size) != 0 || fdatasync(fd) != 0 { isBroken = true }
+                return error
+            }
             var written = 0
             while written < record.count {
                 let n = record[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw IndexError("cannot write the index journal \(path): \(errnoText())") }
+                guard n > 0 else { throw fail("write") }
                 written += n
             }
-            guard fdatasync(fd) == 0 else { throw IndexError("cannot sync the index journal \(path): \(errnoText())") }
+            guard fdatasync(fd) == 0 else { throw fail("sync") }
+            if created { Self.syncFolder(of: path) }
             writes += batch.count
         }
     }
 
-    /// Every write in the file, in order. `torn` is how many bytes at its end were not a whole
-    /// record (a crash while appending) or not one this version reads.
-    public func read() throws -> (writes: [RecordingWrite], torn: Int) {
+    /// Every write in the file, in order, up to a record that does not check.
+    public func read() throws -> Contents {
         guard let data = FileManager.default.contents(atPath: path) else {
-            if !FileManager.default.fileExists(atPath: path) { return ([], 0) }
+            if !FileManager.default.fileExists(atPath: path) { return Contents(writes: [], torn: 0, damaged: false) }
             throw IndexError("cannot read the index journal \(path)")
         }
         let bytes = [UInt8](data)
@@ -83,33 +110,66 @@ public final class IndexJournal: @unchecked Sendable {
             while bytes.count - at >= 8 {
                 let length = Int(Self.uint32(bytes, at))
                 let crc = Self.uint32(bytes, at + 4)
-                guard length <= Self.largestRecord, bytes.count - at - 8 >= length else { break }
+                guard length <= Self.largestRecord else { return Contents(writes: out, torn: 0, damaged: true) }
+                // Cut short at the end: a crash while appending.
+                guard bytes.count - at - 8 >= length else { break }
                 let payload = bytes[(at + 8)..<(at + 8 + length)]
                 var check = CRC32()
                 payload.withUnsafeBytes { check.update($0) }
-                // A record whose CRC matches but which does not decode (written by another
-                // version) ends the journal like a torn one: the caller says how much was left.
                 guard check.value == crc,
                     let stored = try? JSONDecoder().decode([StoredWrite].self, from: Data(payload))
-                else { break }
+                else { return Contents(writes: out, torn: 0, damaged: true) }
                 out += stored.map { load($0) }
                 at += 8 + length
             }
-            return (out, bytes.count - at)
+            return Contents(writes: out, torn: bytes.count - at, damaged: false)
         }
     }
 
-    /// Empties the file (its rows are in the index) and forgets the numbers given out.
+    /// Empties the file (its rows are in the index) and forgets the numbers given out; removes
+    /// it if it cannot be emptied.
     public func clear() throws {
         try lock.withLock {
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw IndexError("cannot empty the index journal \(path): \(errnoText())") }
-            defer { close(fd) }
-            guard fsync(fd) == 0 else { throw IndexError("cannot sync the index journal \(path): \(errnoText())") }
-            numbers.removeAll()
-            refs.removeAll()
-            writes = 0
+            let emptied = fd >= 0 && fsync(fd) == 0
+            if fd >= 0 { close(fd) }
+            if !emptied {
+                guard unlink(path) == 0 || errno == ENOENT else {
+                    throw IndexError("cannot empty or remove the index journal \(path): \(errnoText())")
+                }
+                Self.syncFolder(of: path)
+            }
+            forget()
         }
+    }
+
+    /// Moves a damaged journal aside (`index.journal.damaged-<seconds since 1970>`), for a person
+    /// to look at; returns where.
+    public func setAside() throws -> String {
+        try lock.withLock {
+            let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
+            guard rename(path, aside) == 0 else {
+                throw IndexError("cannot move the damaged index journal \(path) aside: \(errnoText())")
+            }
+            Self.syncFolder(of: path)
+            forget()
+            return aside
+        }
+    }
+
+    private func forget() {
+        numbers.removeAll()
+        refs.removeAll()
+        writes = 0
+        nextNumber = 1
+    }
+
+    /// A file made, removed or renamed is only durable once its folder is synced.
+    private static func syncFolder(of path: String) {
+        let fd = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
     }
 
     private static func uint32(_ b: [UInt8], _ at: Int) -> UInt32 {
@@ -144,7 +204,8 @@ public final class IndexJournal: @unchecked Sendable {
         if let id = ref.value { return .id(id) }
         let key = ObjectIdentifier(ref)
         if let n = numbers[key] { return .pending(n) }
-        let n = refs.count + 1
+        let n = nextNumber
+        nextNumber += 1
         numbers[key] = n
         refs[n] = ref
         return .pending(n)
@@ -156,6 +217,7 @@ public final class IndexJournal: @unchecked Sendable {
         case .pending(let n):
             if let known = refs[n] { return known }
             let made = PendingRowID()
+            nextNumber = max(nextNumber, n + 1)
             refs[n] = made
             numbers[ObjectIdentifier(made)] = n
             return made

@@ -17,8 +17,9 @@ import Synchronization
 /// goes to the journal on disk instead of waiting here, and so does every batch after it until
 /// the journal's rows are written, in order, once the index answers again (tried every second).
 /// Journaled rows count as committed for `flush()` (a camera stops at once during an outage),
-/// not for `flush(applied: true)`; nothing journaled is given up; what a stop or a crash leaves
-/// in the journal is written at the next start (`JournalReplay`).
+/// not for `flush(applied:)`; nothing journaled is given up for time; what a stop or a crash
+/// leaves in the journal is written at the next start (`JournalReplay`). A journal that cannot
+/// be appended to (a full or failing disk) falls back to the queue in memory.
 ///
 /// The ids a camera thread needs at once come from this thread too, ahead of time: run ids
 /// from a block it keeps reserved, sample entries from the ones it read at start (a new one is
@@ -114,6 +115,8 @@ public final class IndexWriter: @unchecked Sendable {
     /// Held while appending to the journal or writing it into the index (after `close`, callers'
     /// threads commit too): a batch appended while the journal is written could be emptied with it.
     private let journalLock = NSLock()
+    /// When the writer last tried to write the journal's rows (uptime nanoseconds).
+    private let lastReplayAttempt = Atomic<UInt64>(0)
 
     /// Writes in the journal, waiting for the index (for /metrics).
     public var journaledWrites: Int { journaling.load(ordering: .relaxed) ? (journal?.count ?? 0) : 0 }
@@ -159,21 +162,37 @@ public final class IndexWriter: @unchecked Sendable {
 
     /// Returns once everything handed over before the call is committed (or given up) and
     /// its callbacks have run. Not from a callback (they run on the queue it waits for).
-    /// Rows kept in the journal count as committed unless `applied`: then the call waits until
-    /// they are in the index (or refused), as a node must before a lease changes hands.
-    public func flush(applied: Bool = false) {
+    /// Rows kept in the journal count as committed (their callbacks run once they are written).
+    public func flush() {
+        _ = flush(untilApplied: nil)
+    }
+
+    /// As `flush`, and then waits up to `timeout` seconds for rows kept in the journal to be in
+    /// the index (or refused), as a node must before a lease changes hands. False if they are
+    /// not by then (the index still unreachable), or the writer has closed with rows in it.
+    public func flush(applied timeout: Double) -> Bool {
+        flush(untilApplied: Date(timeIntervalSinceNow: timeout))
+    }
+
+    private func flush(untilApplied deadline: Date?) -> Bool {
         wake.lock()
         if closed {
             wake.unlock()
-            return
+            return !journaling.load(ordering: .relaxed) || deadline == nil
         }
         let target = handedOver
         flushWaiters += 1
         wake.broadcast()
-        while committed < target || (applied && journaling.load(ordering: .relaxed) && !closed) { wake.wait() }
+        while committed < target { wake.wait() }
+        var applied = true
+        if let deadline {
+            while journaling.load(ordering: .relaxed) && !closed && wake.wait(until: deadline) {}
+            applied = !journaling.load(ordering: .relaxed)
+        }
         flushWaiters -= 1
         wake.unlock()
         callbacks.sync {}
+        return applied
     }
 
     /// Commits what is left and stops the thread (the thread keeps the writer alive until then).
@@ -331,9 +350,11 @@ public final class IndexWriter: @unchecked Sendable {
     /// their own are dropped.
     private func commit(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) {
         let writes = batch.map(\.write)
-        // While the journal holds rows, later ones go after them.
+        // While the journal holds rows, later ones go after them (and the index is asked again
+        // at most once a second, not at every batch).
         if journaling.load(ordering: .relaxed), keepInJournal(batch) {
-            replayJournal()
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now &- lastReplayAttempt.load(ordering: .relaxed) >= 1_000_000_000 { replayJournal() }
             return
         }
         var fullSince: DispatchTime?
@@ -397,7 +418,7 @@ public final class IndexWriter: @unchecked Sendable {
     /// Appends a batch to the journal (and starts journaling); false without a journal, or
     /// when the journal cannot be written (the batch then waits in memory).
     private func keepInJournal(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) -> Bool {
-        guard let journal, !journalBroken.load(ordering: .relaxed) else { return false }
+        guard let journal, !journalBroken.load(ordering: .relaxed), !journal.isBroken else { return false }
         journalLock.lock()
         defer { journalLock.unlock() }
         do {
@@ -424,12 +445,15 @@ public final class IndexWriter: @unchecked Sendable {
         journalLock.lock()
         defer { journalLock.unlock() }
         guard journaling.load(ordering: .relaxed) else { return true }
+        lastReplayAttempt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         // A cheap question first (an empty transaction), not the whole journal read each second.
         guard (try? store.apply([])) != nil else { return false }
         let writes: [RecordingWrite]
+        let damaged: Bool
         do {
             let read = try journal.read()
             writes = read.writes
+            damaged = read.damaged
             if read.torn > 0 {
                 logger.error("index writer: \(read.torn) bytes at the end of \(journal.path) are not whole")
             }
@@ -455,9 +479,18 @@ public final class IndexWriter: @unchecked Sendable {
             }
         }
         do {
-            try journal.clear()
+            if damaged {
+                // Only this process wrote it, so this is a disk at fault: kept for a person.
+                let aside = try journal.setAside()
+                logger.error(
+                    "index writer: the index journal was damaged after \(writes.count) writes; the rest are not written (kept in \(aside))"
+                )
+            } else {
+                try journal.clear()
+            }
         } catch {
-            // Written, but still in the file: the next start finds them in the index already.
+            // Written, but still in the file: the next start would write them again (it skips
+            // segments and events already in the index).
             logger.error("index writer: \(error); not using the journal again until restarted")
             journalBroken.store(true, ordering: .relaxed)
         }

@@ -16,13 +16,17 @@ public enum Recovery {
     }
 
     /// Finishes every segment left *writing* (truncated to its last complete fragment and
-    /// indexed from its boxes) and every deletion left half done.
+    /// indexed from its boxes) and every deletion left half done. `keepUnindexedFiles`: a damaged
+    /// index journal was set aside, so a file without a row may be one whose row is in it.
     @discardableResult
-    public static func run(index: any IndexStore, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now())
-        throws -> Report
-    {
+    public static func run(
+        index: any IndexStore, storage: StorageLayout, logger: Logger, now: Int64 = Time90k.now(),
+        keepUnindexedFiles: Bool = false
+    ) throws -> Report {
         var report = Report()
-        report.unindexedFiles = try removeUnindexedFiles(index: index, storage: storage, logger: logger, now: now)
+        if !keepUnindexedFiles {
+            report.unindexedFiles = try removeUnindexedFiles(index: index, storage: storage, logger: logger, now: now)
+        }
         for seg in try index.segments(state: .deleting) {
             unlink(storage.absolute(seg.path))
             try index.removeSegments(ids: [seg.id!])

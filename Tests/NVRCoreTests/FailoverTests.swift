@@ -19,14 +19,18 @@ import Testing
         let config: String
         let log: String
         var process: Process?
+        /// The folder of the node's `cert.pem` and `key.pem` when it serves HTTPS.
+        let tls: String?
 
         /// `port` and `advertise` default to a free port and that port's URL. With `hiding`, the
         /// node runs in a mount namespace of its own where that folder is an empty tmpfs: as on
-        /// another machine, it does not see what another node stores there.
+        /// another machine, it does not see what another node stores there. With `tls`, it
+        /// serves HTTPS with that folder's `cert.pem` and `key.pem`.
         init(
             _ name: String, folder: String, indexURL: String, viaFlag: Bool, port: Int? = nil, advertise: String? = nil,
-            hiding: String? = nil
+            hiding: String? = nil, tls: String? = nil
         ) throws {
+            self.tls = tls
             self.name = name
             root = folder + "/" + name
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -34,9 +38,11 @@ import Testing
             self.port = port
             config = try writeConfig(
                 root: root, plugins: TestEnvironment.buildDir, segmentSeconds: 3, httpBind: "127.0.0.1:\(port)")
-            var extra = "[index]\nurl = \"\(indexURL)\"\n"
+            // Still in writeConfig's [http] table.
+            var extra = tls.map { "tls_cert = \"\($0)/cert.pem\"\ntls_key = \"\($0)/key.pem\"\n" } ?? ""
+            extra += "[index]\nurl = \"\(indexURL)\"\n"
             if !viaFlag {
-                let url = advertise ?? "http://127.0.0.1:\(port)"
+                let url = advertise ?? "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)"
                 extra += "[cluster]\nnode = \"\(name)\"\nadvertise_url = \"\(url)\"\n"
             }
             try append(extra, to: config)
@@ -76,7 +82,15 @@ import Testing
         var logText: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
         func get(_ path: String, token: String, to file: String? = nil) throws -> ProcessResult {
-            try httpGet(port: port, path, token: token, to: file)
+            guard tls != nil else { return try httpGet(port: port, path, token: token, to: file) }
+            // Its own certificate: curl is any client here, not another node.
+            return try runProcess(
+                "/usr/bin/curl",
+                [
+                    "-s", "-k", "-o", file ?? "/dev/stdout", "-w", "\n%{http_code}", "-H",
+                    "Authorization: Bearer \(token)",
+                    "https://127.0.0.1:\(port)\(path)",
+                ])
         }
     }
 

@@ -77,7 +77,7 @@ import Testing
 
         // In the same process: the very references the recorder holds.
         let same = try journal.read()
-        #expect(same.torn == 0 && same.writes.count == 8)
+        #expect(same.torn == 0 && !same.damaged && same.writes.count == 8)
         guard case .insertSegment(let r0, let ref0, let entries0) = same.writes[1],
             case .completeSegment(let ref1, let r1, let f1, _) = same.writes[4],
             case .saveEvent(let e1, let eref) = same.writes[5], case .markEvent(let k) = same.writes[3]
@@ -106,15 +106,15 @@ import Testing
         handle.write(Data([0x10, 0, 0, 0, 9, 9]))
         try handle.close()
         let torn = try IndexJournal(path: path).read()
-        #expect(torn.writes.count == 8 && torn.torn == 6)
+        #expect(torn.writes.count == 8 && torn.torn == 6 && !torn.damaged)
 
-        // A record whose bytes changed ends the journal there.
+        // A whole record whose bytes changed: what comes before it, and the journal is damaged.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let firstLength = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
         bytes[8 + firstLength + 8 + 3] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: path))
         let damaged = try IndexJournal(path: path).read()
-        #expect(damaged.writes.count == 4 && damaged.torn == bytes.count - 8 - firstLength)
+        #expect(damaged.writes.count == 4 && damaged.damaged)
 
         try journal.clear()
         #expect(journal.isEmpty && journal.count == 0)
@@ -137,13 +137,14 @@ import Testing
         try IndexWriterTests.record(clip, camera: cam, storage: h.recorder.storage, writer: writer)
         writer.flush()  // journaled counts as done: a camera stopping during an outage does not wait
         Thread.sleep(forTimeInterval: 1.5)  // past giveUpSeconds: journaled rows are never given up
+        #expect(!writer.flush(applied: 0.5), "the rows are not in the index yet")
         #expect(store.refusedBatches.load(ordering: .relaxed) >= 2, "the index was never asked")
         #expect(!journal.isEmpty && writer.journaledWrites >= 20, "\(writer.journaledWrites)")
         #expect(writer.backlog.writes == 0)
         #expect(try h.index.segments(cameraID: cam.id!).isEmpty)
 
         store.down.store(false, ordering: .relaxed)
-        writer.flush(applied: true)
+        #expect(writer.flush(applied: 10))
         #expect(journal.isEmpty && writer.journaledWrites == 0)
         #expect(writer.droppedWrites.load(ordering: .relaxed) == 0)
         let segs = try h.completeSegments("j")
@@ -201,6 +202,36 @@ import Testing
         let events = try h.index.events(
             cameraID: cam.id!, start90k: 0, end90k: 100, type: nil, limit: 10)
         #expect(events.count == 1)
+    }
+
+    /// A journal with a record that does not check in its middle (a damaged disk): what comes
+    /// before it is written, the file is set aside for a person rather than emptied, and camera
+    /// states (stale after a restart) are not written.
+    @Test func aDamagedJournalIsSetAsideAfterItsGoodPartIsWritten() throws {
+        let h = try RecorderHarness()
+        let cam = try h.index.addCamera(CameraRecord(name: "d", plugin: "demo", config: "{}", created90k: 0))
+        let entry = try h.index.sampleEntryID(Self.entry(4))
+        let path = h.root + "/damaged.journal"
+        let journal = IndexJournal(path: path)
+        try journal.append([
+            .insertSegment(Self.segment(camera: cam.id!, start: 90_000, path: "d/1.mp4", entry: entry), PendingRowID()),
+            .cameraState(CameraStateRecord(cameraID: cam.id!, state: "streaming", reason: nil, since90k: 5)),
+        ])
+        try journal.append([
+            .insertSegment(Self.segment(camera: cam.id!, start: 180_000, path: "d/2.mp4", entry: entry), PendingRowID())
+        ])
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let firstLength = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16
+        bytes[8 + firstLength + 8 + 5] ^= 0x01
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let report = try JournalReplay.run(
+            journal: IndexJournal(path: path), index: h.index, logger: TestEnvironment.logger)
+        #expect(report.written == 1, "\(report)")
+        #expect(try h.index.segments(cameraID: cam.id!).map(\.path) == ["d/1.mp4"])
+        #expect(try h.index.cameraState(cameraID: cam.id!) == nil)
+        let aside = try #require(report.damagedAside)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: aside)) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     /// Journaled footage of a camera that another writer recorded meanwhile (another node took

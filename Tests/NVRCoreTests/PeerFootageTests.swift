@@ -5,6 +5,8 @@ import NVRTime
 import TestSupport
 import Testing
 
+@testable import NVRCluster
+
 /// Playback of another node's footage without its storage mounted: node a runs in a mount
 /// namespace where node b's storage root is an empty tmpfs (as on another machine), so it
 /// fetches b's segment files from b over HTTP, in byte ranges, with the nodes' key; and
@@ -12,7 +14,7 @@ import Testing
 @Suite(.serialized, .tags(.system)) struct PeerFootageTests {
     /// A live view's upgrade with curl, for `seconds`: the reply's head and the raw WebSocket
     /// bytes after it.
-    static func watch(port: Int, camera: String, headers: [String], seconds: Int) throws -> (
+    static func watch(port: Int, camera: String, headers: [String], seconds: Int, https: Bool = false) throws -> (
         head: String, body: [UInt8]
     ) {
         let out = TestEnvironment.tempDir("live") + ".bin"
@@ -24,7 +26,10 @@ import Testing
                 "Upgrade: websocket",
                 "-H", "Sec-WebSocket-Version: 13", "-H", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
             ]
-                + headers.flatMap { ["-H", $0] } + ["http://127.0.0.1:\(port)/api/cameras/\(camera)/live"])
+                + headers.flatMap { ["-H", $0] }
+                + (https
+                    ? ["-k", "https://127.0.0.1:\(port)/api/cameras/\(camera)/live"]
+                    : ["http://127.0.0.1:\(port)/api/cameras/\(camera)/live"]))
         let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data())
         guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else {
             return (String(decoding: bytes, as: UTF8.self), [])
@@ -138,6 +143,112 @@ import Testing
             !missing.stdout.hasSuffix("200") && missing.stdout.contains("did not send it"),
             "\(missing.stdout.suffix(500))")
         a.stop(signal: SIGINT)
+        #expect(a.process?.terminationStatus == 0, "\(a.logText.suffix(2000))")
+    }
+
+    /// Nodes that serve HTTPS (`[http] tls_cert`, a self-signed certificate each) and advertise
+    /// `https://` URLs: each publishes its certificate in the index, and another node reaches it
+    /// trusting exactly that certificate, whatever the host name. a (without b's storage) plays
+    /// b's footage fetched over HTTPS and relays b's live view over `wss://`; the question asked
+    /// during an outage is answered over HTTPS; with another certificate published for b, a
+    /// fetches nothing from b.
+    @Test func nodesServingHTTPSTrustExactlyTheCertificateEachPublished() throws {
+        let server = try PostgresFixture()
+        let url = try server.makeDatabase()
+        let cameras = try FailoverTests.cameras(1)
+        let folder = TestEnvironment.tempDir("peer-https")
+        defer { TestEnvironment.cleanup(folder) }
+        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
+        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
+        func nvr(_ args: String...) throws -> ProcessResult {
+            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+        }
+        // a's certificate from `nvr tls self-signed`; b's from openssl, with key usage
+        // keyCertSign: the live relay's WebSocket client can trust only a certificate that may
+        // sign (design/scale-out.md), which `nvr tls self-signed` does not make.
+        let made = try runProcess(
+            TestEnvironment.nvrExecutable,
+            ["tls", "self-signed", "--out-dir", folder + "/tls-a", "--address", "127.0.0.1"])
+        #expect(made.status == 0, "\(made.stderr)")
+        try FileManager.default.createDirectory(atPath: folder + "/tls-b", withIntermediateDirectories: true)
+        let openssl = try runProcess(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=node-b", "-keyout", folder + "/tls-b/key.pem", "-out", folder + "/tls-b/cert.pem",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "keyUsage=digitalSignature,keyCertSign",
+                "-addext", "basicConstraints=critical,CA:FALSE",
+            ])
+        #expect(openssl.status == 0, "\(openssl.stderr)")
+        #expect(try nvr("camera", "add", "gate", "--plugin", "rtsp", "--url", cameras[0].url).status == 0)
+        #expect(try nvr("camera", "set", "gate", "--node", "b").status == 0)
+        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        let camID = try #require(try index.camera(named: "gate")?.id)
+        let b = try FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false, tls: folder + "/tls-b")
+        let a = try FailoverTests.Node(
+            "a", folder: folder, indexURL: url, viaFlag: false, hiding: b.root, tls: folder + "/tls-a")
+        func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
+        func complete() -> [SegmentRecord] {
+            ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.sorted {
+                $0.start90k < $1.start90k
+            }
+        }
+        #expect(TestEnvironment.wait(timeout: 60) { complete().count >= 4 }, "\(logs())")
+        let segs = complete()
+        let bCert = try String(contentsOfFile: folder + "/tls-b/cert.pem", encoding: .utf8)
+        let aCert = try String(contentsOfFile: folder + "/tls-a/cert.pem", encoding: .utf8)
+        #expect(try index.setting(PeerTrust.settingKey(node: "b")) == bCert)
+        #expect(try index.setting(PeerTrust.settingKey(node: "a")) == aCert)
+        let token = try nvr("token", "add", "--user", "admin", "--name", "peer", "--quiet")
+        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        // Footage fetched over HTTPS.
+        let file = folder + "/early.mp4"
+        let played = try a.get(
+            "/api/cameras/gate/view.mp4?start=\(segs[0].start90k)&end=\(segs[0].end90k)", token: bearer, to: file)
+        #expect(played.stdout.hasSuffix("200"), "\(played.stdout.suffix(300)); \(logs())")
+        #expect(try h264Frames(file) >= segs[0].frames)
+        let copy = a.root + "/Storage/peer-cache/b/" + segs[0].path
+        #expect(FileManager.default.contentsEqual(atPath: copy, andPath: b.root + "/Storage/" + segs[0].path))
+
+        // The live view relayed over wss://.
+        let live = try Self.watch(
+            port: a.port, camera: "gate",
+            headers: ["Authorization: Bearer \(bearer)", "Origin: https://127.0.0.1:\(a.port)"], seconds: 8,
+            https: true)
+        #expect(live.head.hasPrefix("HTTP/1.1 101"), "\(live.head); \(logs())")
+        #expect(
+            live.body.firstRange(of: Array("ftyp".utf8)) != nil && live.body.count > 20_000, "\(live.body.count) bytes")
+
+        // The outage question, over HTTPS: answered trusting b's certificate, not a's.
+        let key = try #require(try index.setting("cluster.node_key"))
+        let answer = PeerQuestion.ask(
+            "https://127.0.0.1:\(b.port)", key: key, timeout: 5, pinned: try PeerTrust.certificates(pem: bCert))
+        #expect(
+            answer == PeerQuestion.Answer(node: "b", reachesIndex: true, cameras: [camID]),
+            "\(String(describing: answer))")
+        #expect(
+            PeerQuestion.ask(
+                "https://127.0.0.1:\(b.port)", key: key, timeout: 5, pinned: try PeerTrust.certificates(pem: aCert))
+                == nil)
+        #expect(PeerQuestion.ask("https://127.0.0.1:\(b.port)", key: key, timeout: 5) == nil, "no trust, no answer")
+        // a's certificate is one `nvr tls self-signed` made (it may not sign): pinned, it is taken.
+        let fromA = PeerQuestion.ask(
+            "https://127.0.0.1:\(a.port)", key: key, timeout: 5, pinned: try PeerTrust.certificates(pem: aCert))
+        #expect(fromA?.node == "a" && fromA?.reachesIndex == true, "\(String(describing: fromA))")
+
+        // Another certificate published for b (as if someone stood in its place): a no longer
+        // fetches from it, once it has read the index again (every 5 s).
+        try index.setSetting(PeerTrust.settingKey(node: "b"), aCert)
+        Thread.sleep(forTimeInterval: 6)
+        let refused = try a.get(
+            "/api/cameras/gate/view.mp4?start=\(segs[2].start90k)&end=\(segs[2].end90k)", token: bearer)
+        #expect(
+            !refused.stdout.hasSuffix("200") && refused.stdout.contains("did not answer"),
+            "\(refused.stdout.suffix(500))")
+        #expect(!FileManager.default.fileExists(atPath: a.root + "/Storage/peer-cache/b/" + segs[2].path))
+        a.stop(signal: SIGINT)
+        b.stop(signal: SIGINT)
         #expect(a.process?.terminationStatus == 0, "\(a.logText.suffix(2000))")
     }
 }

@@ -172,6 +172,8 @@ import Testing
             #expect(try db.hasSegment(path: "c/2.mp4") && !db.hasSegment(path: "c/3.mp4"))
             #expect(try db.segmentID(path: "c/2.mp4") == second.id && db.segmentID(path: "c/3.mp4") == nil)
             #expect(
+                try db.cameraID(segmentID: try #require(second.id)) == cam && db.cameraID(segmentID: 999_999) == nil)
+            #expect(
                 try db.storageSummary(cameraID: cam)
                     == CameraStorageSummary(segments: 2, bytes: 5700, oldest90k: start, newest90k: start + 90 * 90_000))
             #expect(try db.bytesByCamera() == [cam: 5700])

@@ -4,6 +4,8 @@ import HummingbirdWSClient
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOSSL
+import NVRCluster
 import NVRIndexPostgres
 import Synchronization
 
@@ -12,28 +14,40 @@ import Synchronization
 extension LiveRoutes {
     struct RelayTarget: Sendable {
         var node: String
-        /// ws://… of the camera's live view on that node.
+        /// ws://… (or wss://…) of the camera's live view on that node.
         var url: String
         var key: String
+        /// For wss://: trusting only the certificate that node published (PeerTrust).
+        var tls: TLSConfiguration?
+        /// The name sent in TLS's SNI when the URL's host is an address (SNI takes names only;
+        /// the certificate is checked, not the name).
+        var sniHostname: String?
     }
 
-    /// The node that holds `camera`'s lease now, when it is not this one and is reached over
-    /// plain HTTP; nil on a server that is no node.
+    /// The node that holds `camera`'s lease now, when it is not this one; nil on a server that
+    /// is no node, or for a node reached over https:// that published no certificate.
     func relayTarget(camera name: String, substream: Bool) async -> RelayTarget? {
         guard let pg = index as? PostgresIndex, let me = pg.node else { return nil }
         return try? await offload { () -> RelayTarget? in
             guard let camera = try pg.camera(named: name), let id = camera.id,
                 let lease = try pg.leases().first(where: { $0.cameraID == id }), lease.node != me,
                 let base = try pg.nodes().first(where: { $0.name == lease.node })?.advertiseURL,
-                var url = URLComponents(string: base), url.scheme == "http",
+                var url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
                 let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
             else { return nil }
-            url.scheme = "ws"
+            var tls: TLSConfiguration?
+            var sni: String?
+            if url.scheme == "https" {
+                guard let published = try PeerTrust.load(pg, node: lease.node) else { return nil }
+                tls = PeerTrust.configuration(trusting: published)
+                if let host = url.host, PeerTrust.isAddress(host) { sni = "nvr-node" }
+            }
+            url.scheme = url.scheme == "https" ? "wss" : "ws"
             url.path =
                 (url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path) + "/api/cameras/\(encoded)/live"
             url.query = substream ? "stream=sub" : nil
             guard let s = url.string else { return nil }
-            return RelayTarget(node: lease.node, url: s, key: try pg.nodeKey())
+            return RelayTarget(node: lease.node, url: s, key: try pg.nodeKey(), tls: tls, sniHostname: sni)
         }
     }
 
@@ -42,9 +56,11 @@ extension LiveRoutes {
     func relay(_ target: RelayTarget, outbound: WebSocketOutboundWriter) async -> (forwarded: Int, viewerGone: Bool) {
         var config = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
         config.additionalHeaders[AccessMiddleware.nodeKeyHeader] = target.key
+        config.sniHostname = target.sniHostname
         let state = Mutex((forwarded: 0, viewerGone: false))
         _ = try? await WebSocketClient.connect(
-            url: target.url, configuration: config, logger: Logger(label: "nvr.live.relay")
+            url: target.url, configuration: config, tlsConfiguration: target.tls,
+            logger: Logger(label: "nvr.live.relay")
         ) { inbound, _, _ in
             for try await message in inbound.messages(maxSize: 1 << 24) {
                 do {

@@ -226,7 +226,7 @@ public final class CardSync {
             }
         }
         try segmenter.end()
-        writer.flush()  // the next gap is found from the index
+        _ = writer.flush(applied: 30)  // the next gap is found from the index
         return (
             Int(segmenter.counters.segments.load(ordering: .relaxed)), started ? lastEnd - firstTime : 0, reader.fetched
         )

@@ -93,14 +93,18 @@ public final class Recorder: @unchecked Sendable {
     /// recorded the same cameras meanwhile). Throws when the index cannot take them now.
     public func replayJournal() throws {
         guard let journal = writer.journal else { return }
-        try JournalReplay.run(journal: journal, index: index, logger: logger)
+        let report = try JournalReplay.run(journal: journal, index: index, logger: logger)
+        if report.damagedAside != nil { journalDamaged.withLock { $0 = true } }
     }
+    /// A damaged journal was set aside this start: recovery keeps files without rows.
+    private let journalDamaged = Mutex(false)
 
     /// Recovers, adds the demo camera to an empty index, and starts every enabled camera.
     public func start(addDemoIfEmpty: Bool = true) throws {
         try acquireLock()
         try replayJournal()
-        let report = try Recovery.run(index: index, storage: storage, logger: logger)
+        let report = try Recovery.run(
+            index: index, storage: storage, logger: logger, keepUnindexedFiles: journalDamaged.withLock { $0 })
         let closed = try index.closeOpenEvents()
         if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
         if report.recovered + report.dropped + report.deletionsFinished + report.unindexedFiles > 0 {

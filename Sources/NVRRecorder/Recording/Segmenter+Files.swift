@@ -31,8 +31,12 @@ extension Segmenter {
             source: settings.source)
         let ref = writer.insertSegment(row, entries: entries)
         if settings.source != "live" {
-            writer.flush()
-            guard ref.value != nil else { throw MediaError(.noSpace, "the index did not take the segment's row") }
+            // In the index, not only in its journal (PostgreSQL unreachable): then the row is
+            // taken back (it goes after the insert), as no file follows it.
+            guard writer.flush(applied: 30), ref.value != nil else {
+                writer.submit(.removeSegment(ref))
+                throw MediaError(.noSpace, "the index did not take the segment's row")
+            }
         }
         do {
             file = try retryingOnNoSpace {

@@ -1,0 +1,73 @@
+import Foundation
+import NIOSSL
+import NVRIndexPostgres
+import Synchronization
+
+/// Whom a node trusts when it reaches another over `https://`: exactly the certificate that node
+/// published in the index when it started (`[http] tls_cert`), not any certificate authority and
+/// not the host name (an advertised address is seldom in a LAN certificate). Fetches and
+/// questions compare the certificate the peer presents with the published one (PeerTLS); the
+/// live relay's WebSocket client takes the published certificates as its only trust anchors. The index is shared
+/// and trusted by every node, so the certificate there is the node's. A node that serves HTTPS
+/// without having published its certificate (an older version) is not reached.
+public final class PeerTrust: Sendable {
+    /// The settings key of a node's certificate (PEM).
+    public static func settingKey(node: String) -> String { "cluster.tls_certificate." + node }
+
+    private let pinned = Mutex<[String: [NIOSSLCertificate]]>([:])
+
+    public init() {}
+
+    /// Publishes this node's certificate (nil: it serves plain HTTP, and an old one goes).
+    public static func publish(_ index: PostgresIndex, node: String, certificatePEM: String?) throws {
+        try index.setSetting(settingKey(node: node), certificatePEM)
+    }
+
+    /// The certificates in `pem` (the node's own first).
+    public static func certificates(pem: String) throws -> [NIOSSLCertificate] {
+        try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+    }
+
+    /// The certificates `node` published, read from the index now.
+    public static func load(_ index: PostgresIndex, node: String) throws -> [NIOSSLCertificate]? {
+        try index.setting(settingKey(node: node)).map(certificates(pem:))
+    }
+
+    /// A client configuration that takes `certificates` as the only trust anchors, whatever the
+    /// host name: for a client that cannot check the certificate itself (the WebSocket client of
+    /// the live relay). BoringSSL takes a certificate as an anchor only if it may sign
+    /// certificates: a CA's, or one `nvr tls self-signed` made (key usage keyCertSign).
+    public static func configuration(trusting certificates: [NIOSSLCertificate]) -> TLSConfiguration {
+        var c = TLSConfiguration.makeClientConfiguration()
+        c.trustRoots = .certificates(certificates)
+        c.certificateVerification = .noHostnameVerification
+        return c
+    }
+
+    /// Whether the chain a peer presented starts with one of the published certificates.
+    public static func accepts(_ chain: [NIOSSLCertificate], pinned: [NIOSSLCertificate]) -> Bool {
+        guard let leaf = chain.first else { return false }
+        return pinned.contains(leaf)
+    }
+
+    /// Reads the published certificates of `nodes` (kept for when the index is unreachable:
+    /// during an outage the nodes still ask each other).
+    func refresh(_ index: PostgresIndex, nodes: [String]) {
+        var found: [String: [NIOSSLCertificate]] = [:]
+        for node in nodes {
+            guard let c = try? Self.load(index, node: node) else { continue }
+            found[node] = c
+        }
+        pinned.withLock { $0 = found }
+    }
+
+    func certificates(node: String) -> [NIOSSLCertificate]? { pinned.withLock { $0[node] } }
+
+    /// Whether `host` is an IP address (TLS's SNI takes host names only).
+    public static func isAddress(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, bare, &v4) == 1 || inet_pton(AF_INET6, bare, &v6) == 1
+    }
+}
