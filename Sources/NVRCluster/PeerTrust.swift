@@ -5,9 +5,9 @@ import Synchronization
 
 /// Whom a node trusts when it reaches another over `https://`: exactly the certificate that node
 /// published in the index when it started (`[http] tls_cert`), not any certificate authority and
-/// not the host name (an advertised address is seldom in a LAN certificate). Fetches and
-/// questions compare the certificate the peer presents with the published one (PeerTLS); the
-/// live relay's WebSocket client takes the published certificates as its only trust anchors. The index is shared
+/// not the host name (an advertised address is seldom in a LAN certificate): fetches, questions
+/// (PeerTLS) and the live relay (PeerWebSocket) compare the certificate the peer presents with
+/// the published ones. The index is shared
 /// and trusted by every node, so the certificate there is the node's. A node that serves HTTPS
 /// without having published its certificate (an older version) is not reached.
 public final class PeerTrust: Sendable {
@@ -31,17 +31,6 @@ public final class PeerTrust: Sendable {
     /// The certificates `node` published, read from the index now.
     public static func load(_ index: PostgresIndex, node: String) throws -> [NIOSSLCertificate]? {
         try index.setting(settingKey(node: node)).map(certificates(pem:))
-    }
-
-    /// A client configuration that takes `certificates` as the only trust anchors, whatever the
-    /// host name: for a client that cannot check the certificate itself (the WebSocket client of
-    /// the live relay). BoringSSL takes a certificate as an anchor only if it may sign
-    /// certificates: a CA's, or one `nvr tls self-signed` made (key usage keyCertSign).
-    public static func configuration(trusting certificates: [NIOSSLCertificate]) -> TLSConfiguration {
-        var c = TLSConfiguration.makeClientConfiguration()
-        c.trustRoots = .certificates(certificates)
-        c.certificateVerification = .noHostnameVerification
-        return c
     }
 
     /// Whether the chain a peer presented starts with one of the published certificates.

@@ -163,23 +163,14 @@ import Testing
         func nvr(_ args: String...) throws -> ProcessResult {
             try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
         }
-        // a's certificate from `nvr tls self-signed`; b's from openssl, with key usage
-        // keyCertSign: the live relay's WebSocket client can trust only a certificate that may
-        // sign (design/scale-out.md), which `nvr tls self-signed` does not make.
-        let made = try runProcess(
-            TestEnvironment.nvrExecutable,
-            ["tls", "self-signed", "--out-dir", folder + "/tls-a", "--address", "127.0.0.1"])
-        #expect(made.status == 0, "\(made.stderr)")
-        try FileManager.default.createDirectory(atPath: folder + "/tls-b", withIntermediateDirectories: true)
-        let openssl = try runProcess(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                "-subj", "/CN=node-b", "-keyout", folder + "/tls-b/key.pem", "-out", folder + "/tls-b/cert.pem",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "keyUsage=digitalSignature,keyCertSign",
-                "-addext", "basicConstraints=critical,CA:FALSE",
-            ])
-        #expect(openssl.status == 0, "\(openssl.stderr)")
+        // Certificates as `nvr tls self-signed` makes them (they may not sign others: the nodes
+        // pin them, they do not take them as authorities).
+        for name in ["a", "b"] {
+            let made = try runProcess(
+                TestEnvironment.nvrExecutable,
+                ["tls", "self-signed", "--out-dir", folder + "/tls-\(name)", "--address", "127.0.0.1"])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
         #expect(try nvr("camera", "add", "gate", "--plugin", "rtsp", "--url", cameras[0].url).status == 0)
         #expect(try nvr("camera", "set", "gate", "--node", "b").status == 0)
         #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
@@ -232,7 +223,6 @@ import Testing
                 "https://127.0.0.1:\(b.port)", key: key, timeout: 5, pinned: try PeerTrust.certificates(pem: aCert))
                 == nil)
         #expect(PeerQuestion.ask("https://127.0.0.1:\(b.port)", key: key, timeout: 5) == nil, "no trust, no answer")
-        // a's certificate is one `nvr tls self-signed` made (it may not sign): pinned, it is taken.
         let fromA = PeerQuestion.ask(
             "https://127.0.0.1:\(a.port)", key: key, timeout: 5, pinned: try PeerTrust.certificates(pem: aCert))
         #expect(fromA?.node == "a" && fromA?.reachesIndex == true, "\(String(describing: fromA))")
@@ -247,6 +237,13 @@ import Testing
             !refused.stdout.hasSuffix("200") && refused.stdout.contains("did not answer"),
             "\(refused.stdout.suffix(500))")
         #expect(!FileManager.default.fileExists(atPath: a.root + "/Storage/peer-cache/b/" + segs[2].path))
+        // Nor relays its live view: the viewer is answered, and gets no footage.
+        let untrusted = try Self.watch(
+            port: a.port, camera: "gate",
+            headers: ["Authorization: Bearer \(bearer)", "Origin: https://127.0.0.1:\(a.port)"], seconds: 4,
+            https: true)
+        #expect(untrusted.head.hasPrefix("HTTP/1.1 101"), "\(untrusted.head)")
+        #expect(untrusted.body.firstRange(of: Array("ftyp".utf8)) == nil, "\(untrusted.body.count) bytes relayed")
         a.stop(signal: SIGINT)
         b.stop(signal: SIGINT)
         #expect(a.process?.terminationStatus == 0, "\(a.logText.suffix(2000))")

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import HummingbirdWSClient
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -17,11 +16,9 @@ extension LiveRoutes {
         /// ws://… (or wss://…) of the camera's live view on that node.
         var url: String
         var key: String
-        /// For wss://: trusting only the certificate that node published (PeerTrust).
-        var tls: TLSConfiguration?
-        /// The name sent in TLS's SNI when the URL's host is an address (SNI takes names only;
-        /// the certificate is checked, not the name).
-        var sniHostname: String?
+        /// For wss://: the certificates that node published, one of which it must present
+        /// (PeerTrust).
+        var pinned: [NIOSSLCertificate]?
     }
 
     /// The node that holds `camera`'s lease now, when it is not this one; nil on a server that
@@ -35,45 +32,37 @@ extension LiveRoutes {
                 var url = URLComponents(string: base), url.scheme == "http" || url.scheme == "https",
                 let encoded = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
             else { return nil }
-            var tls: TLSConfiguration?
-            var sni: String?
+            var pinned: [NIOSSLCertificate]?
             if url.scheme == "https" {
                 guard let published = try PeerTrust.load(pg, node: lease.node) else { return nil }
-                tls = PeerTrust.configuration(trusting: published)
-                if let host = url.host, PeerTrust.isAddress(host) { sni = "nvr-node" }
+                pinned = published
             }
             url.scheme = url.scheme == "https" ? "wss" : "ws"
             url.path =
                 (url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path) + "/api/cameras/\(encoded)/live"
             url.query = substream ? "stream=sub" : nil
             guard let s = url.string else { return nil }
-            return RelayTarget(node: lease.node, url: s, key: try pg.nodeKey(), tls: tls, sniHostname: sni)
+            return RelayTarget(node: lease.node, url: s, key: try pg.nodeKey(), pinned: pinned)
         }
     }
 
     /// Forwards the other node's live view, message by message, until it ends. Returns how
     /// many messages it forwarded, and whether the viewer went away.
     func relay(_ target: RelayTarget, outbound: WebSocketOutboundWriter) async -> (forwarded: Int, viewerGone: Bool) {
-        var config = WebSocketClientConfiguration(maxFrameSize: 1 << 24)
-        config.additionalHeaders[AccessMiddleware.nodeKeyHeader] = target.key
-        config.sniHostname = target.sniHostname
         let state = Mutex((forwarded: 0, viewerGone: false))
-        _ = try? await WebSocketClient.connect(
-            url: target.url, configuration: config, tlsConfiguration: target.tls,
-            logger: Logger(label: "nvr.live.relay")
-        ) { inbound, _, _ in
-            for try await message in inbound.messages(maxSize: 1 << 24) {
-                do {
-                    switch message {
-                    case .text(let t): try await outbound.write(.text(t))
-                    case .binary(let b): try await outbound.write(.binary(b))
-                    }
-                } catch {
-                    state.withLock { $0.viewerGone = true }
-                    throw error
+        try? await PeerWebSocket.run(
+            url: target.url, headers: [(AccessMiddleware.nodeKeyHeader.rawName, target.key)], pinned: target.pinned
+        ) { message in
+            do {
+                switch message {
+                case .text(let t): try await outbound.write(.text(t))
+                case .binary(let b): try await outbound.write(.binary(b))
                 }
-                state.withLock { $0.forwarded += 1 }
+            } catch {
+                state.withLock { $0.viewerGone = true }
+                throw error
             }
+            state.withLock { $0.forwarded += 1 }
         }
         return state.withLock { $0 }
     }
