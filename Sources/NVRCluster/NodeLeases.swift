@@ -97,9 +97,10 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
     /// The certificates of the nodes reached over `https://`.
     private let trust = PeerTrust()
 
-    /// How long the lease keeper waits for the index writer's journaled rows before it gives a
-    /// camera up or takes one (then it tries again at the next balance).
-    static let flushSeconds: Double = 2
+    /// How long the lease keeper waits for the index writer's rows (the journal's too) before
+    /// it gives cameras up or takes one: then it tries again at the next balance. Short, as the
+    /// keeper must renew within `deadlineSeconds` (at most three such waits a heartbeat).
+    static let flushSeconds: Double = 0.3
 
     public init(name: String, index: PostgresIndex, timing: Timing = Timing(), logger: Logger) {
         self.name = name
@@ -278,18 +279,21 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             return back
         }
         if !unreleased.isEmpty { changed = true }
-        for camera in plan.release {
-            guard let h = state.withLock({ $0.held[camera] }) else { continue }
-            // Stop recording and let its last writes land, then give the lease up: never two
-            // writers. Rows still in the journal (the index answered the heartbeat but not yet
-            // the writer): the lease is kept, the camera stopped, and the next balance tries again.
-            state.withLock { $0.held[camera]?.releasing = true }
+        let releasing = state.withLock { s in plan.release.compactMap { c in s.held[c].map { (c, $0.token) } } }
+        if !releasing.isEmpty {
+            // Stop recording them and let their last writes land, then give the leases up: never
+            // two writers. Rows still in the journal (the index answered the heartbeat, the writer
+            // not yet): the leases are kept, the cameras stopped, and the next balance tries again.
+            state.withLock { s in for (camera, _) in releasing { s.held[camera]?.releasing = true } }
             publish()
-            guard recorder?.writer.flush(applied: Self.flushSeconds) != false else { continue }
-            state.withLock { $0.held[camera] = nil }
-            updateFence()
-            try index.releaseLease(cameraID: camera, node: name, token: h.token)
-            logger.info("node \(name): gave camera \(camera) up to balance the nodes")
+            if recorder?.writer.flush(applied: Self.flushSeconds) != false {
+                for (camera, token) in releasing {
+                    state.withLock { $0.held[camera] = nil }
+                    updateFence()
+                    try index.releaseLease(cameraID: camera, node: name, token: token)
+                    logger.info("node \(name): gave camera \(camera) up to balance the nodes")
+                }
+            }
         }
         defer { if changed { publish() } }
         runClusterJobs()

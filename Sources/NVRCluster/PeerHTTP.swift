@@ -36,7 +36,8 @@ enum PeerHTTP {
                     host: host, port: port, request: Array(request.utf8), pinned: pinned, deadline: deadline,
                     limit: limit + (16 << 10))
             else { return nil }
-            return parse(reply, limit: limit)
+            // A TLS peer may close without close_notify: only a Content-Length says the body is whole.
+            return parse(reply, limit: limit, needsLength: true)
         }
         guard let fd = connect(host: host, port: port, deadline: deadline) else { return nil }
         defer { close(fd) }
@@ -47,7 +48,7 @@ enum PeerHTTP {
 
     /// A whole reply: status line, headers, and a body of exactly Content-Length bytes (or, with
     /// none, what came until the peer closed).
-    static func parse(_ reply: [UInt8], limit: Int) -> Reply? {
+    static func parse(_ reply: [UInt8], limit: Int, needsLength: Bool = false) -> Reply? {
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         guard let split = reply.firstRange(of: separator) else { return nil }
         let head = String(decoding: reply[..<split.lowerBound], as: UTF8.self)
@@ -67,6 +68,8 @@ enum PeerHTTP {
         let body = Array(reply[split.upperBound...])
         if let cl = headers["content-length"] {
             guard let n = Int(cl), n >= 0, n <= limit, body.count == n else { return nil }
+        } else if needsLength {
+            return nil
         }
         guard body.count <= limit else { return nil }
         return Reply(status: status, headers: headers, body: body)

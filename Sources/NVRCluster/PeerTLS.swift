@@ -14,6 +14,7 @@ enum PeerTLS {
         let left = deadline - PeerHTTP.monotonic()
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .noHostnameVerification
+        tls.trustRoots = .certificates([])  // the custom check below decides, not the system's roots
         guard left > 0, !pinned.isEmpty, let context = try? NIOSSLContext(configuration: tls) else { return nil }
         let loop = MultiThreadedEventLoopGroup.singleton.next()
         let done = loop.makePromise(of: [UInt8].self)

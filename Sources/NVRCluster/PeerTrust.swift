@@ -1,5 +1,6 @@
 import Foundation
 import NIOSSL
+import NVRIndex
 import NVRIndexPostgres
 import Synchronization
 
@@ -23,6 +24,16 @@ public final class PeerTrust: Sendable {
         try index.setSetting(settingKey(node: node), certificatePEM)
     }
 
+    /// The node's own certificate from its `tls_cert` file, alone, as PEM: not the rest of a
+    /// chain (a peer compares the certificate it is shown with the first one published).
+    public static func leafPEM(file: String) throws -> String {
+        guard let leaf = try NIOSSLCertificate.fromPEMFile(file).first else {
+            throw IndexError("no certificate in \(file)")
+        }
+        let base64 = Data(try leaf.toDERBytes()).base64EncodedString(options: [.lineLength64Characters])
+        return "-----BEGIN CERTIFICATE-----\n\(base64)\n-----END CERTIFICATE-----\n"
+    }
+
     /// The certificates in `pem` (the node's own first).
     public static func certificates(pem: String) throws -> [NIOSSLCertificate] {
         try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
@@ -33,19 +44,27 @@ public final class PeerTrust: Sendable {
         try index.setting(settingKey(node: node)).map(certificates(pem:))
     }
 
-    /// Whether the chain a peer presented starts with one of the published certificates.
+    /// Whether the certificate a peer presented is the one it published (the first of
+    /// `pinned`: only a node's own certificate is published, but an older version published its
+    /// whole file).
     public static func accepts(_ chain: [NIOSSLCertificate], pinned: [NIOSSLCertificate]) -> Bool {
-        guard let leaf = chain.first else { return false }
-        return pinned.contains(leaf)
+        guard let leaf = chain.first, let mine = pinned.first else { return false }
+        return leaf == mine
     }
 
     /// Reads the published certificates of `nodes` (kept for when the index is unreachable:
     /// during an outage the nodes still ask each other).
+    /// A node whose certificate cannot be read now (PostgreSQL going away mid-refresh) keeps
+    /// the one read before.
     func refresh(_ index: PostgresIndex, nodes: [String]) {
         var found: [String: [NIOSSLCertificate]] = [:]
+        let before = pinned.withLock { $0 }
         for node in nodes {
-            guard let c = try? Self.load(index, node: node) else { continue }
-            found[node] = c
+            do {
+                if let c = try Self.load(index, node: node) { found[node] = c }
+            } catch {
+                found[node] = before[node]
+            }
         }
         pinned.withLock { $0 = found }
     }

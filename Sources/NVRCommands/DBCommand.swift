@@ -28,9 +28,15 @@ struct DBCommand: ParsableCommand {
             let (_, storage, index) = try global.open()
             if repair { try NodesCommand.refuseOutsideNodes(index, "db check --repair") }
             // Its rows' files are not in the index yet: repair would move them to trash/.
-            if repair, !IndexJournal(path: storage.indexJournalPath).isEmpty {
+            let journal = IndexJournal(path: storage.indexJournalPath)
+            if repair, !journal.isEmpty {
                 throw CommandFailure(
                     "\(storage.indexJournalPath) holds rows the index has not taken yet: start nvr serve (it writes them first), then repair"
+                )
+            }
+            if repair, let aside = journal.setAsideCopies.first {
+                throw CommandFailure(
+                    "\(aside) is a damaged index journal whose rows' files repair would move to trash/: look at it, move it away, then repair"
                 )
             }
             let check = IntegrityCheck(index: index, storage: storage, logger: makeLogger())

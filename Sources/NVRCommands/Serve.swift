@@ -117,7 +117,7 @@ struct Serve: ParsableCommand {
                     (
                         config.advertiseURL, try NodeStorage.identity(root: recorder.storage.root),
                         // Published for the other nodes, which trust exactly this certificate.
-                        try config.tlsCert.map { try String(contentsOfFile: $0, encoding: .utf8) }
+                        try config.tlsCert.map { try PeerTrust.leafPEM(file: $0) }
                     )
                 },
                 addDemoIfEmpty: !noDemo && leases == nil, listening: listening, logger: logger,

@@ -30,8 +30,12 @@ public final class IndexJournal: @unchecked Sendable {
     private var writes = 0
     private var nextNumber = 1
     /// An append failed and could not be cut off again: the file may hold a batch that was not
-    /// kept, so it must not be used (the writer keeps rows in memory instead).
-    public private(set) var isBroken = false
+    /// kept, so nothing more is appended (the writer keeps rows in memory instead), and this
+    /// process reads the file only up to `validLength`.
+    private var broken = false
+    public var isBroken: Bool { lock.withLock { broken } }
+    /// How long the file is with only what this process kept in it (nil: not known, as at start).
+    private var validLength: Int?
 
     /// What `read` found.
     public struct Contents {
@@ -70,7 +74,7 @@ public final class IndexJournal: @unchecked Sendable {
             withUnsafeBytes(of: UInt32(payload.count).littleEndian) { record += $0 }
             withUnsafeBytes(of: crc.value.littleEndian) { record += $0 }
             record += payload
-            guard !isBroken else { throw IndexError("the index journal \(path) is not used after a failed write") }
+            guard !broken else { throw IndexError("the index journal \(path) is not used after a failed write") }
             let created = !FileManager.default.fileExists(atPath: path)
             let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw IndexError("cannot open the index journal \(path): \(errnoText())") }
@@ -81,7 +85,8 @@ public final class IndexJournal: @unchecked Sendable {
             // memory by the writer, and must not also be in the file.
             func fail(_ what: String) -> IndexError {
                 let error = IndexError("cannot \(what) the index journal \(path): \(errnoText())")
-                if ftruncate(fd, st.st_size) != 0 || fdatasync(fd) != 0 { isBroken = true }
+                if ftruncate(fd, st.st_size) != 0 || fdatasync(fd) != 0 { broken = true }
+                validLength = Int(st.st_size)
                 return error
             }
             var written = 0
@@ -93,6 +98,7 @@ public final class IndexJournal: @unchecked Sendable {
             }
             guard fdatasync(fd) == 0 else { throw fail("sync") }
             if created { Self.syncFolder(of: path) }
+            validLength = Int(st.st_size) + record.count
             writes += batch.count
         }
     }
@@ -103,10 +109,10 @@ public final class IndexJournal: @unchecked Sendable {
             if !FileManager.default.fileExists(atPath: path) { return Contents(writes: [], torn: 0, damaged: false) }
             throw IndexError("cannot read the index journal \(path)")
         }
-        let bytes = [UInt8](data)
         var out: [RecordingWrite] = []
         var at = 0
         return lock.withLock {
+            let bytes = [UInt8](validLength.map { data.prefix($0) } ?? data)
             while bytes.count - at >= 8 {
                 let length = Int(Self.uint32(bytes, at))
                 let crc = Self.uint32(bytes, at + 4)
@@ -157,7 +163,17 @@ public final class IndexJournal: @unchecked Sendable {
         }
     }
 
+    /// Journals set aside as damaged, still next to this one (their rows' files are not files
+    /// without rows until a person has looked).
+    public var setAsideCopies: [String] {
+        let folder = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".damaged-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix(prefix) }.sorted().map { folder + "/" + $0 }
+    }
+
     private func forget() {
+        validLength = 0
         numbers.removeAll()
         refs.removeAll()
         writes = 0

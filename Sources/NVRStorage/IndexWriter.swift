@@ -167,9 +167,9 @@ public final class IndexWriter: @unchecked Sendable {
         _ = flush(untilApplied: nil)
     }
 
-    /// As `flush`, and then waits up to `timeout` seconds for rows kept in the journal to be in
-    /// the index (or refused), as a node must before a lease changes hands. False if they are
-    /// not by then (the index still unreachable), or the writer has closed with rows in it.
+    /// As `flush`, and waits for rows kept in the journal to be in the index (or refused) too,
+    /// as a node must before a lease changes hands; all within `timeout` seconds. False if they
+    /// are not by then (the index still unreachable), or the writer has closed with rows in it.
     public func flush(applied timeout: Double) -> Bool {
         flush(untilApplied: Date(timeIntervalSinceNow: timeout))
     }
@@ -183,11 +183,13 @@ public final class IndexWriter: @unchecked Sendable {
         let target = handedOver
         flushWaiters += 1
         wake.broadcast()
-        while committed < target { wake.wait() }
         var applied = true
         if let deadline {
-            while journaling.load(ordering: .relaxed) && !closed && wake.wait(until: deadline) {}
-            applied = !journaling.load(ordering: .relaxed)
+            while committed < target && wake.wait(until: deadline) {}
+            while committed >= target && journaling.load(ordering: .relaxed) && !closed && wake.wait(until: deadline) {}
+            applied = committed >= target && !journaling.load(ordering: .relaxed)
+        } else {
+            while committed < target { wake.wait() }
         }
         flushWaiters -= 1
         wake.unlock()

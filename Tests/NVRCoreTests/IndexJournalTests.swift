@@ -232,6 +232,19 @@ import Testing
         let aside = try #require(report.damagedAside)
         #expect(try Data(contentsOf: URL(fileURLWithPath: aside)) == bytes)
         #expect(!FileManager.default.fileExists(atPath: path))
+        // While it is there, recovery keeps files without rows (they may be its rows' files),
+        // as the recorder asks when it starts.
+        #expect(IndexJournal(path: path).setAsideCopies == [aside])
+        let stray = h.recorder.storage.dayFolder(camera: "d", time90k: Time90k.now()) + "/stray.mp4"
+        try FileManager.default.createDirectory(
+            atPath: h.recorder.storage.absolute((stray as NSString).deletingLastPathComponent),
+            withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: h.recorder.storage.absolute(stray), contents: Data([1]))
+        let kept = try Recovery.run(
+            index: h.index, storage: h.recorder.storage, logger: TestEnvironment.logger, keepUnindexedFiles: true)
+        #expect(kept.unindexedFiles == 0 && FileManager.default.fileExists(atPath: h.recorder.storage.absolute(stray)))
+        let removed = try Recovery.run(index: h.index, storage: h.recorder.storage, logger: TestEnvironment.logger)
+        #expect(removed.unindexedFiles == 1, "the stray file is one recovery removes otherwise")
     }
 
     /// Journaled footage of a camera that another writer recorded meanwhile (another node took

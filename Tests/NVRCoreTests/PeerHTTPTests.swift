@@ -62,4 +62,14 @@ import Testing
         #expect(PeerFootage.contentRange("items 0-1/2") == nil)
         #expect(PeerFootage.contentRange("bytes 0-1/99999999999999999999") == nil)
     }
+
+    /// Over TLS a reply must say its length: a peer may close without TLS's close_notify, so
+    /// the end of the connection does not say the body is whole.
+    @Test func aTLSReplyMustSayItsLength() {
+        let bare = reply("HTTP/1.1 200 OK\r\n\r\n", body: [1, 2, 3])
+        #expect(PeerHTTP.parse(bare, limit: 10)?.body == [1, 2, 3])
+        #expect(PeerHTTP.parse(bare, limit: 10, needsLength: true) == nil)
+        let sized = reply("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n", body: [1, 2, 3])
+        #expect(PeerHTTP.parse(sized, limit: 10, needsLength: true)?.body == [1, 2, 3])
+    }
 }

@@ -93,18 +93,21 @@ public final class Recorder: @unchecked Sendable {
     /// recorded the same cameras meanwhile). Throws when the index cannot take them now.
     public func replayJournal() throws {
         guard let journal = writer.journal else { return }
-        let report = try JournalReplay.run(journal: journal, index: index, logger: logger)
-        if report.damagedAside != nil { journalDamaged.withLock { $0 = true } }
+        try JournalReplay.run(journal: journal, index: index, logger: logger)
     }
-    /// A damaged journal was set aside this start: recovery keeps files without rows.
-    private let journalDamaged = Mutex(false)
 
     /// Recovers, adds the demo camera to an empty index, and starts every enabled camera.
     public func start(addDemoIfEmpty: Bool = true) throws {
         try acquireLock()
         try replayJournal()
-        let report = try Recovery.run(
-            index: index, storage: storage, logger: logger, keepUnindexedFiles: journalDamaged.withLock { $0 })
+        // While a damaged journal set aside is there, a file without a row may be one of its rows'.
+        let keep = !(writer.journal?.setAsideCopies.isEmpty ?? true)
+        if keep {
+            logger.warning(
+                "recovery: keeping files without rows while \(writer.journal?.setAsideCopies ?? []) are there (damaged index journals set aside)"
+            )
+        }
+        let report = try Recovery.run(index: index, storage: storage, logger: logger, keepUnindexedFiles: keep)
         let closed = try index.closeOpenEvents()
         if closed > 0 { logger.notice("recovery: closed \(closed) events left open by the last run") }
         if report.recovered + report.dropped + report.deletionsFinished + report.unindexedFiles > 0 {
