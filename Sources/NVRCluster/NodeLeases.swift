@@ -57,6 +57,8 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         var deadline: Double
         /// Being given up: its recording stops, its last writes still land.
         var releasing = false
+        /// The index writer's mark when its recording stopped for that: the writes to wait for.
+        var releaseMark: UInt64?
         /// Recorded on past its deadline because no node reaches PostgreSQL: its writes wait
         /// (the fence's `awaiting`) until a heartbeat renews the lease or finds it taken.
         var recordingThroughOutage = false
@@ -275,7 +277,10 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
         // A release that waited in vain for the camera's rows, no longer wanted: it records again.
         let unreleased = state.withLock { s -> [Int64] in
             let back = s.held.filter { $0.value.releasing && !plan.release.contains($0.key) }.map(\.key)
-            for camera in back { s.held[camera]?.releasing = false }
+            for camera in back {
+                s.held[camera]?.releasing = false
+                s.held[camera]?.releaseMark = nil
+            }
             return back
         }
         if !unreleased.isEmpty { changed = true }
@@ -284,9 +289,28 @@ public final class NodeLeases: CameraOwnership, @unchecked Sendable {
             // Stop recording them and let their last writes land, then give the leases up: never
             // two writers. Rows still in the journal (the index answered the heartbeat, the writer
             // not yet): the leases are kept, the cameras stopped, and the next balance tries again.
-            state.withLock { s in for (camera, _) in releasing { s.held[camera]?.releasing = true } }
-            publish()
-            if recorder?.writer.flush(applied: Self.flushSeconds) != false {
+            // Stopped once (publish waits for that), marked once: a later balance waits for the
+            // same writes, not for what the other cameras recorded since.
+            let stopping = state.withLock { s -> Bool in
+                var any = false
+                for (camera, _) in releasing where s.held[camera]?.releasing == false {
+                    s.held[camera]?.releasing = true
+                    any = true
+                }
+                return any
+            }
+            if stopping {
+                publish()
+                let mark = recorder?.writer.handedOverMark
+                state.withLock { s in
+                    for (camera, _) in releasing where s.held[camera]?.releaseMark == nil {
+                        s.held[camera]?.releaseMark = mark
+                    }
+                }
+            }
+            let mark = state.withLock { s in releasing.compactMap { s.held[$0.0]?.releaseMark }.max() }
+            let landed = mark.map { recorder?.writer.flush(through: $0, applied: Self.flushSeconds) ?? true } ?? true
+            if landed {
                 for (camera, token) in releasing {
                     state.withLock { $0.held[camera] = nil }
                     updateFence()

@@ -8,7 +8,7 @@ import NIOWebSocket
 /// A WebSocket to another node (its live view, for the relay): `ws://`, or `wss://` to a peer
 /// presenting one of `pinned` (PeerTrust: the certificates it published), checked as PeerTLS
 /// checks them, whatever the certificate's kind. Whole messages are handed to the caller as
-/// they come; pings are answered. Built on NIO's own upgrader and frame codec rather than a
+/// they come; pings are answered; a peer silent for 65 s is left. Built on NIO's own upgrader and frame codec rather than a
 /// WebSocket client library, whose TLS takes no custom verification.
 public enum PeerWebSocket {
     public enum Message: Sendable {
@@ -34,8 +34,10 @@ public enum PeerWebSocket {
         timeout: Double = 10, onMessage: @escaping @Sendable (Message) async throws -> Void
     ) async throws {
         guard let parts = URLComponents(string: url), let scheme = parts.scheme, scheme == "ws" || scheme == "wss",
-            let host = parts.host, !host.isEmpty
+            var host = parts.host, !host.isEmpty
         else { throw Failure(description: "not a ws:// or wss:// URL: \(url)") }
+        // URLComponents keeps an IPv6 address's brackets.
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let secure = scheme == "wss"
         let port = parts.port ?? (secure ? 443 : 80)
         guard (1...65535).contains(port) else { throw Failure(description: "no such port: \(url)") }
@@ -74,7 +76,15 @@ public enum PeerWebSocket {
                     let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxMessage) { channel, _ in
                         deadline.cancel()
                         return channel.eventLoop.makeCompletedFuture {
-                            .websocket(
+                            // Fragments joined into whole messages (bounded), and an owner that
+                            // goes silent (a power cut: no close ever comes; it pings every 30 s)
+                            // ends the relay, so the viewer's node looks for the camera again.
+                            try channel.pipeline.syncOperations.addHandlers(
+                                NIOWebSocketFrameAggregator(
+                                    minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 4096,
+                                    maxAccumulatedFrameSize: maxMessage),
+                                IdleStateHandler(readTimeout: .seconds(65)), CloseWhenIdle())
+                            return .websocket(
                                 try NIOAsyncChannel<WebSocketFrame, WebSocketFrame>(
                                     wrappingChannelSynchronously: channel))
                         }
@@ -84,6 +94,7 @@ public enum PeerWebSocket {
                             upgradeRequestHead: head, upgraders: [upgrader],
                             notUpgradingCompletionHandler: { channel in
                                 deadline.cancel()
+                                channel.close(promise: nil)
                                 return channel.eventLoop.makeCompletedFuture { Upgrade.refused }
                             }))
                     configuration.leftOverBytesStrategy = .forwardBytes
@@ -96,36 +107,36 @@ public enum PeerWebSocket {
             throw Failure(description: "\(host):\(port) refused the WebSocket upgrade")
         }
         try await socket.executeThenClose { inbound, outbound in
-            var message: ByteBuffer?
-            var isText = false
             for try await frame in inbound {
                 switch frame.opcode {
-                case .text, .binary:
-                    message = frame.unmaskedData
-                    isText = frame.opcode == .text
-                case .continuation:
-                    guard var started = message else { throw Failure(description: "a continuation of nothing") }
-                    var more = frame.unmaskedData
-                    started.writeBuffer(&more)
-                    message = started
+                case .text:
+                    try await onMessage(.text(String(buffer: frame.unmaskedData)))
+                case .binary:
+                    try await onMessage(.binary(frame.unmaskedData))
                 case .ping:
                     try await outbound.write(
                         WebSocketFrame(fin: true, opcode: .pong, maskKey: .random(), data: frame.unmaskedData))
-                    continue
                 case .connectionClose:
                     try? await outbound.write(
                         WebSocketFrame(
                             fin: true, opcode: .connectionClose, maskKey: .random(), data: frame.unmaskedData))
                     return
                 default:
-                    continue
+                    continue  // an unasked pong
                 }
-                if let m = message, m.readableBytes > maxMessage {
-                    throw Failure(description: "a message over \(maxMessage) bytes")
-                }
-                guard frame.fin, let whole = message else { continue }
-                message = nil
-                try await onMessage(isText ? .text(String(buffer: whole)) : .binary(whole))
+            }
+        }
+    }
+
+    /// Closes the connection when IdleStateHandler says nothing came for its read timeout.
+    final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+        typealias InboundIn = WebSocketFrame
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if event is IdleStateHandler.IdleStateEvent {
+                context.close(promise: nil)
+            } else {
+                context.fireUserInboundEventTriggered(event)
             }
         }
     }

@@ -149,11 +149,13 @@ public final class IndexJournal: @unchecked Sendable {
         }
     }
 
-    /// Moves a damaged journal aside (`index.journal.damaged-<seconds since 1970>`), for a person
+    /// Moves a damaged journal aside (`index.journal.damaged-<milliseconds since 1970>`), for a person
     /// to look at; returns where.
     public func setAside() throws -> String {
         try lock.withLock {
-            let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
+            // Milliseconds, and never over another one set aside.
+            var aside = path + ".damaged-\(Int64(Date().timeIntervalSince1970 * 1000))"
+            while FileManager.default.fileExists(atPath: aside) { aside += "-1" }
             guard rename(path, aside) == 0 else {
                 throw IndexError("cannot move the damaged index journal \(path) aside: \(errnoText())")
             }

@@ -174,13 +174,27 @@ public final class IndexWriter: @unchecked Sendable {
         flush(untilApplied: Date(timeIntervalSinceNow: timeout))
     }
 
-    private func flush(untilApplied deadline: Date?) -> Bool {
+    /// How many writes have been handed over so far: for `flush(through:applied:)`.
+    public var handedOverMark: UInt64 {
+        wake.lock()
+        defer { wake.unlock() }
+        return handedOver
+    }
+
+    /// As `flush(applied:)`, for the writes handed over before `mark` was read only (a lease
+    /// keeper giving cameras up waits for their last rows, not for every camera's newest ones,
+    /// which would keep it waiting while the index is slow).
+    public func flush(through mark: UInt64, applied timeout: Double) -> Bool {
+        flush(untilApplied: Date(timeIntervalSinceNow: timeout), mark: mark)
+    }
+
+    private func flush(untilApplied deadline: Date?, mark: UInt64? = nil) -> Bool {
         wake.lock()
         if closed {
             wake.unlock()
             return !journaling.load(ordering: .relaxed) || deadline == nil
         }
-        let target = handedOver
+        let target = mark.map { min($0, handedOver) } ?? handedOver
         flushWaiters += 1
         wake.broadcast()
         var applied = true
@@ -193,7 +207,8 @@ public final class IndexWriter: @unchecked Sendable {
         }
         flushWaiters -= 1
         wake.unlock()
-        callbacks.sync {}
+        // Callbacks (a plugin told of an event) are not waited for by one who may not wait long.
+        if deadline == nil { callbacks.sync {} }
         return applied
     }
 

@@ -110,24 +110,11 @@ import Testing
     }
 
     @Test func killANodeAndItsCamerasMoveAndEveryNodePlaysEverything() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
-        let cameras = try Self.cameras(12)
-        let folder = TestEnvironment.tempDir("failover")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-
         // The cameras, added from any machine sharing the index.
-        let cli = try Self.cliConfig(folder: folder, url: url)
-        func nvr(_ args: String...) throws -> ProcessResult {
-            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
-        }
-        for (i, cam) in cameras.enumerated() {
-            let add = try nvr("camera", "add", String(format: "cam%02d", i), "--plugin", "rtsp", "--url", cam.url)
-            #expect(add.status == 0, "\(add.stderr)")
-        }
-        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
-        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().map { ($0.id!, $0.name) })
+        let setup = try ClusterSetup("failover", cameras: 12) { String(format: "cam%02d", $0) }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (url, folder, index, ids) = (setup.url, setup.folder, setup.index, setup.ids)
+        func nvr(_ args: String...) throws -> ProcessResult { try setup.nvr(args) }
 
         let nodes = try [
             Node("a", folder: folder, indexURL: url, viaFlag: false),
@@ -182,9 +169,7 @@ import Testing
         // Let the survivors record a little more, so ranges span the failover.
         Thread.sleep(forTimeInterval: 4)
         let survivors = nodes.filter { $0.name != victimName }
-        let token = try nvr("token", "add", "--user", "admin", "--name", "failover", "--quiet")
-        #expect(token.status == 0, "\(token.stderr)")
-        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bearer = try setup.token("failover")
         // The API and /metrics say the same as nvr nodes.
         let api = try survivors[0].get("/api/nodes", token: bearer)
         let body = try #require(api.stdout.split(separator: "\n").first.map { Data($0.utf8) })

@@ -138,13 +138,14 @@ import Testing
         writer.flush()  // journaled counts as done: a camera stopping during an outage does not wait
         Thread.sleep(forTimeInterval: 1.5)  // past giveUpSeconds: journaled rows are never given up
         #expect(!writer.flush(applied: 0.5), "the rows are not in the index yet")
+        let recorded = writer.handedOverMark
         #expect(store.refusedBatches.load(ordering: .relaxed) >= 2, "the index was never asked")
         #expect(!journal.isEmpty && writer.journaledWrites >= 20, "\(writer.journaledWrites)")
         #expect(writer.backlog.writes == 0)
         #expect(try h.index.segments(cameraID: cam.id!).isEmpty)
 
         store.down.store(false, ordering: .relaxed)
-        #expect(writer.flush(applied: 10))
+        #expect(writer.flush(through: recorded, applied: 10))
         #expect(journal.isEmpty && writer.journaledWrites == 0)
         #expect(writer.droppedWrites.load(ordering: .relaxed) == 0)
         let segs = try h.completeSegments("j")

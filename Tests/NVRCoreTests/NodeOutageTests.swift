@@ -22,22 +22,9 @@ import Testing
     }
 
     @Test func postgreSQLStoppedForThirtySecondsLeavesNoHoleUnderNodes() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
-        let cameras = try FailoverTests.cameras(4)
-        let folder = TestEnvironment.tempDir("node-outage")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
-        func nvr(_ args: String...) throws -> ProcessResult {
-            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
-        }
-        for (i, cam) in cameras.enumerated() {
-            let add = try nvr("camera", "add", "o\(i)", "--plugin", "rtsp", "--url", cam.url)
-            #expect(add.status == 0, "\(add.stderr)")
-        }
-        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
-        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
+        let setup = try ClusterSetup("node-outage", cameras: 4) { "o\($0)" }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (server, url, folder, index, ids) = (setup.server, setup.url, setup.folder, setup.index, setup.ids)
         let nodes = try [
             FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false),
             FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false),
@@ -95,9 +82,7 @@ import Testing
             #expect(!node.logText.contains("refused writes"), "node \(node.name): \(logs())")
         }
 
-        let token = try nvr("token", "add", "--user", "admin", "--name", "outage", "--quiet")
-        #expect(token.status == 0, "\(token.stderr)")
-        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bearer = try setup.token("outage")
         let from = down - 3 * 90_000
         let to = up + 3 * 90_000
         for (id, name) in ids.sorted(by: { $0.key < $1.key }) {
@@ -147,25 +132,13 @@ import Testing
     /// the cameras and the index refuses what it recorded meanwhile. The index never holds two
     /// nodes' footage of one camera at once.
     @Test func aNodeWhoseCamerasWereTakenDuringAnOutageKeepsNoneOfIt() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
+        let setup = try ClusterSetup("node-outage-taken", cameras: 4) { "t\($0)" }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (server, url, folder, index, ids) = (setup.server, setup.url, setup.folder, setup.index, setup.ids)
         let toIndex = try TCPProxyFixture(target: "127.0.0.1:\(server.port)")
         let aIndexURL = url.replacingOccurrences(of: ":\(server.port)/", with: ":\(toIndex.port)/")
         let bPort = TestEnvironment.freePort()
         let toB = try TCPProxyFixture(target: "127.0.0.1:\(bPort)")
-        let cameras = try FailoverTests.cameras(4)
-        let folder = TestEnvironment.tempDir("node-outage-taken")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
-        for (i, cam) in cameras.enumerated() {
-            let add = try runProcess(
-                TestEnvironment.nvrExecutable,
-                ["camera", "add", "t\(i)", "--plugin", "rtsp", "--url", cam.url, "--config", cli])
-            #expect(add.status == 0, "\(add.stderr)")
-        }
-        _ = try runProcess(TestEnvironment.nvrExecutable, ["retention", "set", "--min-free", "0%", "--config", cli])
-        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
         let a = try FailoverTests.Node("a", folder: folder, indexURL: aIndexURL, viaFlag: false)
         // a asks b through a proxy the test can cut.
         let b = try FailoverTests.Node(
@@ -228,22 +201,9 @@ import Testing
     /// start writes them before recovery, which would otherwise remove their files as files
     /// without rows. (One node: with no other node to ask, an outage is taken as confirmed.)
     @Test func aNodeKilledDuringAnOutageWritesItsRowsAtItsNextStart() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
-        let cameras = try FailoverTests.cameras(2)
-        let folder = TestEnvironment.tempDir("node-outage-killed")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
-        func nvr(_ args: String...) throws -> ProcessResult {
-            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
-        }
-        for (i, cam) in cameras.enumerated() {
-            let add = try nvr("camera", "add", "k\(i)", "--plugin", "rtsp", "--url", cam.url)
-            #expect(add.status == 0, "\(add.stderr)")
-        }
-        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
-        let ids = Dictionary(uniqueKeysWithValues: try index.cameras().compactMap { c in c.id.map { ($0, c.name) } })
+        let setup = try ClusterSetup("node-outage-killed", cameras: 2) { "k\($0)" }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (server, url, folder, index, ids) = (setup.server, setup.url, setup.folder, setup.index, setup.ids)
         var a = try FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false)
         var earlierLog = ""
         func logs() -> String { "--- a, killed:\n\(earlierLog.suffix(4000))\n--- a:\n\(a.logText.suffix(4000))" }
@@ -280,9 +240,7 @@ import Testing
         #expect(a.logText.contains(" 0 files without rows removed"), "files of the outage removed: \(logs())")
         #expect(((try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1) == 0)
 
-        let token = try nvr("token", "add", "--user", "admin", "--name", "killed", "--quiet")
-        #expect(token.status == 0, "\(token.stderr)")
-        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bearer = try setup.token("killed")
         // From before the outage to the last whole fragment before the kill (3 s segments; the
         // one open at the kill is cut to its last complete fragment by recovery).
         let from = down - 3 * 90_000

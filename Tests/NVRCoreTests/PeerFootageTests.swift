@@ -37,34 +37,27 @@ import Testing
         return (String(decoding: bytes[..<end.lowerBound], as: UTF8.self), Array(bytes[end.upperBound...]))
     }
 
-    @Test func aNodePlaysFootageItFetchesFromTheNodeThatRecordedIt() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
-        let cameras = try FailoverTests.cameras(1)
-        let folder = TestEnvironment.tempDir("peer-footage")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
-        func nvr(_ args: String...) throws -> ProcessResult {
-            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
+    /// A camera's complete segments, oldest first.
+    static func complete(_ index: PostgresIndex, camera: Int64) -> [SegmentRecord] {
+        ((try? index.segments(cameraID: camera)) ?? []).filter { $0.state == .complete }.sorted {
+            $0.start90k < $1.start90k
         }
-        #expect(try nvr("camera", "add", "yard", "--plugin", "rtsp", "--url", cameras[0].url).status == 0)
-        #expect(try nvr("camera", "set", "yard", "--node", "b").status == 0)
-        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+    }
+
+    @Test func aNodePlaysFootageItFetchesFromTheNodeThatRecordedIt() throws {
+        let setup = try ClusterSetup("peer-footage", cameras: 1) { _ in "yard" }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (url, folder, index) = (setup.url, setup.folder, setup.index)
+        #expect(try setup.nvr("camera", "set", "yard", "--node", "b").status == 0)
         let camID = try #require(try index.camera(named: "yard")?.id)
         let b = try FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false)
         let a = try FailoverTests.Node("a", folder: folder, indexURL: url, viaFlag: false, hiding: b.root)
         func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
-        func complete() -> [SegmentRecord] {
-            ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.sorted {
-                $0.start90k < $1.start90k
-            }
-        }
+        func complete() -> [SegmentRecord] { Self.complete(index, camera: camID) }
         #expect(TestEnvironment.wait(timeout: 60) { complete().count >= 4 }, "\(logs())")
         let segs = complete()
         #expect(segs.allSatisfy { $0.node == "b" })
-        let token = try nvr("token", "add", "--user", "admin", "--name", "peer", "--quiet")
-        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bearer = try setup.token("peer")
 
         // a does not see b's storage.
         let listed = try a.get("/api/nodes", token: bearer)
@@ -153,16 +146,9 @@ import Testing
     /// during an outage is answered over HTTPS; with another certificate published for b, a
     /// fetches nothing from b.
     @Test func nodesServingHTTPSTrustExactlyTheCertificateEachPublished() throws {
-        let server = try PostgresFixture()
-        let url = try server.makeDatabase()
-        let cameras = try FailoverTests.cameras(1)
-        let folder = TestEnvironment.tempDir("peer-https")
-        defer { TestEnvironment.cleanup(folder) }
-        let index = try PostgresIndex(location: try PostgresLocation(url: url, environment: [:]))
-        let cli = try FailoverTests.cliConfig(folder: folder, url: url)
-        func nvr(_ args: String...) throws -> ProcessResult {
-            try runProcess(TestEnvironment.nvrExecutable, args + ["--config", cli])
-        }
+        let setup = try ClusterSetup("peer-https", cameras: 1) { _ in "gate" }
+        defer { TestEnvironment.cleanup(setup.folder) }
+        let (url, folder, index) = (setup.url, setup.folder, setup.index)
         // Certificates as `nvr tls self-signed` makes them (they may not sign others: the nodes
         // pin them, they do not take them as authorities).
         for name in ["a", "b"] {
@@ -171,19 +157,13 @@ import Testing
                 ["tls", "self-signed", "--out-dir", folder + "/tls-\(name)", "--address", "127.0.0.1"])
             #expect(made.status == 0, "\(made.stderr)")
         }
-        #expect(try nvr("camera", "add", "gate", "--plugin", "rtsp", "--url", cameras[0].url).status == 0)
-        #expect(try nvr("camera", "set", "gate", "--node", "b").status == 0)
-        #expect(try nvr("retention", "set", "--min-free", "0%").status == 0)
+        #expect(try setup.nvr("camera", "set", "gate", "--node", "b").status == 0)
         let camID = try #require(try index.camera(named: "gate")?.id)
         let b = try FailoverTests.Node("b", folder: folder, indexURL: url, viaFlag: false, tls: folder + "/tls-b")
         let a = try FailoverTests.Node(
             "a", folder: folder, indexURL: url, viaFlag: false, hiding: b.root, tls: folder + "/tls-a")
         func logs() -> String { [a, b].map { "--- \($0.name):\n\($0.logText.suffix(3000))" }.joined(separator: "\n") }
-        func complete() -> [SegmentRecord] {
-            ((try? index.segments(cameraID: camID)) ?? []).filter { $0.state == .complete }.sorted {
-                $0.start90k < $1.start90k
-            }
-        }
+        func complete() -> [SegmentRecord] { Self.complete(index, camera: camID) }
         #expect(TestEnvironment.wait(timeout: 60) { complete().count >= 4 }, "\(logs())")
         let segs = complete()
         let bCert = try String(contentsOfFile: folder + "/tls-b/cert.pem", encoding: .utf8)
@@ -194,8 +174,7 @@ import Testing
         #expect(
             try PeerTrust.certificates(pem: try #require(try index.setting(PeerTrust.settingKey(node: "a"))))
                 == PeerTrust.certificates(pem: aCert))
-        let token = try nvr("token", "add", "--user", "admin", "--name", "peer", "--quiet")
-        let bearer = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let bearer = try setup.token("peer")
 
         // Footage fetched over HTTPS.
         let file = folder + "/early.mp4"
