@@ -34,10 +34,10 @@ public final class IndexWriter: @unchecked Sendable {
     /// The index, for the writer's users to read; writes go to `store` (the same index, but
     /// in tests).
     public let index: any IndexStore
-    private let store: any RecordingStore
-    private let logger: Logger
+    let store: any RecordingStore
+    let logger: Logger
     private let flushInterval: Double
-    private let wake = NSCondition()
+    let wake = NSCondition()
     private var queue: [(write: RecordingWrite, then: (@Sendable () -> Void)?)] = []
     /// Writes handed over / committed (or given up) so far: `flush` waits for the one.
     private var handedOver: UInt64 = 0
@@ -52,7 +52,7 @@ public final class IndexWriter: @unchecked Sendable {
     private var thread: Thread?
     /// Callbacks run here, in order, after their write committed: never on the writer thread
     /// (a plugin told of an event must not hold up the index).
-    private let callbacks = DispatchQueue(label: "index writer callbacks")
+    let callbacks = DispatchQueue(label: "index writer callbacks")
     /// Asked for room when SQLite answers SQLITE_FULL; true if some was freed. Runs on the
     /// writer thread (the recorder hands it to its retention thread).
     public var onNoSpace: (@Sendable () -> Bool)?
@@ -106,17 +106,17 @@ public final class IndexWriter: @unchecked Sendable {
     /// Where batches the index cannot take wait (nil: in memory, for up to `giveUpSeconds`).
     public let journal: IndexJournal?
     /// The journal holds rows not written yet: later batches go after them.
-    private let journaling = Atomic<Bool>(false)
+    let journaling = Atomic<Bool>(false)
     /// The callbacks of the journaled writes, run once their rows are written.
-    private let journaledThens = Mutex<[@Sendable () -> Void]>([])
+    let journaledThens = Mutex<[@Sendable () -> Void]>([])
     /// The journal could not be emptied after its rows were written: not used again by this
     /// process (its rows would be written twice).
-    private let journalBroken = Atomic<Bool>(false)
+    let journalBroken = Atomic<Bool>(false)
     /// Held while appending to the journal or writing it into the index (after `close`, callers'
     /// threads commit too): a batch appended while the journal is written could be emptied with it.
-    private let journalLock = NSLock()
+    let journalLock = NSLock()
     /// When the writer last tried to write the journal's rows (uptime nanoseconds).
-    private let lastReplayAttempt = Atomic<UInt64>(0)
+    let lastReplayAttempt = Atomic<UInt64>(0)
 
     /// Writes in the journal, waiting for the index (for /metrics).
     public var journaledWrites: Int { journaling.load(ordering: .relaxed) ? (journal?.count ?? 0) : 0 }
@@ -432,102 +432,10 @@ public final class IndexWriter: @unchecked Sendable {
         }
     }
 
-    /// Appends a batch to the journal (and starts journaling); false without a journal, or
-    /// when the journal cannot be written (the batch then waits in memory).
-    private func keepInJournal(_ batch: [(write: RecordingWrite, then: (@Sendable () -> Void)?)]) -> Bool {
-        guard let journal, !journalBroken.load(ordering: .relaxed), !journal.isBroken else { return false }
-        journalLock.lock()
-        defer { journalLock.unlock() }
-        do {
-            try journal.append(batch.map(\.write))
-        } catch {
-            logger.error("index writer: cannot keep rows in the journal (\(error)); they wait in memory")
-            return false
-        }
-        let thens = batch.compactMap(\.then)
-        if !thens.isEmpty { journaledThens.withLock { $0 += thens } }
-        if !journaling.exchange(true, ordering: .relaxed) {
-            logger.warning(
-                "index writer: the index cannot take rows; keeping them in \(journal.path) until it can")
-        }
-        return true
-    }
-
-    /// Writes the journal's rows into the index if it answers, in one transaction (a write it
-    /// refuses on its own is dropped, as in `commit`), and empties the journal. True when the
-    /// journal holds nothing now.
-    @discardableResult
-    private func replayJournal() -> Bool {
-        guard let journal, journaling.load(ordering: .relaxed) else { return true }
-        journalLock.lock()
-        defer { journalLock.unlock() }
-        guard journaling.load(ordering: .relaxed) else { return true }
-        lastReplayAttempt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        // A cheap question first (an empty transaction), not the whole journal read each second.
-        guard (try? store.apply([])) != nil else { return false }
-        let writes: [RecordingWrite]
-        let damaged: Bool
-        do {
-            let read = try journal.read()
-            writes = read.writes
-            damaged = read.damaged
-            if read.torn > 0 {
-                logger.error("index writer: \(read.torn) bytes at the end of \(journal.path) are not whole")
-            }
-        } catch {
-            logger.error("index writer: \(error)")
-            return false
-        }
-        do {
-            let inserted = try store.apply(writes)
-            for (ref, id) in inserted { ref.publish(id) }
-        } catch  where IndexError.isRetryable(error) {
-            return false
-        } catch {
-            for w in writes {
-                do {
-                    let inserted = try store.apply([w])
-                    for (ref, id) in inserted { ref.publish(id) }
-                } catch {
-                    logger.error("index writer: dropped a journaled write the index refused: \(error)")
-                    droppedWrites.add(1, ordering: .relaxed)
-                    forget([w])
-                }
-            }
-        }
-        do {
-            if damaged {
-                // Only this process wrote it, so this is a disk at fault: kept for a person.
-                let aside = try journal.setAside()
-                logger.error(
-                    "index writer: the index journal was damaged after \(writes.count) writes; the rest are not written (kept in \(aside))"
-                )
-            } else {
-                try journal.clear()
-            }
-        } catch {
-            // Written, but still in the file: the next start would write them again (it skips
-            // segments and events already in the index).
-            logger.error("index writer: \(error); not using the journal again until restarted")
-            journalBroken.store(true, ordering: .relaxed)
-        }
-        logger.notice("index writer: wrote the \(writes.count) writes kept in the journal")
-        let thens = journaledThens.withLock { t -> [@Sendable () -> Void] in
-            defer { t = [] }
-            return t
-        }
-        if !thens.isEmpty { callbacks.async { for t in thens { t() } } }
-        wake.lock()
-        journaling.store(false, ordering: .relaxed)
-        wake.broadcast()
-        wake.unlock()
-        return true
-    }
-
     /// Dropped sample-entry inserts: their rows will never be there, so the refs are abandoned
     /// (a segmenter using one ends its connection, and the next one hands the entry over
     /// again) and forgotten.
-    private func forget(_ writes: [RecordingWrite]) {
+    func forget(_ writes: [RecordingWrite]) {
         for case .insertSampleEntry(let entry, let ref) in writes where ref.value == nil {
             ref.abandon()
             entries.withLock { if $0[entry.box] === ref { $0[entry.box] = nil } }
